@@ -1,0 +1,45 @@
+//! The command line. Each subcommand's flags live in its own file under
+//! `commands/`; their doc comments are the help text.
+
+use clap::{Parser, Subcommand};
+
+/// candor: an honest server benchmark. It measures disk, CPU, memory, crypto,
+/// compression and OS overhead, then says what the numbers mean and what they
+/// do not prove.
+#[derive(Debug, Parser)]
+#[command(name = "candor", version, propagate_version = true, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the whole battery on this host: disk profiles in passes, a control
+    /// file larger than RAM, compute tests, findings.
+    Run(crate::commands::run::Args),
+    /// Run one disk job in fio's vocabulary and print the fio command that reproduces it.
+    Disk(crate::commands::disk::Args),
+    /// Sweep block sizes and queue depths and infer IOPS and bandwidth caps.
+    Sweep(crate::commands::sweep::Args),
+    /// CPU: sysbench-compatible prime counting, 1 thread and all threads.
+    Cpu(crate::commands::cpu::Args),
+    /// Memory: sysbench-compatible (cache) and STREAM-style RAM bandwidth.
+    Memory(crate::commands::memory::Args),
+    /// Crypto: AES-256-CBC/GCM and SHA-256 with one linked implementation.
+    Crypto(crate::commands::crypto::Args),
+    /// Compression: LZMA and zstd on a fixed, seeded corpus.
+    Compress(crate::commands::compress::Args),
+    /// OS overhead: syscalls, pipes, context switches, process creation.
+    Os(crate::commands::os::Args),
+    /// Recompute and print the findings of a Run with the current rules.
+    Analyze(crate::commands::analyze::Args),
+    /// Explain a finding by its id (or list them all).
+    Explain(crate::commands::explain::Args),
+    /// Render a Run as text, Markdown, CSV, JSON or a self-contained HTML report.
+    Report(crate::commands::report::Args),
+    /// Put several Runs side by side, one row per host.
+    Compare(crate::commands::compare::Args),
+    /// Import fio JSON output as a Run.
+    Import(crate::commands::import::Args),
+}

@@ -1,0 +1,210 @@
+//! A disk job in fio's vocabulary: what to do, not how. Validation here
+//! gives every bad value a one-line reason naming the flag.
+
+use crate::result::DiskSpec;
+use std::time::Duration;
+
+/// The I/O pattern (fio's `rw`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Rw {
+    Read,
+    Write,
+    Randread,
+    Randwrite,
+    Randrw,
+}
+
+impl Rw {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rw::Read => "read",
+            Rw::Write => "write",
+            Rw::Randread => "randread",
+            Rw::Randwrite => "randwrite",
+            Rw::Randrw => "randrw",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Rw> {
+        Some(match text {
+            "read" => Rw::Read,
+            "write" => Rw::Write,
+            "randread" => Rw::Randread,
+            "randwrite" => Rw::Randwrite,
+            "randrw" => Rw::Randrw,
+            _ => return None,
+        })
+    }
+
+    pub fn is_random(self) -> bool {
+        matches!(self, Rw::Randread | Rw::Randwrite | Rw::Randrw)
+    }
+
+    pub fn reads(self) -> bool {
+        matches!(self, Rw::Read | Rw::Randread | Rw::Randrw)
+    }
+
+    pub fn writes(self) -> bool {
+        matches!(self, Rw::Write | Rw::Randwrite | Rw::Randrw)
+    }
+}
+
+/// An I/O engine (fio's `ioengine`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum EngineKind {
+    #[value(name = "io_uring")]
+    IoUring,
+    Libaio,
+    Psync,
+    Null,
+}
+
+impl EngineKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EngineKind::IoUring => "io_uring",
+            EngineKind::Libaio => "libaio",
+            EngineKind::Psync => "psync",
+            EngineKind::Null => "null",
+        }
+    }
+}
+
+/// Which engine to use: a named one, or the best available (io_uring, then
+/// libaio, then psync, each fallback explained).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EngineChoice {
+    Auto,
+    Exact(EngineKind),
+}
+
+/// One job.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobSpec {
+    pub rw: Rw,
+    /// Percentage of reads for `randrw` (fio's default 50).
+    pub rwmixread: u32,
+    /// Block size in bytes.
+    pub bs: u64,
+    pub iodepth: u32,
+    pub numjobs: u32,
+    /// Size of the file the job works on, in bytes.
+    pub size: u64,
+    pub runtime: Duration,
+    pub ramp: Duration,
+    pub engine: EngineChoice,
+    /// Sync after every N writes (0: never). The recorded latency of a write
+    /// that is followed by a sync runs from the write's submission to the sync's completion.
+    pub fsync: u32,
+    /// O_DIRECT (true) or through the page cache.
+    pub direct: bool,
+    /// Random seed for offsets and payloads.
+    pub seed: u64,
+}
+
+impl JobSpec {
+    /// A job with fio's defaults for everything but the pattern, block size and depth.
+    pub fn new(rw: Rw, bs: u64, iodepth: u32) -> JobSpec {
+        JobSpec {
+            rw,
+            rwmixread: 50,
+            bs,
+            iodepth,
+            numjobs: 1,
+            size: 1 << 30,
+            runtime: Duration::from_secs(10),
+            ramp: Duration::from_secs(2),
+            engine: EngineChoice::Auto,
+            fsync: 0,
+            direct: true,
+            seed: 0,
+        }
+    }
+
+    /// Checks the values that need no file system: one line per problem, naming the flag.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.bs == 0 {
+            return Err("--bs must be greater than 0".into());
+        }
+        if self.size == 0 {
+            return Err("--size must be greater than 0".into());
+        }
+        if self.iodepth == 0 {
+            return Err("--iodepth must be at least 1".into());
+        }
+        if self.iodepth > 4096 {
+            return Err(format!("--iodepth {} is above the limit of 4096", self.iodepth));
+        }
+        if self.numjobs == 0 {
+            return Err("--numjobs must be at least 1".into());
+        }
+        if self.numjobs > 1024 {
+            return Err(format!("--numjobs {} is above the limit of 1024", self.numjobs));
+        }
+        if self.rwmixread > 100 {
+            return Err(format!("--rwmixread {} is not a percentage (0-100)", self.rwmixread));
+        }
+        if self.runtime.is_zero() {
+            return Err("--runtime must be greater than 0".into());
+        }
+        if self.bs > self.size {
+            return Err(format!(
+                "--bs {} is larger than --size {}",
+                self.bs, self.size
+            ));
+        }
+        if self.bs > 256 << 20 {
+            return Err(format!("--bs {} is above the limit of 256 MiB", self.bs));
+        }
+        if !self.rw.is_random() && self.size / self.bs < self.numjobs as u64 {
+            return Err(format!(
+                "--size {} holds fewer {}-byte blocks than --numjobs {} needs (each sequential thread gets its own region)",
+                self.size, self.bs, self.numjobs
+            ));
+        }
+        Ok(())
+    }
+
+    /// The Run's description of this job, with the engine that actually ran.
+    pub fn to_spec(&self, engine: EngineKind) -> DiskSpec {
+        DiskSpec {
+            rw: self.rw.as_str().to_string(),
+            rwmixread: (self.rw == Rw::Randrw).then_some(self.rwmixread),
+            bs: self.bs,
+            iodepth: self.iodepth,
+            numjobs: self.numjobs,
+            size: self.size,
+            runtime_ns: self.runtime.as_nanos() as u64,
+            ramp_ns: self.ramp.as_nanos() as u64,
+            engine: engine.as_str().to_string(),
+            engine_note: None,
+            registered_buffers: None,
+            direct: self.direct,
+            fsync: self.fsync,
+            seed: self.seed,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validation_names_the_flag() {
+        let ok = JobSpec::new(Rw::Randread, 4096, 32);
+        assert!(ok.validate().is_ok());
+        let mut j = ok.clone();
+        j.iodepth = 0;
+        assert!(j.validate().unwrap_err().contains("--iodepth"));
+        let mut j = ok.clone();
+        j.bs = 0;
+        assert!(j.validate().unwrap_err().contains("--bs"));
+        let mut j = ok.clone();
+        j.rwmixread = 101;
+        assert!(j.validate().unwrap_err().contains("--rwmixread"));
+        let mut j = ok.clone();
+        j.size = 1024;
+        assert!(j.validate().unwrap_err().contains("--bs"));
+    }
+}

@@ -1,0 +1,1 @@
+//! The disk I/O engine (in progress).

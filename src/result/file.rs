@@ -1,0 +1,149 @@
+//! Reading and writing Run files. Writing is atomic (temp file in the same
+//! directory, fsync, rename) so a reader never sees half a Run; reading
+//! names the file and the problem for anything that is not a Run.
+
+use super::run::{Run, SCHEMA_FAMILY, SCHEMA_MAJOR};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Why a file could not be read as a Run. Each message names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadRunError {
+    #[error("{path}: cannot read: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: empty file, not a candor Run")]
+    Empty { path: PathBuf },
+    #[error("{path}: not JSON: {detail}")]
+    NotJson { path: PathBuf, detail: String },
+    #[error("{path}: truncated JSON (the file ends early: {detail})")]
+    Truncated { path: PathBuf, detail: String },
+    #[error("{path}: JSON, but not a candor Run (no \"schema\": \"candor.run/N\" field)")]
+    NotARun { path: PathBuf },
+    #[error("{path}: written by a newer candor (schema {schema}); this build reads up to {SCHEMA_FAMILY}{SCHEMA_MAJOR}: upgrade candor")]
+    Newer { path: PathBuf, schema: String },
+    #[error("{path}: a candor Run, but malformed: {detail}")]
+    Malformed { path: PathBuf, detail: String },
+}
+
+/// Reads and validates a Run file.
+pub fn read_run(path: &Path) -> Result<Run, ReadRunError> {
+    let p = || path.to_path_buf();
+    let text = std::fs::read_to_string(path).map_err(|source| ReadRunError::Io {
+        path: p(),
+        source,
+    })?;
+    parse_run(&text, path)
+}
+
+/// Parses and validates the text of a Run file (`path` only names it in errors).
+pub fn parse_run(text: &str, path: &Path) -> Result<Run, ReadRunError> {
+    let p = || path.to_path_buf();
+    if text.trim().is_empty() {
+        return Err(ReadRunError::Empty { path: p() });
+    }
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        if e.is_eof() {
+            ReadRunError::Truncated {
+                path: p(),
+                detail: e.to_string(),
+            }
+        } else {
+            ReadRunError::NotJson {
+                path: p(),
+                detail: e.to_string(),
+            }
+        }
+    })?;
+    let schema = value
+        .get("schema")
+        .and_then(|s| s.as_str())
+        .ok_or_else(|| ReadRunError::NotARun { path: p() })?;
+    let major: u32 = schema
+        .strip_prefix(SCHEMA_FAMILY)
+        .and_then(|m| m.split('.').next())
+        .and_then(|m| m.parse().ok())
+        .ok_or_else(|| ReadRunError::NotARun { path: p() })?;
+    if major > SCHEMA_MAJOR {
+        return Err(ReadRunError::Newer {
+            path: p(),
+            schema: schema.to_string(),
+        });
+    }
+    serde_json::from_value(value).map_err(|e| ReadRunError::Malformed {
+        path: p(),
+        detail: e.to_string(),
+    })
+}
+
+/// Writes the Run atomically: a temp file beside the target, fsync, rename.
+pub fn write_run_atomic(run: &Run, path: &Path) -> std::io::Result<()> {
+    let json = serde_json::to_vec_pretty(run).map_err(std::io::Error::other)?;
+    write_atomic(path, &json)
+}
+
+/// Writes bytes to `path` atomically (temp file in the same directory + rename).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::other(format!("{}: not a file name", path.display())))?;
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = (|| {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        f.write_all(bytes)?;
+        f.write_all(b"\n")?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::Run;
+
+    fn parse(text: &str) -> Result<Run, ReadRunError> {
+        parse_run(text, Path::new("x.json"))
+    }
+
+    #[test]
+    fn round_trip() {
+        let run = Run::new(vec!["candor".into()]);
+        let text = serde_json::to_string(&run).unwrap();
+        let back = parse(&text).unwrap();
+        assert_eq!(back.schema, "candor.run/1");
+    }
+
+    #[test]
+    fn bad_inputs_name_the_problem() {
+        assert!(matches!(parse(""), Err(ReadRunError::Empty { .. })));
+        assert!(matches!(parse("hello"), Err(ReadRunError::NotJson { .. })));
+        assert!(matches!(parse("{\"schema\": \"candor.r"), Err(ReadRunError::Truncated { .. })));
+        assert!(matches!(parse("{\"a\": 1}"), Err(ReadRunError::NotARun { .. })));
+        assert!(matches!(parse("[1,2]"), Err(ReadRunError::NotARun { .. })));
+        let newer = parse("{\"schema\": \"candor.run/2\"}").unwrap_err();
+        assert!(matches!(newer, ReadRunError::Newer { .. }));
+        assert!(newer.to_string().starts_with("x.json: "));
+        assert!(matches!(
+            parse("{\"schema\": \"candor.run/1\"}"),
+            Err(ReadRunError::Malformed { .. })
+        ));
+    }
+}

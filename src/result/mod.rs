@@ -1,0 +1,12 @@
+//! The Run: candor's result document and the contract between measuring,
+//! findings and reports. Owns the schema types, reading (with clear errors
+//! for anything that is not a Run) and atomic writing. It must not measure
+//! or format.
+
+mod file;
+mod run;
+mod stats;
+
+pub use file::{read_run, write_run_atomic, ReadRunError};
+pub use run::*;
+pub use stats::{median, Spread};
