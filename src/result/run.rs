@@ -224,6 +224,9 @@ pub struct StorageFacts {
     pub mount_options: Option<String>,
     /// Kernel name of the block device (`vda`, `nvme0n1`, `sda2`).
     pub device: Option<String>,
+    /// The whole disk when `device` is a partition (`sda` for `sda2`); the
+    /// scheduler, block sizes and ROTA flag are read from it.
+    pub parent_device: Option<String>,
     /// `MAJ:MIN` of the device holding the directory.
     pub device_number: Option<String>,
     /// Model as the device reports it (a claim, not a measurement).
