@@ -1,1 +1,12 @@
-//! (in progress)
+//! The battery: named disk profiles and presets, the plan (passes as
+//! rounds, pauses, the control series) and the runner that executes it into
+//! a Run. It must not format results (reports do) nor judge them (findings do).
+
+pub mod groups;
+pub mod plan;
+pub mod presets;
+pub mod profiles;
+
+pub use groups::Group;
+pub use plan::{Overrides, Plan, Step};
+pub use presets::{ControlRequest, Preset};

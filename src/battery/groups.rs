@@ -1,0 +1,99 @@
+//! The groups of the battery, as `--only` and `--skip` name them.
+
+use serde::{Deserialize, Serialize};
+
+/// One group of tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Group {
+    /// The disk profiles on the main test file.
+    Disk,
+    /// The read profiles again on a file larger than RAM (host-cache check).
+    Control,
+    Cpu,
+    Memory,
+    Crypto,
+    Compress,
+    Os,
+}
+
+impl Group {
+    /// Every group, in the order a pass runs them.
+    pub const ALL: [Group; 7] = [
+        Group::Disk,
+        Group::Control,
+        Group::Cpu,
+        Group::Memory,
+        Group::Crypto,
+        Group::Compress,
+        Group::Os,
+    ];
+
+    /// The compute groups (measured by `candor::compute`).
+    pub const COMPUTE: [Group; 5] = [
+        Group::Cpu,
+        Group::Memory,
+        Group::Crypto,
+        Group::Compress,
+        Group::Os,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Group::Disk => "disk",
+            Group::Control => "control",
+            Group::Cpu => "cpu",
+            Group::Memory => "memory",
+            Group::Crypto => "crypto",
+            Group::Compress => "compress",
+            Group::Os => "os",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Group> {
+        Group::ALL
+            .into_iter()
+            .find(|g| g.as_str() == text.trim().to_ascii_lowercase())
+    }
+
+    pub fn is_compute(self) -> bool {
+        Group::COMPUTE.contains(&self)
+    }
+}
+
+/// Parses `disk,cpu` (commas and/or spaces); the error names the flag and the bad word.
+pub fn parse_list(flag: &str, text: &str) -> Result<Vec<Group>, String> {
+    let mut groups = Vec::new();
+    for word in text.split([',', ' ']).filter(|w| !w.trim().is_empty()) {
+        let g = Group::parse(word).ok_or_else(|| {
+            format!(
+                "{flag}: unknown group '{}' (groups: disk, control, cpu, memory, crypto, compress, os)",
+                word.trim()
+            )
+        })?;
+        if !groups.contains(&g) {
+            groups.push(g);
+        }
+    }
+    if groups.is_empty() {
+        return Err(format!("{flag}: give at least one group"));
+    }
+    Ok(groups)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists() {
+        assert_eq!(
+            parse_list("--only", "disk,cpu"),
+            Ok(vec![Group::Disk, Group::Cpu])
+        );
+        assert_eq!(parse_list("--only", "OS, os"), Ok(vec![Group::Os]));
+        let e = parse_list("--skip", "disk,gpu").unwrap_err();
+        assert!(e.starts_with("--skip: unknown group 'gpu'"), "{e}");
+        assert!(parse_list("--only", " , ").is_err());
+    }
+}
