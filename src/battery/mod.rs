@@ -6,6 +6,8 @@ pub mod groups;
 pub mod plan;
 pub mod presets;
 pub mod profiles;
+pub mod progress;
+pub mod runner;
 
 pub use groups::Group;
 pub use plan::{Overrides, Plan, Step};

@@ -1,0 +1,540 @@
+//! The runner: executes a plan's steps in order into a Run, and never loses
+//! a finished measurement.
+//!
+//! - The Run is written atomically (temp file + rename) before the first
+//!   step and after every finished step, with status `running`; at the end
+//!   it becomes `complete`, `interrupted` (SIGINT/SIGTERM) or `failed`.
+//! - Steps whose measurement is already in the Run are skipped: that is
+//!   `--resume`.
+//! - Test files are made when the first step needs them and removed as
+//!   soon as no later step does (and, through their owners' Drop, on any
+//!   error or interruption).
+//!
+//! The measuring itself is behind `Backend`, so the order, persistence,
+//! resume and interruption rules are tested here with a fake backend.
+
+use super::groups::Group;
+use super::plan::{measurement_key, Plan, Step};
+use super::profiles::DiskTest;
+use super::progress::Progress;
+use crate::error::Interrupted;
+use crate::result::{
+    write_run_atomic, ComputeMeasurement, DiskMeasurement, FileRole, Measurement, Run, RunStatus,
+};
+use anyhow::Context;
+use std::collections::HashSet;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// What measures: the disk engine and the compute kernels.
+pub trait Backend {
+    /// Makes the main or control test file (before the first step that needs it).
+    fn prepare(&mut self, plan: &Plan, role: FileRole) -> anyhow::Result<()>;
+    /// Runs one disk test on the prepared file of `role`.
+    fn disk(
+        &mut self,
+        plan: &Plan,
+        test: &DiskTest,
+        role: FileRole,
+        seed: u64,
+    ) -> anyhow::Result<DiskMeasurement>;
+    /// Runs one compute group.
+    fn compute(&mut self, plan: &Plan, group: Group) -> anyhow::Result<Vec<ComputeMeasurement>>;
+    /// Removes the file of `role` (no later step needs it).
+    fn release(&mut self, role: FileRole);
+}
+
+/// How the battery ended (the Run's status says the same).
+#[derive(Debug)]
+pub enum Outcome {
+    Complete,
+    /// Stopped by a signal; the Run keeps what finished.
+    Interrupted(Interrupted),
+    /// Stopped by an error; the Run keeps what finished.
+    Failed(anyhow::Error),
+}
+
+/// Runs every step of `plan` that `run` does not already hold, writing `run`
+/// to `output` after each. Only a failure to write the Run itself is an
+/// `Err`; how the battery ended is the `Outcome`.
+pub fn execute(
+    plan: &Plan,
+    run: &mut Run,
+    output: &Path,
+    backend: &mut dyn Backend,
+    progress: &mut Progress,
+) -> anyhow::Result<Outcome> {
+    let save = |run: &Run| {
+        write_run_atomic(run, output).with_context(|| format!("cannot write {}", output.display()))
+    };
+    let done: HashSet<String> = run
+        .measurements
+        .iter()
+        .filter_map(measurement_key)
+        .collect();
+    let steps: Vec<Step> = plan
+        .steps()
+        .into_iter()
+        .filter(|s| !done.contains(&plan.step_key(s)))
+        .collect();
+    run.status = RunStatus::Running;
+    run.finished_at = None;
+    save(run)?;
+
+    let mut prepared: Vec<FileRole> = Vec::new();
+    let outcome = run_steps(plan, run, &steps, backend, progress, &mut prepared, &save);
+    for role in prepared.drain(..) {
+        backend.release(role);
+    }
+    let outcome = match outcome {
+        Ok(()) => Outcome::Complete,
+        Err(StepError::Save(e)) => return Err(e),
+        Err(StepError::Stopped(e)) => {
+            let interrupted = e
+                .chain()
+                .find_map(|c| c.downcast_ref::<Interrupted>())
+                .map(|i| i.0);
+            match interrupted.or_else(crate::cancel::signal) {
+                Some(sig) => Outcome::Interrupted(Interrupted(sig)),
+                None => Outcome::Failed(e),
+            }
+        }
+    };
+    run.status = match &outcome {
+        Outcome::Complete => RunStatus::Complete,
+        Outcome::Interrupted(_) => RunStatus::Interrupted,
+        Outcome::Failed(_) => RunStatus::Failed,
+    };
+    if let Outcome::Failed(e) = &outcome {
+        run.notes.push(format!("failed: {e:#}"));
+    }
+    if let Outcome::Interrupted(i) = &outcome {
+        run.notes.push(format!(
+            "{i}: {} of {} measurements done; `candor run --resume {}` carries on",
+            plan.steps().len() - steps_left(plan, run),
+            plan.steps().len(),
+            output.display()
+        ));
+    }
+    run.finished_at = Some(crate::units::now_rfc3339());
+    save(run)?;
+    Ok(outcome)
+}
+
+/// Steps of the plan whose measurement the Run does not hold.
+pub fn steps_left(plan: &Plan, run: &Run) -> usize {
+    let done: HashSet<String> = run
+        .measurements
+        .iter()
+        .filter_map(measurement_key)
+        .collect();
+    plan.steps()
+        .iter()
+        .filter(|s| !done.contains(&plan.step_key(s)))
+        .count()
+}
+
+enum StepError {
+    /// The battery stopped (error or signal).
+    Stopped(anyhow::Error),
+    /// The Run could not be written: nothing else can be trusted.
+    Save(anyhow::Error),
+}
+
+fn run_steps(
+    plan: &Plan,
+    run: &mut Run,
+    steps: &[Step],
+    backend: &mut dyn Backend,
+    progress: &mut Progress,
+    prepared: &mut Vec<FileRole>,
+    save: &dyn Fn(&Run) -> anyhow::Result<()>,
+) -> Result<(), StepError> {
+    let stop = StepError::Stopped;
+    let mut remaining: Duration = steps.iter().map(|s| plan.step_estimate(s)).sum();
+    let mut first_disk = true;
+    for (index, step) in steps.iter().enumerate() {
+        crate::cancel::check().map_err(|e| stop(e.into()))?;
+        let label = plan.step_label(step);
+        let estimate = plan.step_estimate(step);
+        progress.step(
+            index,
+            steps.len(),
+            step.pass(),
+            plan.passes,
+            &label,
+            remaining,
+        );
+        match *step {
+            Step::Disk { pass, test, role } => {
+                if !prepared.contains(&role) {
+                    progress.note(&file_note(plan, role));
+                    backend.prepare(plan, role).map_err(stop)?;
+                    prepared.push(role);
+                }
+                if !first_disk {
+                    pause(plan.pause()).map_err(|e| stop(e.into()))?;
+                }
+                first_disk = false;
+                let t = &plan.disk_tests[test];
+                let mut m = backend
+                    .disk(plan, t, role, plan.step_seed(step))
+                    .with_context(|| format!("{label}, pass {pass}"))
+                    .map_err(stop)?;
+                m.profile = Some(t.profile.clone());
+                m.pass = Some(pass);
+                m.role = role;
+                run.measurements.push(Measurement::Disk(m));
+            }
+            Step::Compute { pass, group } => {
+                let measured = backend
+                    .compute(plan, group)
+                    .with_context(|| {
+                        format!(
+                            "{} group, pass {pass} (--skip {} leaves it out)",
+                            group.as_str(),
+                            group.as_str()
+                        )
+                    })
+                    .map_err(stop)?;
+                for mut m in measured {
+                    m.pass = Some(pass);
+                    run.measurements.push(wrap(group, m));
+                }
+            }
+        }
+        save(run).map_err(StepError::Save)?;
+        remaining = remaining.saturating_sub(estimate);
+        progress.finished(estimate);
+        // Remove a file as soon as no later step needs it.
+        for role in [FileRole::Main, FileRole::Control] {
+            let needed = steps[index + 1..]
+                .iter()
+                .any(|s| matches!(s, Step::Disk { role: r, .. } if *r == role));
+            if prepared.contains(&role) && !needed {
+                backend.release(role);
+                prepared.retain(|r| *r != role);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn file_note(plan: &Plan, role: FileRole) -> String {
+    match role {
+        FileRole::Main => format!(
+            "creating the main test file ({}, random data) in {}",
+            crate::units::fmt_bytes(plan.size),
+            plan.dir
+        ),
+        FileRole::Control => format!(
+            "creating the control file ({}, random data) in {}: this takes a while",
+            crate::units::fmt_bytes(plan.control.size.unwrap_or(0)),
+            plan.dir
+        ),
+    }
+}
+
+/// A compute measurement under its group's kind.
+fn wrap(group: Group, m: ComputeMeasurement) -> Measurement {
+    match group {
+        Group::Cpu => Measurement::Cpu(m),
+        Group::Memory => Measurement::Memory(m),
+        Group::Crypto => Measurement::Crypto(m),
+        Group::Compress => Measurement::Compress(m),
+        Group::Os | Group::Disk | Group::Control => Measurement::Os(m),
+    }
+}
+
+/// Sleeps, waking every 50 ms to honour Ctrl-C.
+pub fn pause(d: Duration) -> Result<(), Interrupted> {
+    let end = Instant::now() + d;
+    loop {
+        crate::cancel::check()?;
+        let now = Instant::now();
+        if now >= end {
+            return Ok(());
+        }
+        std::thread::sleep((end - now).min(Duration::from_millis(50)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::battery::plan::{Environment, Overrides};
+    use crate::battery::presets::{ControlRequest, Preset};
+    use crate::result::{read_run, ComputeSpec, DirectionStats, DiskSpec};
+
+    /// Records what it was asked to do; fails or is "interrupted" on request.
+    #[derive(Default)]
+    struct Fake {
+        log: Vec<String>,
+        live_files: Vec<FileRole>,
+        interrupt_at: Option<usize>,
+        fail_at: Option<usize>,
+        calls: usize,
+    }
+
+    impl Fake {
+        fn tick(&mut self) -> anyhow::Result<()> {
+            self.calls += 1;
+            if self.interrupt_at == Some(self.calls) {
+                return Err(Interrupted(libc::SIGINT).into());
+            }
+            if self.fail_at == Some(self.calls) {
+                anyhow::bail!("device vanished");
+            }
+            Ok(())
+        }
+    }
+
+    impl Backend for Fake {
+        fn prepare(&mut self, _: &Plan, role: FileRole) -> anyhow::Result<()> {
+            self.log.push(format!("prepare {role:?}"));
+            self.live_files.push(role);
+            Ok(())
+        }
+        fn disk(
+            &mut self,
+            _: &Plan,
+            t: &DiskTest,
+            role: FileRole,
+            seed: u64,
+        ) -> anyhow::Result<DiskMeasurement> {
+            self.tick()?;
+            self.log.push(format!("{} {:?}", t.label(), role));
+            Ok(fake_disk(t, seed))
+        }
+        fn compute(&mut self, _: &Plan, group: Group) -> anyhow::Result<Vec<ComputeMeasurement>> {
+            self.tick()?;
+            self.log.push(group.as_str().to_string());
+            Ok(vec![fake_compute("a"), fake_compute("b")])
+        }
+        fn release(&mut self, role: FileRole) {
+            self.log.push(format!("release {role:?}"));
+            self.live_files.retain(|r| *r != role);
+        }
+    }
+
+    fn fake_disk(t: &DiskTest, seed: u64) -> DiskMeasurement {
+        let stats = DirectionStats {
+            ops: 10,
+            bytes: 10 * t.bs,
+            iops: 100.0,
+            bytes_per_sec: 100.0 * t.bs as f64,
+            ..DirectionStats::default()
+        };
+        DiskMeasurement {
+            profile: None,
+            pass: None,
+            role: FileRole::Main,
+            started_at: None,
+            spec: DiskSpec {
+                rw: t.rw.clone(),
+                rwmixread: t.rwmixread,
+                bs: t.bs,
+                iodepth: t.iodepth,
+                numjobs: t.numjobs,
+                size: 1 << 20,
+                runtime_ns: 1,
+                ramp_ns: 0,
+                engine: "null".into(),
+                engine_note: None,
+                registered_buffers: None,
+                direct: true,
+                fsync: t.fsync,
+                seed,
+            },
+            read: Some(stats.clone()),
+            write: None,
+            threads: Vec::new(),
+            cpu: Default::default(),
+            measured_ns: 1,
+            file: None,
+            fio_command: String::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    fn fake_compute(test: &str) -> ComputeMeasurement {
+        ComputeMeasurement {
+            pass: None,
+            started_at: None,
+            spec: ComputeSpec {
+                test: test.into(),
+                threads: 1,
+                runtime_ns: 1,
+                params: Default::default(),
+            },
+            events_per_sec: Some(1.0),
+            bytes_per_sec: None,
+            ops_per_sec: None,
+            per_thread: Vec::new(),
+            measured_ns: 1,
+            cpu: Default::default(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// Peak (4 disk tests), 2 passes, control file, cpu: 14 steps.
+    fn plan() -> Plan {
+        let env = Environment {
+            dir: "/x".into(),
+            ram_bytes: Some(1 << 30),
+            free_bytes: Some(1 << 40),
+            margin_bytes: 0,
+            unavailable: Vec::new(),
+            seed: 1,
+        };
+        let flags = Overrides {
+            passes: Some(2),
+            pause: Some(Duration::ZERO),
+            control: Some(ControlRequest::Size(8 << 30)),
+            only: Some(vec![Group::Disk, Group::Control, Group::Cpu]),
+            ..Overrides::default()
+        };
+        Plan::build(Preset::Peak, &flags, &env).unwrap()
+    }
+
+    fn fresh(plan: &Plan) -> Run {
+        let mut run = Run::new(vec!["candor".into(), "run".into()]);
+        run.plan = Some(serde_json::to_value(plan).unwrap());
+        run
+    }
+
+    #[test]
+    fn runs_every_step_in_rounds_and_saves() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("run.json");
+        let plan = plan();
+        let mut run = fresh(&plan);
+        let mut fake = Fake::default();
+        let outcome = execute(&plan, &mut run, &out, &mut fake, &mut Progress::new(false)).unwrap();
+        assert!(matches!(outcome, Outcome::Complete));
+        let saved = read_run(&out).unwrap();
+        assert_eq!(saved.status, RunStatus::Complete);
+        assert!(saved.finished_at.is_some());
+        // 2 passes x (4 main + 2 control disk + 2 cpu measurements).
+        assert_eq!(saved.measurements.len(), 16);
+        let passes: Vec<u32> = saved
+            .measurements
+            .iter()
+            .map(|m| m.pass().unwrap())
+            .collect();
+        assert_eq!(passes, [vec![1; 8], vec![2; 8]].concat());
+        let first = saved.disk().next().unwrap();
+        assert_eq!(
+            (first.profile.as_deref(), first.role),
+            (Some("SEQ1M Q8T1"), FileRole::Main)
+        );
+        let control: Vec<_> = saved
+            .disk()
+            .filter(|d| d.role == FileRole::Control)
+            .collect();
+        assert_eq!(control.len(), 4);
+        assert!(control.iter().all(|d| d.spec.rw.ends_with("read")));
+        // Files: made once before their first use, removed after their last.
+        assert_eq!(fake.log[0], "prepare Main");
+        assert_eq!(
+            fake.log.iter().filter(|l| l.starts_with("prepare")).count(),
+            2
+        );
+        let last_main = fake
+            .log
+            .iter()
+            .rposition(|l| {
+                l.ends_with(" Main") && !l.starts_with("prepare") && !l.starts_with("release")
+            })
+            .unwrap();
+        let release_main = fake.log.iter().position(|l| l == "release Main").unwrap();
+        assert_eq!(release_main, last_main + 1);
+        assert!(fake.live_files.is_empty());
+    }
+
+    #[test]
+    fn interrupted_keeps_finished_and_resume_finishes() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("run.json");
+        let plan = plan();
+        let mut run = fresh(&plan);
+        let mut fake = Fake {
+            interrupt_at: Some(6),
+            ..Fake::default()
+        };
+        let outcome = execute(&plan, &mut run, &out, &mut fake, &mut Progress::new(false)).unwrap();
+        assert!(matches!(
+            outcome,
+            Outcome::Interrupted(Interrupted(libc::SIGINT))
+        ));
+        assert!(fake.live_files.is_empty(), "test files removed");
+        let saved = read_run(&out).unwrap();
+        assert_eq!(saved.status, RunStatus::Interrupted);
+        assert_eq!(saved.measurements.len(), 5);
+        assert!(saved
+            .notes
+            .iter()
+            .any(|n| n.contains("5 of 14 measurements done")));
+        // Resume: only the 9 missing steps run, the Run ends complete.
+        let mut resumed = saved;
+        let mut fake = Fake::default();
+        let outcome = execute(
+            &plan,
+            &mut resumed,
+            &out,
+            &mut fake,
+            &mut Progress::new(false),
+        )
+        .unwrap();
+        assert!(matches!(outcome, Outcome::Complete));
+        assert_eq!(fake.calls, 9);
+        // The control file was prepared again; the main one too (pass 2 needs it).
+        assert_eq!(
+            fake.log.iter().filter(|l| l.starts_with("prepare")).count(),
+            2
+        );
+        let saved = read_run(&out).unwrap();
+        assert_eq!(saved.status, RunStatus::Complete);
+        assert_eq!(saved.measurements.len(), 16);
+        assert_eq!(steps_left(&plan, &saved), 0);
+    }
+
+    #[test]
+    fn a_failure_is_recorded() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("run.json");
+        let plan = plan();
+        let mut run = fresh(&plan);
+        let mut fake = Fake {
+            fail_at: Some(2),
+            ..Fake::default()
+        };
+        let outcome = execute(&plan, &mut run, &out, &mut fake, &mut Progress::new(false)).unwrap();
+        assert!(matches!(outcome, Outcome::Failed(_)));
+        let saved = read_run(&out).unwrap();
+        assert_eq!(saved.status, RunStatus::Failed);
+        assert_eq!(saved.measurements.len(), 1);
+        let note = saved.notes.last().unwrap();
+        assert!(
+            note.contains("SEQ1M Q8T1 write, pass 1: device vanished"),
+            "{note}"
+        );
+        assert!(fake.live_files.is_empty());
+    }
+
+    #[test]
+    fn an_unwritable_output_is_an_error() {
+        let plan = plan();
+        let mut run = fresh(&plan);
+        let out = Path::new("/nonexistent-dir/run.json");
+        let e = execute(
+            &plan,
+            &mut run,
+            out,
+            &mut Fake::default(),
+            &mut Progress::new(false),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("/nonexistent-dir/run.json"));
+    }
+}
