@@ -2,6 +2,7 @@
 //! rounds, pauses, the control series) and the runner that executes it into
 //! a Run. It must not format results (reports do) nor judge them (findings do).
 
+pub mod engines;
 pub mod groups;
 pub mod plan;
 pub mod presets;

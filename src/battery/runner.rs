@@ -157,6 +157,13 @@ fn run_steps(
         crate::cancel::check().map_err(|e| stop(e.into()))?;
         let label = plan.step_label(step);
         let estimate = plan.step_estimate(step);
+        if let Step::Disk { role, .. } = *step {
+            if !prepared.contains(&role) {
+                progress.note(&file_note(plan, role));
+                backend.prepare(plan, role).map_err(stop)?;
+                prepared.push(role);
+            }
+        }
         progress.step(
             index,
             steps.len(),
@@ -167,11 +174,6 @@ fn run_steps(
         );
         match *step {
             Step::Disk { pass, test, role } => {
-                if !prepared.contains(&role) {
-                    progress.note(&file_note(plan, role));
-                    backend.prepare(plan, role).map_err(stop)?;
-                    prepared.push(role);
-                }
                 if !first_disk {
                     pause(plan.pause()).map_err(|e| stop(e.into()))?;
                 }

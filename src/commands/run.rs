@@ -1,9 +1,547 @@
-//! `candor run` (not built yet: its issue is in progress).
+//! `candor run`: the whole battery on this host. Parses the flags into a
+//! plan (battery::plan), reads the host facts (host), runs the plan
+//! (battery::runner) into a Run file, then prints the summary.
+//!
+//! Flags are taken as text and parsed here so that every bad value is one
+//! line naming the flag, with exit code 2.
+
+use crate::battery::plan::{Environment, Overrides};
+use crate::battery::runner::{self, Outcome};
+use crate::battery::{groups, ControlRequest, Plan, Preset};
+use crate::error::usage;
+use crate::result::{read_run, write_run_atomic, Run, RunStatus};
+use crate::units::{parse_duration, parse_size};
+use anyhow::Context;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// Flags of `candor run`.
-#[derive(Debug, clap::Args)]
-pub struct Args {}
+#[derive(Debug, Default, clap::Args)]
+pub struct Args {
+    /// quick (about 2 minutes, 1 pass, no control file), standard (default:
+    /// 3 passes, control file), full (3 passes of 30 s per test, 20 s
+    /// pauses), or CrystalDiskMark's peak, realworld, nvme selections.
+    #[arg(long, value_name = "NAME")]
+    pub preset: Option<String>,
+    /// The test directory (default /var/tmp; tmpfs is refused).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Passes of the whole battery, run as rounds.
+    #[arg(long, value_name = "N")]
+    pub passes: Option<String>,
+    /// Measured time of each disk test (e.g. 30s).
+    #[arg(long, value_name = "DUR")]
+    pub runtime: Option<String>,
+    /// Warm-up before each disk test's measured interval, not counted.
+    #[arg(long, value_name = "DUR")]
+    pub ramp: Option<String>,
+    /// Pause before each disk test (lets write-back settle).
+    #[arg(long, value_name = "DUR")]
+    pub pause: Option<String>,
+    /// Size of the main test file (e.g. 1G).
+    #[arg(long, value_name = "SIZE")]
+    pub size: Option<String>,
+    /// The control file for the host-cache check: auto (at least 2x RAM,
+    /// bounded by free space), a size, or off.
+    #[arg(long, value_name = "auto|SIZE|off")]
+    pub control_size: Option<String>,
+    /// Measured time of each compute test.
+    #[arg(long, value_name = "DUR")]
+    pub compute_runtime: Option<String>,
+    /// Run only these groups: disk, control, cpu, memory, crypto, compress, os.
+    #[arg(long, value_name = "GROUPS")]
+    pub only: Option<String>,
+    /// Leave these groups out.
+    #[arg(long, value_name = "GROUPS")]
+    pub skip: Option<String>,
+    /// A name for this host in reports (default: the hostname).
+    #[arg(long, value_name = "NAME")]
+    pub label: Option<String>,
+    /// The Run file (default candor-<hostname>-<UTC time>.json here).
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// The summary printed at the end: text (default), md or json (the Run).
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<String>,
+    /// Carry on with an interrupted Run file (its plan; finished measurements are kept).
+    #[arg(long, value_name = "FILE")]
+    pub resume: Option<PathBuf>,
+    /// No progress on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
 
-pub fn execute(_args: Args) -> anyhow::Result<()> {
-    Err(anyhow::anyhow!("'candor run' is not built yet"))
+/// The summary format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputFormat {
+    Text,
+    Md,
+    Json,
+}
+
+impl OutputFormat {
+    pub fn parse(text: &str) -> anyhow::Result<OutputFormat> {
+        Ok(match text.trim().to_ascii_lowercase().as_str() {
+            "text" => OutputFormat::Text,
+            "md" | "markdown" => OutputFormat::Md,
+            "json" => OutputFormat::Json,
+            other => {
+                return Err(usage(format!(
+                    "--format: unknown format '{other}' (text, md, json)"
+                )))
+            }
+        })
+    }
+}
+
+/// The preset and the overrides the flags ask for.
+pub fn parse_flags(args: &Args) -> anyhow::Result<(Preset, Overrides)> {
+    let preset = match &args.preset {
+        None => Preset::Standard,
+        Some(p) => Preset::parse(p).ok_or_else(|| {
+            usage(format!(
+                "--preset: unknown preset '{p}' ({})",
+                Preset::NAMES
+            ))
+        })?,
+    };
+    let duration = |flag: &str, v: &Option<String>| -> anyhow::Result<Option<Duration>> {
+        v.as_deref()
+            .map(|t| parse_duration(t).map_err(|e| usage(format!("{flag}: {e}"))))
+            .transpose()
+    };
+    let passes = args
+        .passes
+        .as_deref()
+        .map(|t| {
+            t.trim()
+                .parse::<u32>()
+                .map_err(|_| usage(format!("--passes: '{t}' is not a whole number")))
+        })
+        .transpose()?;
+    let size = args
+        .size
+        .as_deref()
+        .map(|t| parse_size(t).map_err(|e| usage(format!("--size: {e}"))))
+        .transpose()?;
+    let control = args
+        .control_size
+        .as_deref()
+        .map(|t| match t.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(ControlRequest::Auto),
+            "off" | "none" | "0" => Ok(ControlRequest::Off),
+            _ => parse_size(t)
+                .map(ControlRequest::Size)
+                .map_err(|e| usage(format!("--control-size: {e}, or auto, or off"))),
+        })
+        .transpose()?;
+    let only = args
+        .only
+        .as_deref()
+        .map(|t| groups::parse_list("--only", t).map_err(usage))
+        .transpose()?;
+    let skip = args
+        .skip
+        .as_deref()
+        .map(|t| groups::parse_list("--skip", t).map_err(usage))
+        .transpose()?
+        .unwrap_or_default();
+    Ok((
+        preset,
+        Overrides {
+            passes,
+            runtime: duration("--runtime", &args.runtime)?,
+            ramp: duration("--ramp", &args.ramp)?,
+            pause: duration("--pause", &args.pause)?,
+            size,
+            control,
+            compute_runtime: duration("--compute-runtime", &args.compute_runtime)?,
+            only,
+            skip,
+        },
+    ))
+}
+
+pub fn execute(args: Args) -> anyhow::Result<()> {
+    let format = args
+        .format
+        .as_deref()
+        .map(OutputFormat::parse)
+        .transpose()?
+        .unwrap_or(OutputFormat::Text);
+    let (plan, mut run, output, dir) = match &args.resume {
+        Some(file) => resume(&args, file)?,
+        None => start(&args)?,
+    };
+    let test_dir = crate::disk::TestDir::open(&dir)?;
+    let mut backend = crate::battery::engines::Engines::new(test_dir);
+    let mut progress = crate::battery::progress::Progress::for_terminal(args.quiet);
+    let steal = crate::host::steal::StealSampler::start();
+    let outcome = runner::execute(&plan, &mut run, &output, &mut backend, &mut progress)?;
+    drop(backend);
+    if let Some(pct) = steal.finish() {
+        run.host
+            .extra
+            .insert("steal_pct_during_run".into(), format!("{pct:.2}"));
+    }
+
+    // INTERIM: crate::findings::analyze(&run) goes here once it is on main.
+    write_run_atomic(&run, &output)
+        .with_context(|| format!("cannot write {}", output.display()))?;
+    if !args.quiet {
+        eprintln!(
+            "candor: Run saved to {} ({})",
+            output.display(),
+            run.status.as_str()
+        );
+    }
+    match outcome {
+        Outcome::Complete => {
+            print!("{}", summary(&run, format));
+            Ok(())
+        }
+        Outcome::Interrupted(i) => {
+            if !args.quiet {
+                eprintln!(
+                    "candor: carry on with: candor run --resume {}",
+                    output.display()
+                );
+            }
+            Err(i.into())
+        }
+        Outcome::Failed(e) => Err(e),
+    }
+}
+
+/// A new battery: flags, host facts, plan, an empty Run.
+fn start(args: &Args) -> anyhow::Result<(Plan, Run, PathBuf, PathBuf)> {
+    let (preset, flags) = parse_flags(args)?;
+    let dir = args
+        .dir
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("/var/tmp"));
+    let test_dir = crate::disk::TestDir::open(&dir)?;
+    let host = crate::host::collect(Some(test_dir.path()));
+    let env = Environment {
+        dir: test_dir.path().display().to_string(),
+        ram_bytes: host.mem_total_bytes,
+        free_bytes: Some(test_dir.free_bytes()),
+        margin_bytes: crate::disk::space_margin(test_dir.total_bytes()),
+        unavailable: crate::battery::engines::unavailable_groups(),
+        seed: random_seed(),
+    };
+    let plan = Plan::build(preset, &flags, &env).map_err(usage)?;
+    let output = match &args.output {
+        Some(o) => o.clone(),
+        None => PathBuf::from(default_output_name(
+            host.hostname.as_deref(),
+            &crate::units::now_rfc3339(),
+        )),
+    };
+    if output.exists() {
+        return Err(usage(format!(
+            "--output {}: the file exists; candor never overwrites a file (choose another name)",
+            output.display()
+        )));
+    }
+
+    let mut run = Run::new(std::env::args().collect());
+    run.label = args.label.clone();
+    run.host = host;
+    // INTERIM: crate::compute::library_versions() goes here once it is on main.
+    run.plan = Some(serde_json::to_value(&plan)?);
+    run.notes
+        .extend(test_dir.warnings().iter().map(|w| w.to_string()));
+    if let Some(note) = &plan.control.note {
+        run.notes.push(format!("control file: {note}"));
+    }
+    for skipped in &plan.groups_skipped {
+        run.notes.push(format!(
+            "skipped {}: {}",
+            skipped.group.as_str(),
+            skipped.reason
+        ));
+    }
+    Ok((plan, run, output, dir))
+}
+
+/// An interrupted battery: its Run, its plan, the same file.
+fn resume(args: &Args, file: &Path) -> anyhow::Result<(Plan, Run, PathBuf, PathBuf)> {
+    let given: Vec<&str> = [
+        ("--preset", args.preset.is_some()),
+        ("--dir", args.dir.is_some()),
+        ("--passes", args.passes.is_some()),
+        ("--runtime", args.runtime.is_some()),
+        ("--ramp", args.ramp.is_some()),
+        ("--pause", args.pause.is_some()),
+        ("--size", args.size.is_some()),
+        ("--control-size", args.control_size.is_some()),
+        ("--compute-runtime", args.compute_runtime.is_some()),
+        ("--only", args.only.is_some()),
+        ("--skip", args.skip.is_some()),
+        ("--label", args.label.is_some()),
+        ("--output", args.output.is_some()),
+    ]
+    .iter()
+    .filter(|(_, g)| *g)
+    .map(|(f, _)| *f)
+    .collect();
+    if !given.is_empty() {
+        return Err(usage(format!(
+            "--resume carries on with the plan stored in {}; {} cannot change it",
+            file.display(),
+            given.join(", ")
+        )));
+    }
+    let mut run = read_run(file)?;
+    if run.status == RunStatus::Complete {
+        return Err(usage(format!(
+            "--resume {}: this Run is already complete",
+            file.display()
+        )));
+    }
+    let plan: Plan = run
+        .plan
+        .clone()
+        .and_then(|p| serde_json::from_value(p).ok())
+        .ok_or_else(|| {
+            usage(format!(
+                "--resume {}: no battery plan in this Run (it was not made by candor run)",
+                file.display()
+            ))
+        })?;
+    run.notes.push(format!(
+        "resumed at {} with {} of {} measurements done",
+        crate::units::now_rfc3339(),
+        plan.steps().len() - runner::steps_left(&plan, &run),
+        plan.steps().len()
+    ));
+    let dir = PathBuf::from(&plan.dir);
+    Ok((plan, run, file.to_path_buf(), dir))
+}
+
+/// `candor-<hostname>-<20261130T064950Z>.json`, with the hostname made safe for a file name.
+pub fn default_output_name(hostname: Option<&str>, rfc3339: &str) -> String {
+    let host: String = hostname
+        .unwrap_or("host")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let stamp: String = rfc3339.chars().filter(|c| *c != '-' && *c != ':').collect();
+    format!("candor-{host}-{stamp}.json")
+}
+
+/// A seed from the clock and the pid: different every run unless asked.
+fn random_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    crate::battery::plan::splitmix64(nanos ^ (u64::from(std::process::id()) << 32))
+}
+
+/// The summary in the chosen format.
+fn summary(run: &Run, format: OutputFormat) -> String {
+    match format {
+        OutputFormat::Json => serde_json::to_string_pretty(run).unwrap_or_default() + "\n",
+        OutputFormat::Text => minimal_table(run, false),
+        OutputFormat::Md => minimal_table(run, true),
+    }
+}
+
+/// A minimal table (median of passes, spread, p50/p99) until the report
+/// module's renderer is on main.
+fn minimal_table(run: &Run, md: bool) -> String {
+    use crate::result::{FileRole, Spread};
+    use crate::units::{fmt_ns, sig3};
+    // (name, MB/s, IOPS, p50 ns, p99 ns) per pass.
+    type Row = (String, Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>);
+    let mut rows: Vec<Row> = Vec::new();
+    for d in run.disk() {
+        for (dir, stats) in [("read", &d.read), ("write", &d.write)] {
+            let Some(s) = stats else { continue };
+            let role = if d.role == FileRole::Control {
+                " (control)"
+            } else {
+                ""
+            };
+            let name = format!("{} {dir}{role}", d.profile.as_deref().unwrap_or("?"));
+            let i = match rows.iter().position(|r| r.0 == name) {
+                Some(i) => i,
+                None => {
+                    rows.push((name, vec![], vec![], vec![], vec![]));
+                    rows.len() - 1
+                }
+            };
+            rows[i].1.push(s.bytes_per_sec / 1e6);
+            rows[i].2.push(s.iops);
+            rows[i].3.push(s.lat_ns.p50 as f64);
+            rows[i].4.push(s.lat_ns.p99 as f64);
+        }
+    }
+    let mut out = String::new();
+    let sep = if md { " | " } else { "  " };
+    let line = |cells: &[String]| {
+        if md {
+            format!("| {} |\n", cells.join(sep))
+        } else {
+            format!("{}\n", cells.join(sep))
+        }
+    };
+    out += &format!(
+        "candor run on {} ({})\n\n",
+        run.display_name(),
+        run.status.as_str()
+    );
+    out += &line(&[
+        "test".into(),
+        "MB/s".into(),
+        "IOPS".into(),
+        "p50".into(),
+        "p99".into(),
+        "passes max/min".into(),
+    ]);
+    if md {
+        out += "|---|---:|---:|---:|---:|---:|\n";
+    }
+    for (name, mbs, iops, p50, p99) in &rows {
+        let m = |v: &[f64]| Spread::of(v).map(|s| s.median).unwrap_or(0.0);
+        let spread = Spread::of(mbs)
+            .and_then(|s| s.ratio)
+            .map(|r| format!("x{:.3}", r))
+            .unwrap_or_else(|| "-".into());
+        out += &line(&[
+            name.clone(),
+            sig3(m(mbs)),
+            sig3(m(iops)),
+            fmt_ns(m(p50)),
+            fmt_ns(m(p99)),
+            spread,
+        ]);
+    }
+    let compute: Vec<_> = run.compute().collect();
+    if !compute.is_empty() {
+        out += "\n";
+        out += &line(&["compute test".into(), "threads".into(), "figure".into()]);
+        if md {
+            out += "|---|---:|---:|\n";
+        }
+        for c in compute {
+            let figure = c
+                .events_per_sec
+                .map(|v| format!("{} events/s", sig3(v)))
+                .or(c.bytes_per_sec.map(|v| format!("{} MB/s", sig3(v / 1e6))))
+                .or(c.ops_per_sec.map(|v| format!("{} ops/s", sig3(v))))
+                .unwrap_or_default();
+            out += &line(&[c.spec.test.clone(), c.spec.threads.to_string(), figure]);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::battery::Group;
+
+    fn args() -> Args {
+        Args::default()
+    }
+
+    #[test]
+    fn flags_parse_into_overrides() {
+        let a = Args {
+            preset: Some("full".into()),
+            passes: Some("5".into()),
+            runtime: Some("2s".into()),
+            size: Some("256M".into()),
+            control_size: Some("off".into()),
+            only: Some("disk,cpu".into()),
+            ..args()
+        };
+        let (preset, o) = parse_flags(&a).unwrap();
+        assert_eq!(preset, Preset::Full);
+        assert_eq!(o.passes, Some(5));
+        assert_eq!(o.runtime, Some(Duration::from_secs(2)));
+        assert_eq!(o.size, Some(256 << 20));
+        assert_eq!(o.control, Some(ControlRequest::Off));
+        assert_eq!(o.only, Some(vec![Group::Disk, Group::Cpu]));
+        let (preset, o) = parse_flags(&args()).unwrap();
+        assert_eq!(preset, Preset::Standard);
+        assert!(o.passes.is_none() && o.only.is_none());
+    }
+
+    #[test]
+    fn bad_flags_are_usage_errors_naming_the_flag() {
+        let cases: Vec<(Args, &str)> = vec![
+            (
+                Args {
+                    preset: Some("fast".into()),
+                    ..args()
+                },
+                "--preset: unknown preset 'fast'",
+            ),
+            (
+                Args {
+                    passes: Some("three".into()),
+                    ..args()
+                },
+                "--passes: 'three'",
+            ),
+            (
+                Args {
+                    runtime: Some("soon".into()),
+                    ..args()
+                },
+                "--runtime: 'soon' is not a duration",
+            ),
+            (
+                Args {
+                    size: Some("big".into()),
+                    ..args()
+                },
+                "--size: 'big' is not a size",
+            ),
+            (
+                Args {
+                    control_size: Some("huge".into()),
+                    ..args()
+                },
+                "--control-size: 'huge'",
+            ),
+            (
+                Args {
+                    skip: Some("gpu".into()),
+                    ..args()
+                },
+                "--skip: unknown group 'gpu'",
+            ),
+        ];
+        for (a, expected) in cases {
+            let e = parse_flags(&a).unwrap_err();
+            assert_eq!(crate::error::exit_code(&e), 2);
+            assert!(e.to_string().starts_with(expected), "{e}");
+            assert!(!e.to_string().contains('\n'));
+        }
+        let e = OutputFormat::parse("xml").unwrap_err();
+        assert_eq!(crate::error::exit_code(&e), 2);
+    }
+
+    #[test]
+    fn output_names() {
+        assert_eq!(
+            default_output_name(Some("web 1/a"), "2026-11-30T06:49:50Z"),
+            "candor-web_1_a-20261130T064950Z.json"
+        );
+        assert_eq!(
+            default_output_name(None, "2026-01-02T03:04:05Z"),
+            "candor-host-20260102T030405Z.json"
+        );
+    }
 }

@@ -14,7 +14,8 @@ pub struct OsFacts {
     pub kernel: Option<String>,
     pub os_release: Option<String>,
     pub clocksource: Option<String>,
-    /// The container manager if one was detected (`docker`, `podman`, `lxc`, ...).
+    /// The container manager if one was detected, with the file that said so
+    /// (`docker (/.dockerenv)`): an image built with Docker keeps that file.
     pub container: Option<String>,
 }
 
@@ -78,13 +79,13 @@ fn unquote(value: &str) -> String {
 /// (systemd's detect-virt --container reads the same ones).
 fn detect_container() -> Option<String> {
     if let Some(c) = read_trimmed(Path::new("/run/systemd/container")) {
-        return Some(c);
+        return Some(format!("{c} (/run/systemd/container)"));
     }
     if Path::new("/run/.containerenv").exists() {
-        return Some("podman".into());
+        return Some("podman (/run/.containerenv)".into());
     }
     if Path::new("/.dockerenv").exists() {
-        return Some("docker".into());
+        return Some("docker (/.dockerenv)".into());
     }
     None
 }
