@@ -309,3 +309,42 @@ fn bad_flags_exit_2_with_one_line() {
     assert!(!out.exists());
     assert!(leftovers(dir.path()).is_empty());
 }
+
+#[test]
+fn resume_refuses_another_hosts_run_and_a_run_without_plan() {
+    use candor::battery::plan::{Environment, Overrides};
+    use candor::battery::{Plan, Preset};
+    let dir = workdir();
+    let env = Environment {
+        dir: dir.path().display().to_string(),
+        ram_bytes: Some(1 << 30),
+        free_bytes: Some(1 << 40),
+        ..Environment::default()
+    };
+    let plan = Plan::build(Preset::Quick, &Overrides::default(), &env).unwrap();
+    let mut run = Run::new(vec!["candor".into()]);
+    run.status = RunStatus::Interrupted;
+    run.host.hostname = Some("some-other-host".into());
+    run.plan = Some(serde_json::to_value(&plan).unwrap());
+    let other = dir.path().join("other.json");
+    candor::result::write_run_atomic(&run, &other).unwrap();
+    let assert = candor()
+        .args(["run", "--resume", other.to_str().unwrap()])
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
+    assert!(
+        stderr.contains("made on host 'some-other-host'"),
+        "{stderr}"
+    );
+
+    run.plan = None;
+    let bare = dir.path().join("bare.json");
+    candor::result::write_run_atomic(&run, &bare).unwrap();
+    let assert = candor()
+        .args(["run", "--resume", bare.to_str().unwrap()])
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
+    assert!(stderr.contains("no battery plan"), "{stderr}");
+}

@@ -8,6 +8,7 @@
 use crate::battery::plan::{Environment, Overrides};
 use crate::battery::runner::{self, Outcome};
 use crate::battery::{groups, ControlRequest, Plan, Preset};
+use crate::disk::TestDir;
 use crate::error::usage;
 use crate::result::{read_run, write_run_atomic, Run, RunStatus};
 use crate::units::{parse_duration, parse_size};
@@ -169,11 +170,10 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
         .map(OutputFormat::parse)
         .transpose()?
         .unwrap_or(OutputFormat::Text);
-    let (plan, mut run, output, dir) = match &args.resume {
+    let (plan, mut run, output, test_dir) = match &args.resume {
         Some(file) => resume(&args, file)?,
         None => start(&args)?,
     };
-    let test_dir = crate::disk::TestDir::open(&dir)?;
     let mut backend = crate::battery::engines::Engines::new(test_dir);
     let mut progress = crate::battery::progress::Progress::for_terminal(args.quiet);
     let steal = crate::host::steal::StealSampler::start();
@@ -214,13 +214,13 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
 }
 
 /// A new battery: flags, host facts, plan, an empty Run.
-fn start(args: &Args) -> anyhow::Result<(Plan, Run, PathBuf, PathBuf)> {
+fn start(args: &Args) -> anyhow::Result<(Plan, Run, PathBuf, TestDir)> {
     let (preset, flags) = parse_flags(args)?;
     let dir = args
         .dir
         .clone()
         .unwrap_or_else(|| PathBuf::from("/var/tmp"));
-    let test_dir = crate::disk::TestDir::open(&dir)?;
+    let test_dir = TestDir::open(&dir)?;
     let host = crate::host::collect(Some(test_dir.path()));
     let env = Environment {
         dir: test_dir.path().display().to_string(),
@@ -262,11 +262,11 @@ fn start(args: &Args) -> anyhow::Result<(Plan, Run, PathBuf, PathBuf)> {
             skipped.reason
         ));
     }
-    Ok((plan, run, output, dir))
+    Ok((plan, run, output, test_dir))
 }
 
 /// An interrupted battery: its Run, its plan, the same file.
-fn resume(args: &Args, file: &Path) -> anyhow::Result<(Plan, Run, PathBuf, PathBuf)> {
+fn resume(args: &Args, file: &Path) -> anyhow::Result<(Plan, Run, PathBuf, TestDir)> {
     let given: Vec<&str> = [
         ("--preset", args.preset.is_some()),
         ("--dir", args.dir.is_some()),
@@ -316,8 +316,19 @@ fn resume(args: &Args, file: &Path) -> anyhow::Result<(Plan, Run, PathBuf, PathB
         plan.steps().len() - runner::steps_left(&plan, &run),
         plan.steps().len()
     ));
-    let dir = PathBuf::from(&plan.dir);
-    Ok((plan, run, file.to_path_buf(), dir))
+    let here = rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .to_string();
+    if let Some(there) = run.host.hostname.as_deref().filter(|h| *h != here) {
+        return Err(usage(format!(
+            "--resume {}: this Run was made on host '{there}', this is '{here}': one Run holds one host",
+            file.display()
+        )));
+    }
+    let test_dir = TestDir::open(Path::new(&plan.dir))
+        .with_context(|| format!("--resume {}: the Run's test directory", file.display()))?;
+    Ok((plan, run, file.to_path_buf(), test_dir))
 }
 
 /// `candor-<hostname>-<20261130T064950Z>.json`, with the hostname made safe for a file name.
