@@ -23,9 +23,10 @@ use std::time::Duration;
 const MIB: u64 = 1 << 20;
 const GIB: u64 = 1 << 30;
 
-/// The smallest control file `auto` will make: smaller files are cached by
-/// almost any host, and the comparison would prove nothing. A user's
-/// explicit `--control-size` may go below it (tests, tiny disks).
+/// The smallest control file `auto` will make ("never less than a few GiB":
+/// a small control file excludes only small caches, so the comparison would
+/// prove little). A user's explicit `--control-size` may go below it (tests,
+/// tiny disks).
 pub const MIN_CONTROL: u64 = 4 * GIB;
 
 /// The most passes accepted (each one repeats the whole battery).
@@ -142,8 +143,9 @@ impl Step {
 }
 
 /// The sizing rule, as stored in the plan.
-pub const CONTROL_RULE: &str = "auto: at least 2x RAM (a file that large cannot sit in the guest's page cache), \
-at least 4 GiB and 2x the main file, bounded by free space minus the main file and the safety margin";
+pub const CONTROL_RULE: &str = "auto: at least 2x this machine's RAM, at least 4 GiB and 2x the main file, \
+bounded by free space minus the main file and the safety margin. A drop on the control file is evidence \
+of a cache; equal results exclude only caches smaller than the control file";
 
 /// The control file's size, or why there is none (Ok(None, reason)).
 /// An explicit size that cannot work is the user's error (Err).
@@ -179,9 +181,10 @@ pub fn control_size(
             }
             let note = ram.filter(|r| size < 2 * r).map(|r| {
                 format!(
-                    "--control-size {} is less than 2x RAM ({}): the control file may fit in the guest's page cache",
+                    "--control-size {} is less than 2x RAM ({}): the control series excludes only caches smaller than {}",
                     fmt_bytes(size),
-                    fmt_bytes(2 * r)
+                    fmt_bytes(2 * r),
+                    fmt_bytes(size)
                 )
             });
             Ok(ControlDecision {
