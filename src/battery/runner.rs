@@ -110,7 +110,7 @@ pub fn execute(
     }
     if let Outcome::Interrupted(i) = &outcome {
         run.notes.push(format!(
-            "{i}: {} of {} measurements done; `candor run --resume {}` carries on",
+            "{i}: {} of {} steps done; `candor run --resume {}` carries on",
             plan.steps().len() - steps_left(plan, run),
             plan.steps().len(),
             output.display()
@@ -476,7 +476,7 @@ mod tests {
         assert!(saved
             .notes
             .iter()
-            .any(|n| n.contains("5 of 14 measurements done")));
+            .any(|n| n.contains("5 of 14 steps done")));
         // Resume: only the 9 missing steps run, the Run ends complete.
         let mut resumed = saved;
         let mut fake = Fake::default();

@@ -311,7 +311,7 @@ fn resume(args: &Args, file: &Path) -> anyhow::Result<(Plan, Run, PathBuf, TestD
             ))
         })?;
     run.notes.push(format!(
-        "resumed at {} with {} of {} measurements done",
+        "resumed at {} with {} of {} steps done",
         crate::units::now_rfc3339(),
         plan.steps().len() - runner::steps_left(&plan, &run),
         plan.steps().len()
