@@ -121,6 +121,16 @@ pub fn parse_runtime(text: &str) -> anyhow::Result<Duration> {
 
 /// Runs one compute subcommand.
 pub fn execute(group: Group, args: ComputeArgs) -> anyhow::Result<()> {
+    execute_with(group, args, &|options| group.run(options))
+}
+
+/// Runs one compute subcommand with `run` in place of the group's default
+/// (for flags only one subcommand has, such as `memory --stream-size`).
+pub fn execute_with(
+    group: Group,
+    args: ComputeArgs,
+    run_group: &dyn Fn(&ComputeOptions) -> anyhow::Result<Vec<ComputeMeasurement>>,
+) -> anyhow::Result<()> {
     let threads = match &args.threads {
         Some(t) => parse_threads(t)?,
         None => Threads::All,
@@ -159,7 +169,7 @@ pub fn execute(group: Group, args: ComputeArgs) -> anyhow::Result<()> {
         "threads": threads.counts(),
         "runtime_ns": runtime.as_nanos() as u64,
     }));
-    let measurements = group.run(&options)?;
+    let measurements = run_group(&options)?;
     let text = render_text(group.name(), &measurements);
     run.measurements = measurements.into_iter().map(|m| group.wrap(m)).collect();
     run.status = RunStatus::Complete;
@@ -217,6 +227,15 @@ pub fn fmt_headline(m: &ComputeMeasurement) -> String {
     }
 }
 
+/// A rate for people: thousands separators from 1000 up, three significant digits below.
+fn fmt_rate(v: f64) -> String {
+    if v.abs() >= 1000.0 {
+        fmt_count(v)
+    } else {
+        sig3(v)
+    }
+}
+
 /// A short table per test: one row per thread count, then the notes.
 pub fn render_text(group: &str, measurements: &[ComputeMeasurement]) -> String {
     let mut out = String::new();
@@ -256,9 +275,9 @@ pub fn render_text(group: &str, measurements: &[ComputeMeasurement]) -> String {
                         1e6
                     };
                     if m.per_thread.len() == 1 {
-                        sig3(lo / scale)
+                        fmt_rate(lo / scale)
                     } else {
-                        format!("{}..{}", sig3(lo / scale), sig3(hi / scale))
+                        format!("{}..{}", fmt_rate(lo / scale), fmt_rate(hi / scale))
                     }
                 }
                 _ => "-".into(),

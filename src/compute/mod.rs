@@ -84,8 +84,17 @@ pub fn run_cpu(options: &ComputeOptions) -> anyhow::Result<Vec<ComputeMeasuremen
 
 /// Memory: sysbench-compatible 1 MiB blocks (cache) and STREAM-style RAM bandwidth.
 pub fn run_memory(options: &ComputeOptions) -> anyhow::Result<Vec<ComputeMeasurement>> {
+    run_memory_with(options, None)
+}
+
+/// `run_memory` with the STREAM array size (bytes per array) chosen by the
+/// caller instead of adapted to the machine.
+pub fn run_memory_with(
+    options: &ComputeOptions,
+    stream_array_bytes: Option<u64>,
+) -> anyhow::Result<Vec<ComputeMeasurement>> {
     let mut out = memory::run(options)?;
-    out.extend(stream::run(options)?);
+    out.extend(stream::run(options, stream_array_bytes)?);
     with_scaling_notes(Ok(out))
 }
 

@@ -181,9 +181,52 @@ pub fn array_bytes(llc: Option<u64>, available: Option<u64>) -> (u64, Option<Str
     (got, Some(note))
 }
 
-pub fn run(options: &ComputeOptions) -> anyhow::Result<Vec<ComputeMeasurement>> {
+/// Bytes per array asked for by the user (`candor memory --stream-size`):
+/// refused when three arrays do not fit in available memory; a note when
+/// they are not 4x the LLC.
+pub fn chosen_array_bytes(
+    asked: u64,
+    llc: Option<u64>,
+    available: Option<u64>,
+) -> anyhow::Result<(u64, Option<String>)> {
+    let bytes = asked / 64 * 64;
+    if bytes == 0 {
+        return Err(crate::error::usage(format!(
+            "--stream-size {asked}: at least 64 bytes"
+        )));
+    }
+    if let Some(a) = available {
+        if bytes.saturating_mul(3) > a / 10 * 9 {
+            return Err(crate::error::usage(format!(
+                "--stream-size {}: three arrays need {}, but only {} of memory is available",
+                crate::units::fmt_bytes(bytes),
+                crate::units::fmt_bytes(bytes.saturating_mul(3)),
+                crate::units::fmt_bytes(a)
+            )));
+        }
+    }
+    let note = match llc {
+        Some(l) if bytes < 4 * l => Some(format!(
+            "arrays of {} set by --stream-size: {:.1}x the LLC of {}, so part of this figure may be cache",
+            crate::units::fmt_bytes(bytes),
+            bytes as f64 / l as f64,
+            crate::units::fmt_bytes(l)
+        )),
+        _ => None,
+    };
+    Ok((bytes, note))
+}
+
+/// Runs the four kernels; `asked` overrides the array size (bytes per array).
+pub fn run(
+    options: &ComputeOptions,
+    asked: Option<u64>,
+) -> anyhow::Result<Vec<ComputeMeasurement>> {
     let llc = llc_bytes();
-    let (bytes, size_note) = array_bytes(llc, mem_available());
+    let (bytes, size_note) = match asked {
+        Some(b) => chosen_array_bytes(b, llc, mem_available())?,
+        None => array_bytes(llc, mem_available()),
+    };
     let elements = (bytes / 8) as usize;
     let mut out = Vec::new();
     for kernel in Kernel::ALL {
