@@ -5,7 +5,8 @@
 use assert_cmd::Command;
 use candor::compute::{
     aes256_cbc_decrypt, aes256_cbc_encrypt, aes256_gcm_seal, corpus, count_primes, lzma_round_trip,
-    sha256, sysbench_read_block, sysbench_write_block, zstd_round_trip, Kernel, StreamArrays,
+    sha256, sysbench_read_block, sysbench_write_block, written_block_xor, zstd_round_trip, Kernel,
+    StreamArrays,
 };
 
 fn hex(text: &str) -> Vec<u8> {
@@ -78,9 +79,11 @@ fn sha_256_vectors() {
 
 #[test]
 fn memory_kernels_verify() {
-    let mut block = vec![0i32; 256 << 10];
-    sysbench_write_block(&mut block, 3);
-    assert_eq!(sysbench_read_block(&block), 3 * (256 << 10));
+    let mut block = vec![0u64; 128 << 10];
+    sysbench_write_block(&mut block);
+    assert_eq!(block[0], 128 << 10);
+    assert_eq!(*block.last().unwrap(), 1);
+    assert_eq!(sysbench_read_block(&block), written_block_xor(128 << 10));
     for kernel in Kernel::ALL {
         let mut s = StreamArrays::new(4099);
         s.a.fill(1.0);

@@ -1,13 +1,14 @@
 //! sysbench-compatible memory test: each thread writes (or reads) its own
-//! 1 MiB block over and over, 4-byte integers one at a time, like sysbench
-//! 1.0's `memory_execute_event` (src/tests/memory/sb_memory.c, sequential
-//! access; `volatile int tmp` is the value written or the sink read into).
+//! 1 MiB block over and over, one 8-byte word at a time, like sysbench
+//! 1.0.20's `event_seq_write` / `event_seq_read` (src/tests/memory/sb_memory.c:
+//! `ck_pr_store_64(buf, end - buf)` and `ck_pr_load_64(buf)` on size_t words,
+//! which the compiler may neither vectorize nor drop; volatile here).
 //!
 //! A 1 MiB block fits in every server CPU's L2 or L3 cache, so this measures
 //! the cache, not RAM. It exists so that old `sysbench memory
 //! --memory-block-size=1M` tables can be put next to ours; the RAM figure is
 //! `stream.rs`. Each thread has its own block (sysbench `--memory-scope=local`);
-//! sysbench's default `global` scope makes all threads write one shared block,
+//! sysbench's default `global` scope makes all threads use one shared block,
 //! so its multi-thread write figure also measures cache-line ping-pong.
 
 use super::runner::{measurement, params, run_timed, Headline};
@@ -18,31 +19,39 @@ use std::ptr::{read_volatile, write_volatile};
 /// sysbench's `--memory-block-size` that this test mirrors.
 pub const BLOCK: usize = 1 << 20;
 
-/// One sysbench write event: store `value` into every 4-byte integer of the
-/// block, one at a time. Volatile, so the compiler neither vectorizes nor drops
-/// it (sysbench reads its `volatile int tmp` in every iteration to the same end).
-pub fn sysbench_write_block(block: &mut [i32], value: i32) {
-    let tmp = value;
-    for slot in block.iter_mut() {
-        // SAFETY: both pointers come from valid references.
-        unsafe { write_volatile(slot, read_volatile(&tmp)) };
+/// One sysbench write event: word i of n gets n - i (sysbench's `end - buf`),
+/// one volatile 8-byte store at a time.
+pub fn sysbench_write_block(block: &mut [u64]) {
+    let n = block.len() as u64;
+    for (i, slot) in block.iter_mut().enumerate() {
+        // SAFETY: the pointer comes from a valid reference.
+        unsafe { write_volatile(slot, n - i as u64) };
     }
 }
 
-/// One sysbench read event: load every 4-byte integer of the block, one at a
-/// time, into a volatile sink. Returns the sum (for tests; sysbench returns nothing).
-pub fn sysbench_read_block(block: &[i32]) -> i64 {
-    let mut tmp: i32 = 0;
-    let mut sum: i64 = 0;
-    for slot in block.iter() {
-        // SAFETY: both pointers come from valid references.
-        unsafe {
-            let v = read_volatile(slot);
-            write_volatile(&mut tmp, v);
-            sum = sum.wrapping_add(v as i64);
+/// One sysbench read event: one volatile 8-byte load per word. sysbench
+/// discards the values; we fold them into four independent XOR accumulators
+/// (one ALU op per load, no dependency chain that would slow the loads) so a
+/// test can check every word was read.
+pub fn sysbench_read_block(block: &[u64]) -> u64 {
+    let mut acc = [0u64; 4];
+    let mut chunks = block.chunks_exact(4);
+    for c in &mut chunks {
+        for (a, slot) in acc.iter_mut().zip(c) {
+            // SAFETY: the pointer comes from a valid reference.
+            *a ^= unsafe { read_volatile(slot) };
         }
     }
-    sum
+    for slot in chunks.remainder() {
+        // SAFETY: as above.
+        acc[0] ^= unsafe { read_volatile(slot) };
+    }
+    acc[0] ^ acc[1] ^ acc[2] ^ acc[3]
+}
+
+/// What `sysbench_read_block` returns for a block `sysbench_write_block` wrote.
+pub fn written_block_xor(words: usize) -> u64 {
+    (1..=words as u64).fold(0, |x, v| x ^ v)
 }
 
 pub fn run(options: &ComputeOptions) -> anyhow::Result<Vec<ComputeMeasurement>> {
@@ -50,19 +59,18 @@ pub fn run(options: &ComputeOptions) -> anyhow::Result<Vec<ComputeMeasurement>> 
     for oper in ["write", "read"] {
         for threads in options.threads.counts() {
             crate::cancel::check()?;
-            let timed = run_timed(threads, options.runtime, |thread| {
-                let mut block = vec![0i32; BLOCK / 4];
-                let value = thread as i32 + 1;
-                sysbench_write_block(&mut block, value);
-                let expected = value as i64 * block.len() as i64;
+            let timed = run_timed(threads, options.runtime, |_| {
+                let mut block = vec![0u64; BLOCK / 8];
+                sysbench_write_block(&mut block);
+                let expected = written_block_xor(block.len());
                 Ok(move || {
                     if oper == "write" {
-                        sysbench_write_block(&mut block, value);
+                        sysbench_write_block(&mut block);
                     } else {
-                        let sum = sysbench_read_block(&block);
+                        let x = sysbench_read_block(&block);
                         anyhow::ensure!(
-                            sum == expected,
-                            "memory read back {sum}, expected {expected}"
+                            x == expected,
+                            "memory read back {x:#x}, expected {expected:#x}"
                         );
                     }
                     Ok(1)
@@ -81,7 +89,7 @@ pub fn run(options: &ComputeOptions) -> anyhow::Result<Vec<ComputeMeasurement>> 
                 Headline::Bytes,
                 BLOCK as f64,
                 vec![
-                    format!("sysbench 1.0 `memory` arithmetic: 1 MiB block per thread, 4-byte {oper}s; comparable with `sysbench memory --memory-block-size=1M --memory-oper={oper} --memory-scope=local`"),
+                    format!("sysbench 1.0 `memory` arithmetic: 1 MiB block per thread, 8-byte {oper}s; comparable with `sysbench memory --memory-block-size=1M --memory-oper={oper} --memory-scope=local`"),
                     "CPU cache bandwidth, NOT RAM: a 1 MiB block stays in L2/L3; see the stream-* tests for RAM".into(),
                 ],
             ));
@@ -96,11 +104,11 @@ mod tests {
 
     #[test]
     fn write_then_read_back() {
-        let mut block = vec![0i32; 1024];
-        sysbench_write_block(&mut block, 7);
-        assert!(block.iter().all(|&v| v == 7));
-        assert_eq!(sysbench_read_block(&block), 7 * 1024);
-        block[5] = 0;
-        assert_eq!(sysbench_read_block(&block), 7 * 1023);
+        let mut block = vec![0u64; 1027];
+        sysbench_write_block(&mut block);
+        assert!(block.iter().enumerate().all(|(i, &v)| v == 1027 - i as u64));
+        assert_eq!(sysbench_read_block(&block), written_block_xor(1027));
+        block[5] ^= 1 << 40;
+        assert_ne!(sysbench_read_block(&block), written_block_xor(1027));
     }
 }

@@ -23,7 +23,7 @@ mod stream;
 pub use compress::{lzma_round_trip, zstd_round_trip};
 pub use corpus::corpus;
 pub use crypto::{aes256_cbc_decrypt, aes256_cbc_encrypt, aes256_gcm_seal, sha256};
-pub use memory::{sysbench_read_block, sysbench_write_block};
+pub use memory::{sysbench_read_block, sysbench_write_block, written_block_xor};
 pub use primes::count_primes;
 pub use stream::{Kernel, StreamArrays};
 
