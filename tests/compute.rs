@@ -283,3 +283,23 @@ fn bad_flags_exit_2_with_one_line() {
     let output = candor().args(["cpu", "--bogus"]).output().unwrap();
     assert_eq!(output.status.code(), Some(2));
 }
+
+#[test]
+fn ctrl_c_stops_a_long_test_quickly() {
+    let bin = assert_cmd::cargo::cargo_bin("candor");
+    let child = std::process::Command::new(bin)
+        .args(["cpu", "--runtime", "60s", "--threads", "1"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let start = std::time::Instant::now();
+    // SAFETY: sending a signal to our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let output = child.wait_with_output().unwrap();
+    assert!(start.elapsed().as_secs() < 5, "took {:?}", start.elapsed());
+    assert_eq!(output.status.code(), Some(130));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("interrupted by SIGINT"), "{stderr}");
+}
