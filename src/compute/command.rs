@@ -17,7 +17,8 @@ pub struct ComputeArgs {
     /// thread, then all threads, as separate measurements.
     #[arg(long, value_name = "N|all")]
     pub threads: Option<String>,
-    /// Measured time per test and thread count (500ms, 5s, 1m).
+    /// Measured time per test and thread count (500ms, 5s, 1m). Default: 5s
+    /// for `cpu`, 3s for the other groups.
     #[arg(long, value_name = "DUR")]
     pub runtime: Option<String>,
     /// What to print on stdout: `text` (a table per test) or `json` (the Run).
