@@ -12,7 +12,6 @@
 pub mod command;
 mod compress;
 mod corpus;
-pub mod cpu_sample;
 mod crypto;
 mod memory;
 mod os;

@@ -1,10 +1,11 @@
 //! The timed loop every compute test shares: N threads prepare their work,
 //! start together at a barrier, repeat one unit of work until the runtime is
 //! over (or Ctrl-C), and report how many units (events, bytes, operations)
-//! each did in how long. CPU use and steal are sampled around the interval.
+//! each did in how long. CPU use and steal are sampled around the interval
+//! (with the disk engine's `CpuSnapshot`, so both kinds of test mean the same).
 //! Then `measurement` turns that into a `ComputeMeasurement`.
 
-use super::cpu_sample::CpuSample;
+use crate::disk::cpu_usage::CpuSnapshot;
 use crate::result::{ComputeMeasurement, ComputeSpec, CpuUse};
 use std::collections::BTreeMap;
 use std::sync::Barrier;
@@ -87,14 +88,14 @@ where
             .collect();
         barrier.wait();
         started_at = crate::units::now_rfc3339();
-        let before = CpuSample::now();
+        let before = CpuSnapshot::now();
         for handle in handles {
             outcomes.push(match handle.join() {
                 Ok(outcome) => outcome,
                 Err(_) => Err(anyhow::anyhow!("a benchmark thread panicked")),
             });
         }
-        cpu = CpuSample::now().use_since(&before);
+        cpu = before.until(&CpuSnapshot::now());
     });
     crate::cancel::check()?;
     let totals = outcomes.into_iter().collect::<anyhow::Result<Vec<_>>>()?;
