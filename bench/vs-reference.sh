@@ -13,12 +13,14 @@
 #
 # Usage: bench/vs-reference.sh            (PAIRS=5 RUNTIME=5 by default)
 #        PAIRS=3 RUNTIME=3 CANDOR=target/release/candor bench/vs-reference.sh
+#        ONLY=cpu1,cpuN,mem,crypto,lzma bench/vs-reference.sh   (a subset)
 # Needs: a release build of candor, sysbench, openssl, 7z (p7zip-full), python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CANDOR="${CANDOR:-target/release/candor}"
 export PAIRS="${PAIRS:-5}"
 export RUNTIME="${RUNTIME:-5}"
+export ONLY="${ONLY:-cpu1,cpuN,mem,crypto,lzma}"
 for tool in "$CANDOR" sysbench openssl 7z python3; do
     command -v "$tool" >/dev/null 2>&1 || [ -x "$tool" ] || {
         echo "vs-reference: '$tool' not found (build with 'cargo build --release'; apt-get install sysbench p7zip-full)" >&2
@@ -29,6 +31,7 @@ exec python3 - <<'PY'
 import json, os, re, statistics, subprocess, time
 
 CANDOR, PAIRS, RT = os.environ["CANDOR"], int(os.environ["PAIRS"]), os.environ["RUNTIME"]
+ONLY = os.environ["ONLY"].split(",")
 NCPU = os.cpu_count()
 
 def timed(cmd):
@@ -87,6 +90,8 @@ for i in range(PAIRS):
         "lzma": [lambda: candor("compress", 1), sevenzip],
     }
     for key, pair in steps.items():
+        if key not in ONLY:
+            continue
         got = [None, None]
         for which in order:
             got[which] = pair[which]()
