@@ -138,6 +138,14 @@ pub fn measurement(
             super::online_cpus()
         ));
     }
+    // Tests with events or bytes keep their threads busy: a thread that got
+    // much less than a whole CPU was held back by something else.
+    let share = (timed.cpu.usr_pct + timed.cpu.sys_pct) / threads.max(1) as f64;
+    if headline != Headline::Ops && share < 90.0 {
+        notes.push(format!(
+            "each thread got {share:.0} % of a CPU (usr+sys): other processes or the hypervisor took the rest, so this figure understates the hardware"
+        ));
+    }
     if timed.cpu.steal_pct >= 2.0 {
         notes.push(format!(
             "steal {:.1} % during this test: the hypervisor gave CPU time to others",
