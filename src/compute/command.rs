@@ -214,15 +214,15 @@ pub fn fmt_headline(m: &ComputeMeasurement) -> String {
     if let Some(e) = m.events_per_sec {
         format!("{e:.2} events/s")
     } else if let (Some(o), Some(b)) = (m.ops_per_sec, m.bytes_per_sec) {
-        format!("{} ops/s ({} MB/s)", fmt_count(o), sig3(b / 1e6))
+        format!("{} ops/s ({} MB/s)", fmt_rate(o), fmt_rate(b / 1e6))
     } else if let Some(b) = m.bytes_per_sec {
         format!(
             "{} MB/s ({} MiB/s)",
-            fmt_count(b / 1e6),
-            fmt_count(b / 1048576.0)
+            fmt_rate(b / 1e6),
+            fmt_rate(b / 1048576.0)
         )
     } else if let Some(o) = m.ops_per_sec {
-        format!("{} ops/s", fmt_count(o))
+        format!("{} ops/s", fmt_rate(o))
     } else {
         "-".to_string()
     }
@@ -329,6 +329,33 @@ mod tests {
             let e = parse_threads(bad).unwrap_err();
             assert_eq!(crate::error::exit_code(&e), 2, "{bad}");
         }
+    }
+
+    #[test]
+    fn headline_units() {
+        let mut m = ComputeMeasurement {
+            pass: None,
+            started_at: None,
+            spec: crate::result::ComputeSpec {
+                test: "lzma-compress".into(),
+                threads: 1,
+                runtime_ns: 0,
+                params: Default::default(),
+            },
+            events_per_sec: None,
+            bytes_per_sec: Some(1_770_000.0),
+            ops_per_sec: None,
+            per_thread: vec![1_770_000.0],
+            measured_ns: 1,
+            cpu: Default::default(),
+            notes: vec![],
+        };
+        assert_eq!(fmt_headline(&m), "1.77 MB/s (1.69 MiB/s)");
+        m.bytes_per_sec = Some(36_637_000_000.0);
+        assert_eq!(fmt_headline(&m), "36,637 MB/s (34,940 MiB/s)");
+        m.bytes_per_sec = None;
+        m.events_per_sec = Some(1622.78);
+        assert_eq!(fmt_headline(&m), "1622.78 events/s");
     }
 
     #[test]
