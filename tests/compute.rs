@@ -293,7 +293,28 @@ fn ctrl_c_stops_a_long_test_quickly() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    // Wait until candor's signal thread exists (handlers installed), then
+    // until the measuring thread has started: up to 10 s on a loaded machine.
+    let tasks = format!("/proc/{}/task", child.id());
+    let names = || -> Vec<String> {
+        std::fs::read_dir(&tasks)
+            .map(|d| {
+                d.filter_map(|e| std::fs::read_to_string(e.ok()?.path().join("comm")).ok())
+                    .map(|n| n.trim().to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let waited = std::time::Instant::now();
+    while !(names().iter().any(|n| n == "candor-signals") && names().len() >= 3) {
+        assert!(
+            waited.elapsed().as_secs() < 10,
+            "candor did not start: {:?}",
+            names()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(100));
     let start = std::time::Instant::now();
     // SAFETY: sending a signal to our own child process.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
