@@ -165,7 +165,6 @@ fn passes_and_control_series() {
 }
 
 #[test]
-#[ignore = "INTERIM: needs candor::compute on main"]
 fn compute_group_runs() {
     let dir = workdir();
     let out = dir.path().join("run.json");

@@ -8,6 +8,7 @@ use super::groups::Group;
 use super::plan::Plan;
 use super::profiles::DiskTest;
 use super::runner::Backend;
+use crate::compute::{self, ComputeOptions, Threads};
 use crate::disk::{self, JobSpec, Rw, TestDir, TestFile};
 use crate::result::{ComputeMeasurement, DiskMeasurement, FileRole};
 use anyhow::Context;
@@ -98,28 +99,25 @@ impl Backend for Engines {
         Ok(m)
     }
 
-    fn compute(&mut self, _plan: &Plan, group: Group) -> anyhow::Result<Vec<ComputeMeasurement>> {
-        // INTERIM: candor::compute is not on main yet; `unavailable_groups`
-        // keeps these steps out of every plan until it is.
-        anyhow::bail!("the {} group is not in this build yet", group.as_str())
+    fn compute(&mut self, plan: &Plan, group: Group) -> anyhow::Result<Vec<ComputeMeasurement>> {
+        let options = ComputeOptions {
+            threads: Threads::All,
+            runtime: plan.compute_runtime(),
+        };
+        match group {
+            Group::Cpu => compute::run_cpu(&options),
+            Group::Memory => compute::run_memory(&options),
+            Group::Crypto => compute::run_crypto(&options),
+            Group::Compress => compute::run_compress(&options),
+            Group::Os => compute::run_os(&options),
+            Group::Disk | Group::Control => {
+                anyhow::bail!("{} is not a compute group", group.as_str())
+            }
+        }
     }
 
     fn release(&mut self, role: FileRole) {
         // Dropping the TestFile removes it.
         *self.slot(role) = None;
     }
-}
-
-/// Groups this build cannot run, with the reason (goes into the plan).
-pub fn unavailable_groups() -> Vec<(Group, String)> {
-    // INTERIM until candor::compute is on main.
-    Group::COMPUTE
-        .iter()
-        .map(|g| {
-            (
-                *g,
-                "the compute kernels are not in this build yet".to_string(),
-            )
-        })
-        .collect()
 }

@@ -512,14 +512,11 @@ impl Plan {
         match step {
             Step::Disk { .. } => self.ramp() + self.runtime() + self.pause(),
             Step::Compute { group, .. } => {
-                let tests = match group {
-                    Group::Cpu => 2,
-                    Group::Memory => 6,
-                    Group::Crypto => 4,
-                    Group::Compress => 4,
-                    _ => 4,
-                };
-                self.compute_runtime() * tests
+                let tests = crate::compute::planned_measurements(
+                    group.as_str(),
+                    crate::compute::Threads::All,
+                );
+                self.compute_runtime() * tests.max(1) as u32
             }
         }
     }

@@ -473,10 +473,7 @@ mod tests {
         let saved = read_run(&out).unwrap();
         assert_eq!(saved.status, RunStatus::Interrupted);
         assert_eq!(saved.measurements.len(), 5);
-        assert!(saved
-            .notes
-            .iter()
-            .any(|n| n.contains("5 of 14 steps done")));
+        assert!(saved.notes.iter().any(|n| n.contains("5 of 14 steps done")));
         // Resume: only the 9 missing steps run, the Run ends complete.
         let mut resumed = saved;
         let mut fake = Fake::default();

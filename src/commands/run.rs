@@ -227,7 +227,7 @@ fn start(args: &Args) -> anyhow::Result<(Plan, Run, PathBuf, TestDir)> {
         ram_bytes: host.mem_total_bytes,
         free_bytes: Some(test_dir.free_bytes()),
         margin_bytes: crate::disk::space_margin(test_dir.total_bytes()),
-        unavailable: crate::battery::engines::unavailable_groups(),
+        unavailable: Vec::new(),
         seed: random_seed(),
     };
     let plan = Plan::build(preset, &flags, &env).map_err(usage)?;
@@ -248,7 +248,7 @@ fn start(args: &Args) -> anyhow::Result<(Plan, Run, PathBuf, TestDir)> {
     let mut run = Run::new(std::env::args().collect());
     run.label = args.label.clone();
     run.host = host;
-    // INTERIM: crate::compute::library_versions() goes here once it is on main.
+    run.tool.libraries = crate::compute::library_versions();
     run.plan = Some(serde_json::to_value(&plan)?);
     run.notes
         .extend(test_dir.warnings().iter().map(|w| w.to_string()));
