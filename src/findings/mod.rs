@@ -1,1 +1,119 @@
-//! (in progress)
+//! Findings: what a Run's numbers mean and what they do not prove.
+//!
+//! Every finding is a pure function of one Run (or of several Runs, for the
+//! cross-host ones): no I/O, no clock, no host access. So a finding can be
+//! recomputed on any Run, old or imported (`candor analyze`), and tested on
+//! synthetic Runs. One file per family; `catalogue.rs` is the registry of
+//! stable ids with the long explanations that `candor explain` prints.
+//!
+//! The rule that runs through all of them: a check whose evidence is missing
+//! (no control series, one pass only, no per-second series) yields a finding
+//! with status `not-checked`, never silence that a reader could take for "ok".
+//! A check that had its evidence and found nothing emits nothing.
+
+mod apps;
+mod cache;
+pub mod caps;
+mod catalogue;
+mod claims;
+mod cross;
+mod file;
+mod host;
+mod limiter;
+pub mod metrics;
+mod round;
+mod series;
+mod stability;
+#[cfg(test)]
+pub(crate) mod synth;
+
+pub use catalogue::{catalogue, info, FindingInfo};
+pub use claims::{claims, Claims};
+
+use crate::result::{Finding, FindingStatus, Run, Severity};
+use serde_json::Value;
+
+/// Every single-run finding of `run`, then the application translation and,
+/// last, the `claims` finding (can claim / cannot claim) built from them.
+pub fn analyze(run: &Run) -> Vec<Finding> {
+    let mut findings = analyze_checks(run);
+    let c = claims::from_findings(run, &findings);
+    findings.push(claims::as_finding(&c));
+    findings
+}
+
+/// The checks alone, without the `claims` summary.
+pub(crate) fn analyze_checks(run: &Run) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let has_disk = run.disk().next().is_some();
+    if has_disk {
+        out.extend(file::tmpfs(run));
+        out.extend(file::sparse_file(run));
+        out.extend(cache::host_cache(run));
+        out.extend(cache::residency(run));
+        out.extend(limiter::limiter_flat(run));
+        out.extend(limiter::limiter_rw_equal(run));
+        out.extend(limiter::limiter_qd_flat(run));
+        out.extend(round::round_plateau(run));
+        out.extend(caps::caps_finding(run));
+        out.extend(series::burst_cliff(run));
+        out.extend(cache::write_back(run));
+        out.extend(stability::unstable(run));
+        out.extend(series::not_steady(run));
+        out.extend(host::media_unverifiable(run));
+    }
+    out.extend(stability::thread_imbalance(run));
+    out.extend(host::cpu_steal(run));
+    out.extend(host::smt(run));
+    if has_disk {
+        out.extend(apps::application(run));
+    }
+    out
+}
+
+/// Findings across several Runs (one per host): `metric-disagreement`.
+pub fn analyze_many(runs: &[Run]) -> Vec<Finding> {
+    cross::metric_disagreement(runs)
+}
+
+/// A finding whose evidence was there; severity, meaning and what it does
+/// not prove come from the catalogue entry of `id`.
+pub(crate) fn checked(
+    id: &str,
+    subject: Option<String>,
+    verdict: String,
+    evidence: Value,
+) -> Finding {
+    let entry = info(id).unwrap_or_else(|| panic!("finding id {id} is not in the catalogue"));
+    Finding {
+        id: id.to_string(),
+        severity: entry.severity,
+        status: FindingStatus::Checked,
+        subject,
+        verdict,
+        evidence,
+        meaning: entry.meaning.to_string(),
+        not_proven: entry.not_proven.to_string(),
+    }
+}
+
+/// A check that could not be made: `missing` says which evidence was absent.
+pub(crate) fn not_checked(id: &str, verdict: String, missing: &str) -> Finding {
+    let entry = info(id).unwrap_or_else(|| panic!("finding id {id} is not in the catalogue"));
+    Finding {
+        id: id.to_string(),
+        severity: Severity::Info,
+        status: FindingStatus::NotChecked,
+        subject: None,
+        verdict,
+        evidence: serde_json::json!({ "missing": missing }),
+        meaning: entry.meaning.to_string(),
+        not_proven: entry.not_proven.to_string(),
+    }
+}
+
+/// Rounds to `digits` decimals for evidence, so that JSON stays readable.
+pub(crate) fn round_to(value: f64, digits: i32) -> f64 {
+    let f = 10f64.powi(digits);
+    (value * f).round() / f
+}

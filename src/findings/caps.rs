@@ -1,0 +1,332 @@
+//! `caps`: the IOPS and bandwidth limits a sweep over block sizes and queue
+//! depths reveals. A limiter counts operations or bytes, a medium does
+//! neither exactly: equal IOPS at 4 KiB and 8 KiB while MB/s doubles is an
+//! IOPS cap; equal MB/s at different block sizes (IOPS far apart) is a
+//! bandwidth cap. Read and write caps are inferred separately.
+//!
+//! Inference is a pure function of points, so it is tested on synthetic
+//! sweeps; `caps_finding` applies it to a Run.
+
+use super::metrics::{metrics, Dir};
+use super::{checked, not_checked, round_to};
+use crate::result::{FileRole, Finding, Run, Severity};
+use crate::units::{block_label, fmt_count, sig3};
+use serde::Serialize;
+use serde_json::json;
+
+/// Points within this fraction of the top figure sit on the same plateau. A
+/// cgroup or hypervisor limiter delivers its setting within 1-3 % over a
+/// second or two; natural curves are not that flat across block sizes.
+pub const CAP_PLATEAU_TOLERANCE: f64 = 0.05;
+
+/// The spread of the other quantity along a plateau that makes it a cap: for
+/// an IOPS cap, MB/s must differ at least this much between its points (they
+/// used different block sizes and still did the same IOPS), and vice versa.
+pub const CAP_OTHER_SPREAD: f64 = 1.5;
+
+/// candor's CPU use (percent of one CPU) at or above which a point measured
+/// the CPU, not the disk: a CPU-bound plateau is not a cap.
+pub const CPU_BOUND_PCT: f64 = 90.0;
+
+/// A sweep needs this many block sizes in a direction before caps are inferred.
+pub const CAPS_MIN_BLOCK_SIZES: usize = 3;
+
+/// One point of a sweep: one job, one direction (medians over passes).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CapPoint {
+    pub label: String,
+    pub rw: String,
+    pub bs: u64,
+    pub iodepth: u32,
+    pub iops: f64,
+    pub bytes_per_sec: f64,
+    /// candor used a whole CPU: the point is CPU-bound.
+    pub cpu_bound: bool,
+}
+
+/// Inferred caps of one direction; None where none is evident.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DirCaps {
+    pub iops: Option<f64>,
+    pub bytes_per_sec: Option<f64>,
+    pub iops_points: Vec<CapPoint>,
+    pub bytes_points: Vec<CapPoint>,
+}
+
+fn distinct_bs(points: &[&CapPoint]) -> usize {
+    let mut b: Vec<u64> = points.iter().map(|p| p.bs).collect();
+    b.sort_unstable();
+    b.dedup();
+    b.len()
+}
+
+/// The plateau of `value` at the top, if the other quantity varies along it.
+fn plateau(
+    points: &[CapPoint],
+    value: fn(&CapPoint) -> f64,
+    other: fn(&CapPoint) -> f64,
+) -> Option<(f64, Vec<&CapPoint>)> {
+    let top = points.iter().map(value).fold(0.0, f64::max);
+    if top <= 0.0 {
+        return None;
+    }
+    let on: Vec<&CapPoint> = points
+        .iter()
+        .filter(|p| !p.cpu_bound && value(p) >= top * (1.0 - CAP_PLATEAU_TOLERANCE))
+        .collect();
+    if distinct_bs(&on) < 2 {
+        return None;
+    }
+    let lo = on.iter().map(|p| other(p)).fold(f64::INFINITY, f64::min);
+    let hi = on.iter().map(|p| other(p)).fold(0.0, f64::max);
+    if lo <= 0.0 || hi / lo < CAP_OTHER_SPREAD {
+        return None;
+    }
+    let values: Vec<f64> = on.iter().map(|p| value(p)).collect();
+    Some((crate::result::median(&values)?, on))
+}
+
+/// Caps of one direction from its points.
+pub fn infer(points: &[CapPoint]) -> DirCaps {
+    let mut caps = DirCaps::default();
+    if let Some((v, on)) = plateau(points, |p| p.iops, |p| p.bytes_per_sec) {
+        caps.iops = Some(v);
+        caps.iops_points = on.into_iter().cloned().collect();
+    }
+    if let Some((v, on)) = plateau(points, |p| p.bytes_per_sec, |p| p.iops) {
+        caps.bytes_per_sec = Some(v);
+        caps.bytes_points = on.into_iter().cloned().collect();
+    }
+    caps
+}
+
+/// The sweep points of a Run in one direction: main file, one direction only, no fsync.
+pub fn points(run: &Run, dir: Dir) -> Vec<CapPoint> {
+    metrics(run)
+        .into_iter()
+        .filter(|m| m.role == FileRole::Main && m.dir == dir && m.is_plain())
+        .map(|m| {
+            let j = m.job();
+            let cpu = crate::result::median(
+                &m.points
+                    .iter()
+                    .map(|p| p.job.cpu.usr_pct + p.job.cpu.sys_pct)
+                    .collect::<Vec<_>>(),
+            )
+            .unwrap_or(0.0);
+            CapPoint {
+                label: m.label.clone(),
+                rw: j.spec.rw.clone(),
+                bs: j.spec.bs,
+                iodepth: j.spec.iodepth,
+                iops: m.iops_spread().median,
+                bytes_per_sec: m.bps_spread().median,
+                cpu_bound: cpu >= CPU_BOUND_PCT * j.spec.numjobs as f64,
+            }
+        })
+        .collect()
+}
+
+fn describe(dir: &str, c: &DirCaps) -> Vec<String> {
+    let mut parts = Vec::new();
+    if let Some(i) = c.iops {
+        parts.push(format!("{dir} {} IOPS", fmt_count(i)));
+    }
+    if let Some(b) = c.bytes_per_sec {
+        parts.push(format!(
+            "{dir} {} MB/s ({} MiB/s)",
+            sig3(b / 1e6),
+            sig3(b / 1048576.0)
+        ));
+    }
+    parts
+}
+
+fn point_json(p: &CapPoint) -> serde_json::Value {
+    json!({
+        "label": p.label,
+        "rw": p.rw,
+        "bs": p.bs,
+        "iodepth": p.iodepth,
+        "iops": round_to(p.iops, 1),
+        "bytes_per_sec": round_to(p.bytes_per_sec, 0),
+    })
+}
+
+/// The `caps` finding of a sweep; not-checked when the Run holds no sweep.
+pub fn caps_finding(run: &Run) -> Vec<Finding> {
+    let read = points(run, Dir::Read);
+    let write = points(run, Dir::Write);
+    let enough =
+        |p: &[CapPoint]| distinct_bs(&p.iter().collect::<Vec<_>>()) >= CAPS_MIN_BLOCK_SIZES;
+    if !enough(&read) && !enough(&write) {
+        return vec![not_checked(
+            "caps",
+            "no sweep over block sizes: provider IOPS and bandwidth caps were not inferred (run `candor sweep`)".into(),
+            "a sweep over at least 3 block sizes in one direction",
+        )];
+    }
+    let r = if enough(&read) {
+        infer(&read)
+    } else {
+        DirCaps::default()
+    };
+    let w = if enough(&write) {
+        infer(&write)
+    } else {
+        DirCaps::default()
+    };
+    let mut parts = describe("read", &r);
+    parts.extend(describe("write", &w));
+    let any = !parts.is_empty();
+    let tested = |p: &[CapPoint]| {
+        let mut b: Vec<u64> = p.iter().map(|x| x.bs).collect();
+        b.sort_unstable();
+        b.dedup();
+        b.iter()
+            .map(|x| block_label(*x))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let verdict = if any {
+        format!("inferred caps: {}", parts.join(", "))
+    } else {
+        format!(
+            "no cap within the range tested (read {}; write {})",
+            tested(&read),
+            tested(&write)
+        )
+    };
+    let mut f = checked(
+        "caps",
+        None,
+        verdict,
+        json!({
+            "read_iops": r.iops.map(|v| round_to(v, 1)),
+            "write_iops": w.iops.map(|v| round_to(v, 1)),
+            "read_bytes_per_sec": r.bytes_per_sec.map(|v| round_to(v, 0)),
+            "write_bytes_per_sec": w.bytes_per_sec.map(|v| round_to(v, 0)),
+            "read_iops_points": r.iops_points.iter().map(point_json).collect::<Vec<_>>(),
+            "write_iops_points": w.iops_points.iter().map(point_json).collect::<Vec<_>>(),
+            "read_bytes_points": r.bytes_points.iter().map(point_json).collect::<Vec<_>>(),
+            "write_bytes_points": w.bytes_points.iter().map(point_json).collect::<Vec<_>>(),
+            "read_points_tested": read.len(),
+            "write_points_tested": write.len(),
+            "plateau_tolerance": CAP_PLATEAU_TOLERANCE,
+            "threshold_other_spread": CAP_OTHER_SPREAD,
+            "cpu_bound_points": read.iter().chain(write.iter()).filter(|p| p.cpu_bound).map(point_json).collect::<Vec<_>>(),
+        }),
+    );
+    if !any {
+        f.severity = Severity::Info;
+    }
+    vec![f]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::findings::synth::*;
+    use crate::result::FindingStatus;
+
+    const K: u64 = 1024;
+
+    /// What a device with these caps (None = none) and this natural speed would deliver.
+    fn simulated(
+        iops_cap: Option<f64>,
+        bw_cap: Option<f64>,
+        natural: &dyn Fn(u64, u32) -> f64,
+    ) -> Vec<CapPoint> {
+        let mut out = Vec::new();
+        for bs in [4 * K, 8 * K, 64 * K, 1024 * K] {
+            for qd in [1, 32] {
+                let mut iops = natural(bs, qd);
+                if let Some(c) = iops_cap {
+                    iops = iops.min(c);
+                }
+                if let Some(b) = bw_cap {
+                    iops = iops.min(b / bs as f64);
+                }
+                out.push(CapPoint {
+                    label: format!("RND{} Q{qd}T1", block_label(bs)),
+                    rw: "randread".into(),
+                    bs,
+                    iodepth: qd,
+                    iops: iops * 0.99,
+                    bytes_per_sec: iops * 0.99 * bs as f64,
+                    cpu_bound: false,
+                });
+            }
+        }
+        out
+    }
+
+    /// The fio figures of this machine's unthrottled virtio disk (randread, 2 s each).
+    fn this_vm(bs: u64, qd: u32) -> f64 {
+        match (bs / K, qd) {
+            (4, 1) => 17371.0,
+            (4, _) => 83240.0,
+            (8, 1) => 13410.0,
+            (8, _) => 63283.0,
+            (64, 1) => 8434.0,
+            (64, _) => 16385.0,
+            (_, 1) => 1782.0,
+            _ => 896.0,
+        }
+    }
+
+    #[test]
+    fn ten_thousand_iops_and_200_mb() {
+        let natural = |bs: u64, qd: u32| 1e9 / (50_000.0 + bs as f64 / 2.0) * qd as f64;
+        let c = infer(&simulated(Some(10_000.0), Some(200e6), &natural));
+        let iops = c.iops.expect("iops cap");
+        assert!((iops / 9900.0 - 1.0).abs() < 0.01, "{iops}");
+        let bw = c.bytes_per_sec.expect("bandwidth cap");
+        assert!((bw / 198e6 - 1.0).abs() < 0.01, "{bw}");
+        assert!(c.iops_points.iter().all(|p| p.bs <= 8 * K));
+    }
+
+    #[test]
+    fn iops_cap_only_leaves_bandwidth_null() {
+        let natural = |_bs: u64, qd: u32| 20_000.0 * qd as f64;
+        let c = infer(&simulated(Some(2000.0), None, &natural));
+        assert!(c.iops.is_some());
+        assert_eq!(c.bytes_per_sec, None);
+    }
+
+    #[test]
+    fn uncapped_devices_get_no_caps() {
+        let c = infer(&simulated(None, None, &this_vm));
+        assert_eq!(c, DirCaps::default());
+        // Latency grows with block size, depth helps sub-linearly: no flat stretch.
+        let nvme = |bs: u64, qd: u32| (qd as f64).powf(0.7) / (30e-6 + bs as f64 / 1.5e9);
+        assert_eq!(infer(&simulated(None, None, &nvme)), DirCaps::default());
+    }
+
+    #[test]
+    fn cpu_bound_plateau_is_not_a_cap() {
+        let natural = |_bs: u64, _qd: u32| 50_000.0;
+        let mut p = simulated(None, None, &natural);
+        for x in &mut p {
+            x.cpu_bound = true;
+        }
+        assert_eq!(infer(&p), DirCaps::default());
+    }
+
+    #[test]
+    fn finding_on_a_run_and_not_checked_without_sweep() {
+        let mut run = run();
+        run.measurements
+            .push(job(Some("SEQ1M Q8T1"), "read", 1 << 20, 8, 1, 100.0));
+        assert_eq!(caps_finding(&run)[0].status, FindingStatus::NotChecked);
+        for p in simulated(Some(10_000.0), None, &|_, qd| 6000.0 * qd as f64) {
+            run.measurements
+                .push(job(Some(&p.label), "randread", p.bs, p.iodepth, 1, p.iops));
+        }
+        let f = caps_finding(&run);
+        assert_eq!(f[0].status, FindingStatus::Checked);
+        assert!((f[0].evidence["read_iops"].as_f64().unwrap() - 9900.0).abs() < 1.0);
+        assert!(f[0].evidence["write_iops"].is_null());
+        assert!(f[0].evidence["read_bytes_per_sec"].is_null());
+    }
+}
