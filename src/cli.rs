@@ -7,7 +7,12 @@ use clap::{Parser, Subcommand};
 /// compression and OS overhead, then says what the numbers mean and what they
 /// do not prove.
 #[derive(Debug, Parser)]
-#[command(name = "candor", version, propagate_version = true, max_term_width = 100)]
+#[command(
+    name = "candor",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

@@ -35,7 +35,11 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
         runs.push(read_run(path)?);
     }
     let per_run: Vec<Vec<Finding>> = runs.iter().map(analyze).collect();
-    let cross = if runs.len() > 1 { analyze_many(&runs) } else { Vec::new() };
+    let cross = if runs.len() > 1 {
+        analyze_many(&runs)
+    } else {
+        Vec::new()
+    };
 
     if args.write {
         for ((run, findings), path) in runs.iter_mut().zip(&per_run).zip(&args.runs) {
@@ -88,7 +92,7 @@ pub fn evidence_line(e: &serde_json::Value) -> String {
     match e {
         serde_json::Value::Object(map) => map
             .iter()
-            .filter(|(_, v)| !v.is_null() && !(v.is_array() && v.as_array().is_some_and(|a| a.is_empty())))
+            .filter(|(_, v)| !(v.is_null() || v.as_array().is_some_and(|a| a.is_empty())))
             .map(|(k, v)| format!("{k}={v}"))
             .collect::<Vec<_>>()
             .join(", "),
@@ -100,12 +104,21 @@ pub fn evidence_line(e: &serde_json::Value) -> String {
 /// then what was not checked, then the can/cannot-claim sentences.
 pub fn render_text(out: &mut String, findings: &[Finding]) {
     let mut sorted: Vec<&Finding> = findings.iter().filter(|f| f.id != "claims").collect();
-    sorted.sort_by_key(|f| (f.status == FindingStatus::NotChecked, std::cmp::Reverse(f.severity)));
+    sorted.sort_by_key(|f| {
+        (
+            f.status == FindingStatus::NotChecked,
+            std::cmp::Reverse(f.severity),
+        )
+    });
     if sorted.is_empty() {
         let _ = writeln!(out, "no findings");
     }
     for f in sorted {
-        let subject = f.subject.as_deref().map(|s| format!(" [{s}]")).unwrap_or_default();
+        let subject = f
+            .subject
+            .as_deref()
+            .map(|s| format!(" [{s}]"))
+            .unwrap_or_default();
         let _ = writeln!(out, "{:<11} {}{}", tag(f), f.id, subject);
         let _ = writeln!(out, "    {}", f.verdict);
         if f.status == FindingStatus::Checked {

@@ -17,7 +17,12 @@ pub struct Args {
 pub fn execute(args: Args) -> anyhow::Result<()> {
     if args.list {
         for f in catalogue() {
-            println!("{:<20} {:<8} {}", f.id, format!("{:?}", f.severity).to_lowercase(), f.title);
+            println!(
+                "{:<20} {:<8} {}",
+                f.id,
+                format!("{:?}", f.severity).to_lowercase(),
+                f.title
+            );
         }
         return Ok(());
     }
@@ -31,7 +36,12 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
             "unknown finding id '{id}': `candor explain --list` lists them"
         )));
     };
-    println!("{} ({}): {}", f.id, format!("{:?}", f.severity).to_lowercase(), f.title);
+    println!(
+        "{} ({}): {}",
+        f.id,
+        format!("{:?}", f.severity).to_lowercase(),
+        f.title
+    );
     println!();
     println!("{}", wrap(f.explanation, 78));
     println!();

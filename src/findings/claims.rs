@@ -58,12 +58,17 @@ pub fn from_findings(run: &Run, findings: &[Finding]) -> Claims {
         );
     }
 
+    let mut apps_unchecked: Vec<&str> = Vec::new();
     for f in findings {
         let s = subject(f);
         let e = &f.evidence;
         if f.status == FindingStatus::NotChecked {
-            c.cannot
-                .push(format!("Not checked ({}): {}.", f.id, f.verdict));
+            if f.id.starts_with("app-") {
+                apps_unchecked.push(f.id.trim_start_matches("app-"));
+            } else {
+                c.cannot
+                    .push(format!("Not checked ({}): {}.", f.id, f.verdict));
+            }
             continue;
         }
         match f.id.as_str() {
@@ -85,7 +90,8 @@ pub fn from_findings(run: &Run, findings: &[Finding]) -> Claims {
             )),
             "round-plateau" if f.severity >= Severity::Warning => c.cannot.push(format!(
                 "{s}: the figure sits on a round {} {}: probably a configured cap, not the medium.",
-                e["round_value"], e["round_unit"].as_str().unwrap_or("")
+                crate::units::fmt_count(e["round_value"].as_f64().unwrap_or(0.0)),
+                e["round_unit"].as_str().unwrap_or("")
             )),
             "caps" => {
                 if f.severity >= Severity::Warning {
@@ -129,6 +135,12 @@ pub fn from_findings(run: &Run, findings: &[Finding]) -> Claims {
             )),
             _ => {}
         }
+    }
+    if !apps_unchecked.is_empty() {
+        c.cannot.push(format!(
+            "Not checked (application translation: {}): the latency profiles they need (FSYNC4K, RND4K Q1T1, SEQ1M read and write) were not all measured.",
+            apps_unchecked.join(", ")
+        ));
     }
     if has_disk && passes < 2 {
         c.cannot.push(

@@ -107,4 +107,19 @@ mod tests {
         dm(&mut run.measurements[0]).file = None;
         assert_eq!(sparse_file(&run)[0].status, FindingStatus::NotChecked);
     }
+
+    #[test]
+    fn tmpfs_recorded_in_a_run_is_a_refusal() {
+        let mut run = run();
+        assert!(tmpfs(&run).is_empty());
+        run.host.storage = Some(crate::result::StorageFacts {
+            dir: "/tmp".into(),
+            fs_type: Some("tmpfs".into()),
+            ..Default::default()
+        });
+        let f = tmpfs(&run);
+        assert_eq!(f[0].severity, Severity::Refusal);
+        run.host.storage.as_mut().unwrap().fs_type = Some("ext4".into());
+        assert!(tmpfs(&run).is_empty());
+    }
 }

@@ -3,7 +3,7 @@
 //! that buys nothing (`limiter-qd-flat`). A medium varies; a token bucket does not.
 
 use super::metrics::{is_random, metrics, Dir, Metric};
-use super::{checked, not_checked, round_to};
+use super::{checked, not_checked, pct, round_to};
 use crate::result::{FileRole, Finding, Run};
 use crate::units::{fmt_count, sig3};
 use serde_json::json;
@@ -59,10 +59,10 @@ pub fn limiter_flat(run: &Run) -> Vec<Finding> {
                 "limiter-flat",
                 Some(m.subject()),
                 format!(
-                    "{}: {} passes within {} % ({} to {} IOPS): a limiter's setting, not the medium",
+                    "{}: {} passes within {} % ({:.1} to {:.1} IOPS): a limiter's setting, not the medium",
                     m.subject(),
                     s.n,
-                    sig3(spread * 100.0),
+                    pct(spread),
                     s.min,
                     s.max
                 ),
@@ -107,7 +107,7 @@ pub fn limiter_rw_equal(run: &Run) -> Vec<Finding> {
                     r.label,
                     fmt_count(ri),
                     fmt_count(wi),
-                    sig3(diff * 100.0)
+                    pct(diff)
                 ),
                 json!({
                     "read_iops": round_to(ri, 2),
@@ -168,7 +168,7 @@ pub fn limiter_qd_flat(run: &Run) -> Vec<Finding> {
                     sig3(h / 1e6),
                     hi.job().spec.iodepth,
                     sig3(l / 1e6),
-                    sig3(diff * 100.0)
+                    pct(diff)
                 ),
                 json!({
                     "qd1_bytes_per_sec": round_to(l, 0),

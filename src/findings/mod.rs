@@ -117,3 +117,45 @@ pub(crate) fn round_to(value: f64, digits: i32) -> f64 {
     let f = 10f64.powi(digits);
     (value * f).round() / f
 }
+
+/// A percentage with two significant digits, however small: 0.0005 -> "0.0005".
+pub(crate) fn pct(fraction: f64) -> String {
+    let p = fraction * 100.0;
+    if p == 0.0 || !p.is_finite() {
+        return "0".into();
+    }
+    let decimals = (1 - p.abs().log10().floor() as i32).max(0) as usize;
+    format!("{p:.decimals$}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pct_keeps_two_significant_digits() {
+        assert_eq!(pct(0.000005), "0.00050");
+        assert_eq!(pct(0.0334), "3.3");
+        assert_eq!(pct(0.5), "50");
+        assert_eq!(pct(0.0), "0");
+    }
+
+    #[test]
+    fn every_emitted_id_is_catalogued_and_claims_come_last() {
+        let mut run = synth::run();
+        run.measurements.push(synth::job(
+            Some("RND4K Q1T1"),
+            "randread",
+            4096,
+            1,
+            1,
+            9000.0,
+        ));
+        let f = analyze(&run);
+        assert!(f.iter().all(|f| info(&f.id).is_some()));
+        assert_eq!(f.last().unwrap().id, "claims");
+        // No disk, no compute: nothing to say but the claims.
+        let f = analyze(&synth::run());
+        assert!(f.iter().all(|f| f.id == "claims" || f.id == "smt"), "{f:?}");
+    }
+}

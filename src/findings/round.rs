@@ -157,7 +157,11 @@ pub fn round_plateau(run: &Run) -> Vec<Finding> {
                 sig3(bps / 1e6),
                 sig3(bps / 1048576.0),
                 unit,
-                sig3(step),
+                if step >= 1000.0 {
+                    crate::units::fmt_count(step)
+                } else {
+                    sig3(step)
+                },
                 unit,
                 if plateau {
                     ", a plateau: probably a configured cap"
