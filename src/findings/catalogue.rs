@@ -121,10 +121,11 @@ static CATALOGUE: &[FindingInfo] = &[
         severity: Severity::Warning,
         meaning: "the limits the sweep ran into: read and write IOPS caps and bandwidth caps (null where none is evident)",
         not_proven: "whether a cap is configured or is the path's own ceiling: a device whose per-I/O cost dominates also gives equal IOPS at 4 and 8 KiB, and any device has a top bandwidth. Caps above the largest block size and depth tested are not seen",
-        explanation: "`candor sweep` runs random reads and writes at 4 KiB, 8 KiB, 64 KiB and 1 MiB, QD1 and QD32, plus sequential 1 MiB reads at QD1 and QD8. An IOPS cap shows as the top IOPS reached at two or more block sizes (within CAP_PLATEAU_TOLERANCE) while MB/s differs by CAP_OTHER_SPREAD or more along them; a bandwidth cap as the top MB/s reached at two or more block sizes while IOPS differs as much. Points where candor itself used a whole CPU are not evidence. Real case: a plan capped at 10,000 read IOPS, 2,000 write IOPS and 200 MB/s lost to an HDD plan. Evidence fields read_iops, write_iops, read_bytes_per_sec, write_bytes_per_sec (null: no cap evident), with the supporting points.",
+        explanation: "`candor sweep` runs random reads and writes at 4 KiB, 8 KiB, 64 KiB and 1 MiB, QD1 and QD32, plus sequential 1 MiB reads at QD1 and QD8. An IOPS cap shows as the top IOPS reached at two or more block sizes (within CAP_PLATEAU_TOLERANCE) while MB/s differs by CAP_OTHER_SPREAD or more along them, with no point above it by more than CAP_OVERSHOOT and fewer points above it than on it; a bandwidth cap as the top MB/s reached at two or more block sizes while IOPS differs as much. Points where candor itself used a whole CPU are not evidence. Real case: a plan capped at 10,000 read IOPS, 2,000 write IOPS and 200 MB/s lost to an HDD plan. Evidence fields read_iops, write_iops, read_bytes_per_sec, write_bytes_per_sec (null: no cap evident), with the supporting points.",
         thresholds: &[
             ("CAP_PLATEAU_TOLERANCE", caps::CAP_PLATEAU_TOLERANCE),
             ("CAP_OTHER_SPREAD", caps::CAP_OTHER_SPREAD),
+            ("CAP_OVERSHOOT", caps::CAP_OVERSHOOT),
             ("CPU_BOUND_PCT", caps::CPU_BOUND_PCT),
             ("CAPS_MIN_BLOCK_SIZES", caps::CAPS_MIN_BLOCK_SIZES as f64),
         ],
