@@ -4,6 +4,15 @@
 //! IOPS cap; equal MB/s at different block sizes (IOPS far apart) is a
 //! bandwidth cap. Read and write caps are inferred separately.
 //!
+//! Equal IOPS at two block sizes is not enough on its own: on this project's
+//! shared VM an unthrottled sweep gave 48,161 and 47,314 IOPS at 4 and 8 KiB
+//! QD32 (the virtual disk's per-I/O cost), while QD1 did 14,538. A configured
+//! limiter shows one more trait: depth buys nothing once the cap is reached,
+//! so the plateau holds points at two queue depths of one block size (under a
+//! 2,000 IOPS cgroup throttle: 1,979 at QD1 and 2,016 at QD32, 8 KiB). A
+//! plateau without that is reported as a `ceiling` of the path, and the cap
+//! field stays null.
+//!
 //! Inference is a pure function of points, so it is tested on synthetic
 //! sweeps; `caps_finding` applies it to a Run.
 
@@ -55,8 +64,13 @@ pub struct CapPoint {
 pub struct DirCaps {
     pub iops: Option<f64>,
     pub bytes_per_sec: Option<f64>,
+    /// The plateau points behind `iops` (or behind `iops_ceiling`).
     pub iops_points: Vec<CapPoint>,
     pub bytes_points: Vec<CapPoint>,
+    /// A plateau reached only at one depth per block size: the path's ceiling,
+    /// not evidently a configured cap.
+    pub iops_ceiling: Option<f64>,
+    pub bytes_ceiling: Option<f64>,
 }
 
 fn distinct_bs(points: &[&CapPoint]) -> usize {
@@ -78,8 +92,8 @@ fn plateau(
     points: &[CapPoint],
     value: fn(&CapPoint) -> f64,
     other: fn(&CapPoint) -> f64,
-) -> Option<(f64, Vec<&CapPoint>)> {
-    let mut best: Option<(f64, Vec<&CapPoint>)> = None;
+) -> Option<(f64, Vec<&CapPoint>, bool)> {
+    let mut best: Option<(f64, Vec<&CapPoint>, bool)> = None;
     for level in points.iter().filter(|p| !p.cpu_bound).map(value) {
         if level <= 0.0 || best.as_ref().is_some_and(|b| b.0 >= level) {
             continue;
@@ -106,7 +120,10 @@ fn plateau(
         if above.len() >= on.len() || above.iter().any(|v| *v > cap * CAP_OVERSHOOT) {
             continue;
         }
-        best = Some((cap, on));
+        let spans_depth = on
+            .iter()
+            .any(|p| on.iter().any(|q| q.bs == p.bs && q.iodepth != p.iodepth));
+        best = Some((cap, on, spans_depth));
     }
     best
 }
@@ -114,12 +131,20 @@ fn plateau(
 /// Caps of one direction from its points.
 pub fn infer(points: &[CapPoint]) -> DirCaps {
     let mut caps = DirCaps::default();
-    if let Some((v, on)) = plateau(points, |p| p.iops, |p| p.bytes_per_sec) {
-        caps.iops = Some(v);
+    if let Some((v, on, spans_depth)) = plateau(points, |p| p.iops, |p| p.bytes_per_sec) {
+        if spans_depth {
+            caps.iops = Some(v);
+        } else {
+            caps.iops_ceiling = Some(v);
+        }
         caps.iops_points = on.into_iter().cloned().collect();
     }
-    if let Some((v, on)) = plateau(points, |p| p.bytes_per_sec, |p| p.iops) {
-        caps.bytes_per_sec = Some(v);
+    if let Some((v, on, spans_depth)) = plateau(points, |p| p.bytes_per_sec, |p| p.iops) {
+        if spans_depth {
+            caps.bytes_per_sec = Some(v);
+        } else {
+            caps.bytes_ceiling = Some(v);
+        }
         caps.bytes_points = on.into_iter().cloned().collect();
     }
     caps
@@ -150,6 +175,17 @@ pub fn points(run: &Run, dir: Dir) -> Vec<CapPoint> {
             }
         })
         .collect()
+}
+
+fn describe_ceilings(dir: &str, c: &DirCaps) -> Vec<String> {
+    let mut parts = Vec::new();
+    if let Some(i) = c.iops_ceiling {
+        parts.push(format!("{dir} {} IOPS", fmt_count(i)));
+    }
+    if let Some(b) = c.bytes_ceiling {
+        parts.push(format!("{dir} {} MB/s", sig3(b / 1e6)));
+    }
+    parts
 }
 
 fn describe(dir: &str, c: &DirCaps) -> Vec<String> {
@@ -213,7 +249,9 @@ pub fn caps_finding(run: &Run) -> Vec<Finding> {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let verdict = if any {
+    let mut ceilings = describe_ceilings("read", &r);
+    ceilings.extend(describe_ceilings("write", &w));
+    let mut verdict = if any {
         format!("inferred caps: {}", parts.join(", "))
     } else {
         format!(
@@ -222,6 +260,12 @@ pub fn caps_finding(run: &Run) -> Vec<Finding> {
             tested(&write)
         )
     };
+    if !ceilings.is_empty() {
+        verdict.push_str(&format!(
+            "; ceilings reached at one depth only (the path's limit, not evidently a configured cap): {}",
+            ceilings.join(", ")
+        ));
+    }
     let mut f = checked(
         "caps",
         None,
@@ -235,6 +279,10 @@ pub fn caps_finding(run: &Run) -> Vec<Finding> {
             "write_iops_points": w.iops_points.iter().map(point_json).collect::<Vec<_>>(),
             "read_bytes_points": r.bytes_points.iter().map(point_json).collect::<Vec<_>>(),
             "write_bytes_points": w.bytes_points.iter().map(point_json).collect::<Vec<_>>(),
+            "read_iops_ceiling": r.iops_ceiling.map(|v| round_to(v, 1)),
+            "write_iops_ceiling": w.iops_ceiling.map(|v| round_to(v, 1)),
+            "read_bytes_ceiling": r.bytes_ceiling.map(|v| round_to(v, 0)),
+            "write_bytes_ceiling": w.bytes_ceiling.map(|v| round_to(v, 0)),
             "read_points_tested": read.len(),
             "write_points_tested": write.len(),
             "plateau_tolerance": CAP_PLATEAU_TOLERANCE,
@@ -391,6 +439,34 @@ mod tests {
         assert_eq!(infer(&simulated(None, None, &nvme)), DirCaps::default());
     }
 
+    /// candor (debug build) on the same unthrottled disk, 1 s per point: the
+    /// virtual disk's per-I/O cost makes 4 and 8 KiB QD32 equal; QD1 is far below.
+    #[test]
+    fn per_io_ceiling_of_this_vm_is_not_a_cap() {
+        let read = [
+            fio_point("randread", 4, 1, 14538.0, 59.5),
+            fio_point("randread", 4, 32, 48161.0, 197.3),
+            fio_point("randread", 8, 1, 13363.0, 109.5),
+            fio_point("randread", 8, 32, 47314.0, 387.6),
+            fio_point("randread", 64, 1, 8757.0, 573.9),
+            fio_point("randread", 64, 32, 25968.0, 1701.8),
+            fio_point("randread", 1024, 1, 1645.0, 1724.9),
+            fio_point("randread", 1024, 32, 2253.0, 2362.4),
+        ];
+        let c = infer(&read);
+        assert_eq!(c.iops, None);
+        assert!((c.iops_ceiling.unwrap() - 47737.5).abs() < 1.0, "{c:?}");
+        assert_eq!(c.bytes_per_sec, None);
+    }
+
+    #[test]
+    fn plateau_reached_only_at_qd32_is_a_ceiling() {
+        let natural = |_bs: u64, qd: u32| 3000.0 * qd as f64;
+        let c = infer(&simulated(Some(10_000.0), None, &natural));
+        assert_eq!(c.iops, None);
+        assert!(c.iops_ceiling.is_some());
+    }
+
     #[test]
     fn cpu_bound_plateau_is_not_a_cap() {
         let natural = |_bs: u64, _qd: u32| 50_000.0;
@@ -407,7 +483,7 @@ mod tests {
         run.measurements
             .push(job(Some("SEQ1M Q8T1"), "read", 1 << 20, 8, 1, 100.0));
         assert_eq!(caps_finding(&run)[0].status, FindingStatus::NotChecked);
-        for p in simulated(Some(10_000.0), None, &|_, qd| 6000.0 * qd as f64) {
+        for p in simulated(Some(10_000.0), None, &|_, qd| 12_000.0 * qd as f64) {
             run.measurements
                 .push(job(Some(&p.label), "randread", p.bs, p.iodepth, 1, p.iops));
         }
