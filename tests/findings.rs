@@ -261,6 +261,18 @@ impl Cgroup {
             .unwrap_or_else(|e| panic!("cannot write {}: {e}", f.display()));
     }
 
+    /// Read operations the group has served so far (all devices).
+    fn reads_served(&self) -> u64 {
+        let text = std::fs::read_to_string(self.path.join("blkio.throttle.io_serviced"))
+            .unwrap_or_default();
+        text.lines()
+            .filter(|l| {
+                l.ends_with(char::is_numeric) && l.split_whitespace().nth(1) == Some("Read")
+            })
+            .filter_map(|l| l.split_whitespace().nth(2)?.parse::<u64>().ok())
+            .sum()
+    }
+
     /// A shell command that puts itself into the group, then becomes candor.
     fn wrap(&self, args: &[String]) -> std::process::Command {
         let mut c = std::process::Command::new("sh");
@@ -444,17 +456,19 @@ fn throttle_lowered_mid_run_is_a_burst_cliff() {
     .map(|s| s.to_string())
     .collect();
     let mut child = group.wrap(&args).stdout(Stdio::null()).spawn().unwrap();
-    // Wait until the job is measuring (the Run file appears once the test file is filled),
-    // then give it three seconds at 3000 IOPS and lower the throttle to 500.
+    // Before the job reads, the group serves a few dozen reads at most (the
+    // binary's pages, filesystem metadata during the fill); the job's ramp at
+    // 3000 IOPS passes 500 reads within 0.2 s. From there, wait out the 1 s
+    // ramp and 3 s at 3000 IOPS, then lower the throttle to 500.
     let start = std::time::Instant::now();
-    while !dir.path().read_dir().unwrap().any(|e| {
-        e.map(|e| e.file_name().to_string_lossy().starts_with(".candor-"))
-            .unwrap_or(false)
-    }) && start.elapsed() < Duration::from_secs(30)
-    {
-        std::thread::sleep(Duration::from_millis(50));
+    while group.reads_served() < 500 && start.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(10));
     }
-    std::thread::sleep(Duration::from_millis(3500));
+    assert!(
+        group.reads_served() >= 500,
+        "candor disk never started reading"
+    );
+    std::thread::sleep(Duration::from_millis(4000));
     group.set("read_iops_device", 500);
     let status = child.wait().unwrap();
     assert!(status.success(), "candor disk failed: {status}");
@@ -469,7 +483,18 @@ fn throttle_lowered_mid_run_is_a_burst_cliff() {
         .unwrap()
         .iter()
         .find(|f| f["id"] == "burst-cliff" && f["status"] == "checked")
-        .unwrap_or_else(|| panic!("no burst-cliff: {doc}"))
+        .unwrap_or_else(|| {
+            let run = read_run(&out).unwrap();
+            let series: Vec<(u64, u64)> = run
+                .disk()
+                .flat_map(|m| {
+                    m.read
+                        .iter()
+                        .flat_map(|r| r.series.iter().map(|p| (p.ops, p.dur_ns)))
+                })
+                .collect();
+            panic!("no burst-cliff; per-second read ops and durations: {series:?}")
+        })
         .clone();
     let before = cliff["evidence"]["level_before_iops"].as_f64().unwrap();
     let after = cliff["evidence"]["level_after_iops"].as_f64().unwrap();
