@@ -34,7 +34,10 @@ run_candor() { # name rw bs qd engine pair
 }
 run_fio() { # name rw bs qd engine pair
   local extra=()
-  [ "$5" = null ] || extra=(--filename="$FIOFILE" --direct=1)
+  # A fresh file for every fio run, as candor lays out a fresh one for every
+  # run: both then measure a file written just before.
+  rm -f "$FIOFILE"
+  [ "$5" = null ] || extra=(--filename="$FIOFILE" --direct=1 --lat_percentiles=1)
   fio --name=bench --rw="$2" --bs="$3" --iodepth="$4" --ioengine="$5" --size="$SIZE" \
     --time_based --runtime="$RUNTIME" --ramp_time="$RAMP" --norandommap --randrepeat=0 \
     --numjobs=1 --group_reporting "${extra[@]}" --output-format=json >"$OUT/$1.fio.$6.json"
@@ -62,13 +65,18 @@ def fio(path):
     text = open(path).read()
     j = json.loads(text[text.index("{"):])["jobs"][0]
     d = j["read"] if j["read"]["total_ios"] else j["write"]
-    pct = d["clat_ns"].get("percentile", {})
+    # candor times submit-to-completion, which is fio's "lat" (slat + clat);
+    # fio's clat starts after submission. Both are shown.
+    pct = d["lat_ns"].get("percentile") or d["clat_ns"].get("percentile", {})
+    cpct = d["clat_ns"].get("percentile", {})
     runtime_ns = j["job_runtime"] * 1e6
     return dict(iops=d["iops"], p50=pct.get("50.000000", 0), p99=pct.get("99.000000", 0),
+                cp50=cpct.get("50.000000", 0), cp99=cpct.get("99.000000", 0),
                 cpu_per_io=(j["usr_cpu"] + j["sys_cpu"]) / 100 * runtime_ns / max(d["total_ios"], 1))
 names = sorted({os.path.basename(p).split(".")[0] for p in glob.glob(out + "/*.json")},
                key=lambda n: ["RND4K-Q32T1-read","RND4K-Q1T1-read","SEQ1M-Q8T1-read","RND4K-Q32T1-write","NULL-Q32"].index(n))
-print(f"{'profile':20} {'candor IOPS':>12} {'fio IOPS':>12} {'ratio':>6}  {'p50 c/f (us)':>15} {'p99 c/f (us)':>15}  {'CPU ns/IO c/f':>15}")
+print("p50/p99: candor's submit-to-completion latency / fio's lat (clat in brackets), medians in us")
+print(f"{'profile':20} {'candor IOPS':>12} {'fio IOPS':>12} {'ratio':>6}  {'p50 candor/fio':>22} {'p99 candor/fio':>22}  {'CPU ns/IO candor/fio (ratio)':>28}")
 for n in names:
     c = [candor(f"{out}/{n}.candor.{i}.json") for i in range(1, pairs + 1)]
     f = [fio(f"{out}/{n}.fio.{i}.json") for i in range(1, pairs + 1)]
@@ -76,7 +84,7 @@ for n in names:
     ratio = statistics.median(a["iops"] / b["iops"] for a, b in zip(c, f))
     cpu_ratio = statistics.median(a["cpu_per_io"] / b["cpu_per_io"] for a, b in zip(c, f) if b["cpu_per_io"] > 0)
     print(f"{n:20} {med(c,'iops'):12.0f} {med(f,'iops'):12.0f} {ratio:6.3f}  "
-          f"{med(c,'p50')/1e3:7.1f}/{med(f,'p50')/1e3:<7.1f} {med(c,'p99')/1e3:7.1f}/{med(f,'p99')/1e3:<7.1f}  "
+          f"{med(c,'p50')/1e3:7.1f}/{med(f,'p50')/1e3:.1f} ({med(f,'cp50')/1e3:.1f})  {med(c,'p99')/1e3:7.1f}/{med(f,'p99')/1e3:.1f} ({med(f,'cp99')/1e3:.1f})  "
           f"{med(c,'cpu_per_io'):6.0f}/{med(f,'cpu_per_io'):<6.0f} ({cpu_ratio:.2f})")
     print(f"{'':20} per-pair IOPS ratios: " + " ".join(f"{a['iops']/b['iops']:.3f}" for a, b in zip(c, f)))
 PY

@@ -53,12 +53,6 @@ pub trait Engine {
         min_complete: usize,
         out: &mut Vec<Completion>,
     ) -> std::io::Result<()>;
-
-    /// Whether operations run one at a time inside `submit_and_reap`
-    /// (psync): then each call carries one operation and its time is its latency.
-    fn synchronous(&self) -> bool {
-        false
-    }
 }
 
 /// Environment variable that makes candor treat engines as unavailable
@@ -109,10 +103,6 @@ impl<E: Engine> Engine for Faulty<E> {
             }
         }
         Ok(())
-    }
-
-    fn synchronous(&self) -> bool {
-        self.inner.synchronous()
     }
 }
 

@@ -65,8 +65,4 @@ impl Engine for PsyncEngine {
         }
         Ok(())
     }
-
-    fn synchronous(&self) -> bool {
-        true
-    }
 }
