@@ -158,7 +158,7 @@ pub fn as_finding(c: &Claims) -> Finding {
         "claims",
         None,
         format!(
-            "{} things can be claimed, {} cannot",
+            "can claim: {}, cannot claim: {}",
             c.can.len(),
             c.cannot.len()
         ),
