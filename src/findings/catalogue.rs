@@ -94,10 +94,11 @@ static CATALOGUE: &[FindingInfo] = &[
         severity: Severity::Warning,
         meaning: "a bandwidth or IOPS shelf: deeper queues do not raise throughput",
         not_proven: "a limiter by itself: one spinning disk's sequential rate is also flat across depths",
-        explanation: "Any SSD or array gains throughput from a deeper queue until it saturates. When the same pattern and block size at QD1 and at QD4 or deeper agree within LIMITER_QD_FLAT (real case: 49.3 vs 49.2 MB/s at QD1 and QD8), the path is held at a shelf from the first request on: a configured limit, or a single HDD streaming.",
+        explanation: "Any SSD or array gains throughput from a deeper queue until it saturates. When the same pattern and block size at QD1 and at QD4 or deeper agree within LIMITER_QD_FLAT (real case: 49.3 vs 49.2 MB/s at QD1 and QD8), the path is held at a shelf from the first request on: a configured limit, or a single HDD streaming. Short points get a wider tolerance, LIMITER_WINDOW_S divided by the measured seconds, because a limiter enforces its rate over windows (cgroup: 100 ms slices).",
         thresholds: &[
             ("LIMITER_QD_FLAT", limiter::LIMITER_QD_FLAT),
             ("LIMITER_QD_DEEP", limiter::LIMITER_QD_DEEP as f64),
+            ("LIMITER_WINDOW_S", limiter::LIMITER_WINDOW_S),
         ],
     },
     FindingInfo {

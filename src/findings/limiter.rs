@@ -26,6 +26,15 @@ pub const LIMITER_RW_EQUAL: f64 = 0.001;
 /// also flat across depths, which the finding's "not proven" says.
 pub const LIMITER_QD_FLAT: f64 = 0.02;
 
+/// A limiter enforces its rate over windows (cgroup blk-throttle: 100 ms
+/// slices; token buckets: a burst allowance), so a short measurement can sit
+/// a window's share off the setting: under a 2,000 IOPS cgroup throttle, 1 s
+/// points at QD1 and QD32 gave 1,979 and 2,016 IOPS (1.9 %), and 1 MiB reads
+/// under 50 MB/s gave 49.8 and 51.1 MB/s (2.5 %). The tolerance is therefore
+/// at least this many seconds' worth of the measured interval: 5 % for 1 s
+/// points, the 2 % floor from 2.5 s on.
+pub const LIMITER_WINDOW_S: f64 = 0.05;
+
 /// The smallest queue depth that counts as "deep" for limiter-qd-flat.
 pub const LIMITER_QD_DEEP: u32 = 4;
 
@@ -157,7 +166,19 @@ pub fn limiter_qd_flat(run: &Run) -> Vec<Finding> {
             continue;
         }
         let diff = (h - l).abs() / l;
-        if diff < LIMITER_QD_FLAT {
+        let secs = lo
+            .points
+            .iter()
+            .chain(&hi.points)
+            .map(|p| p.job.measured_ns as f64 / 1e9)
+            .filter(|s| *s > 0.0)
+            .fold(f64::INFINITY, f64::min);
+        let tolerance = if secs.is_finite() {
+            LIMITER_QD_FLAT.max(LIMITER_WINDOW_S / secs)
+        } else {
+            LIMITER_QD_FLAT
+        };
+        if diff < tolerance {
             out.push(checked(
                 "limiter-qd-flat",
                 Some(hi.subject()),
@@ -177,7 +198,8 @@ pub fn limiter_qd_flat(run: &Run) -> Vec<Finding> {
                     "deep_iops": round_to(hi.iops_spread().median, 2),
                     "deep_iodepth": hi.job().spec.iodepth,
                     "difference": round_to(diff, 6),
-                    "threshold_difference": LIMITER_QD_FLAT,
+                    "threshold_difference": round_to(tolerance, 4),
+                    "shortest_measured_sec": if secs.is_finite() { Some(round_to(secs, 3)) } else { None },
                 }),
             ));
         }
@@ -242,6 +264,18 @@ mod tests {
         assert_eq!(limiter_rw_equal(&run)[0].status, FindingStatus::NotChecked);
     }
 
+    fn run_short(qd1_mb: f64, qd8_mb: f64, ns: u64) -> crate::result::Run {
+        let mut run = run();
+        run.measurements
+            .push(job_mb(Some("SEQ1M Q1T1"), "read", 1 << 20, 1, 1, qd1_mb));
+        run.measurements
+            .push(job_mb(Some("SEQ1M Q8T1"), "read", 1 << 20, 8, 1, qd8_mb));
+        for m in &mut run.measurements {
+            dm(m).measured_ns = ns;
+        }
+        run
+    }
+
     #[test]
     fn qd_flat_fires_on_49_3_vs_49_2_mb() {
         let mut run = run();
@@ -255,6 +289,14 @@ mod tests {
         // An SSD gains from depth: silent.
         dm(&mut run.measurements[1]).read = Some(stats(1500.0, 1 << 20));
         assert!(limiter_qd_flat(&run).is_empty());
+        // 1 s points under a cgroup throttle: 49.83 vs 51.1 MB/s (2.5 %) is flat for 1 s.
+        let mut short = run_short(49.83, 51.1, 1_000_000_000);
+        assert_eq!(limiter_qd_flat(&short).len(), 1);
+        // The same gap over 30 s is outside the 2 % floor.
+        for m in &mut short.measurements {
+            dm(m).measured_ns = 30_000_000_000;
+        }
+        assert!(limiter_qd_flat(&short).is_empty());
         // Only one depth: not checked.
         run.measurements.truncate(1);
         assert_eq!(limiter_qd_flat(&run)[0].status, FindingStatus::NotChecked);
