@@ -233,6 +233,14 @@ fn explain_lists_and_explains() {
 
 const BLKIO: &str = "/sys/fs/cgroup/blkio";
 
+/// The planted-condition tests measure the same disk: one at a time, so that
+/// one's I/O does not blur another's levels.
+static DISK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    DISK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// A cgroup v1 blkio group of our own, removed on drop (even when the test fails).
 struct Cgroup {
     path: PathBuf,
@@ -378,6 +386,7 @@ fn within(value: &serde_json::Value, planted: f64, what: &str) {
 
 #[test]
 fn throttled_sweep_finds_the_planted_caps_and_a_limiter() {
+    let _disk = one_at_a_time();
     let dir = test_dir();
     let out = dir.path().join("sweep.json");
     let group = Cgroup::new("caps", dir.path());
@@ -410,6 +419,7 @@ fn throttled_sweep_finds_the_planted_caps_and_a_limiter() {
 
 #[test]
 fn unthrottled_sweep_invents_no_cap() {
+    let _disk = one_at_a_time();
     let dir = test_dir();
     let out = dir.path().join("sweep.json");
     let status = std::process::Command::new(env!("CARGO_BIN_EXE_candor"))
@@ -431,6 +441,7 @@ fn unthrottled_sweep_invents_no_cap() {
 
 #[test]
 fn throttle_lowered_mid_run_is_a_burst_cliff() {
+    let _disk = one_at_a_time();
     let dir = test_dir();
     let out = dir.path().join("disk.json");
     let group = Cgroup::new("cliff", dir.path());

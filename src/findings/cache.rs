@@ -26,6 +26,10 @@ pub const RESIDENCY_PASSES: f64 = 50.0;
 /// writes than on reads; 10 % covers pass-to-pass noise on a shared host.
 pub const WRITE_BACK_RATIO: f64 = 1.10;
 
+/// A deeper read within this margin of the QD1 read means the read is at a
+/// shelf; media gain far more than 5 % from queue depth.
+pub const READ_SHELF_MARGIN: f64 = 0.05;
+
 fn mb(bps: f64) -> String {
     format!("{} MB/s", sig3(bps / 1e6))
 }
@@ -197,6 +201,22 @@ pub fn write_back(run: &Run) -> Vec<Finding> {
         if rb <= 0.0 {
             continue;
         }
+        // A read held at a shelf (a deeper queue of the same pattern and block
+        // size reads no faster) is a read limit, not a medium: writes beating it
+        // say nothing about a cache. Seen under a 50 MB/s cgroup read limit:
+        // 1 MiB QD1 writes at 531 MB/s against reads at 50.3 MB/s.
+        let shelf = all.iter().any(|d| {
+            d.role == FileRole::Main
+                && d.dir == Dir::Read
+                && d.is_plain()
+                && d.job().spec.rw == r.job().spec.rw
+                && d.job().spec.bs == r.job().spec.bs
+                && d.job().spec.iodepth >= super::limiter::LIMITER_QD_DEEP
+                && d.bps_spread().median <= rb * (1.0 + READ_SHELF_MARGIN)
+        });
+        if shelf {
+            continue;
+        }
         let ratio = wb / rb;
         if ratio > WRITE_BACK_RATIO {
             out.push(checked(
@@ -325,6 +345,12 @@ mod tests {
         // Writes slower than reads: silent.
         dm(&mut run.measurements[1]).write = Some(stats(2500.0, 4096));
         assert!(write_back(&run).is_empty());
+        // Reads at a shelf (a read limit): writes beating them prove nothing.
+        run.measurements
+            .push(job(Some("RND4K Q32T1"), "randread", 4096, 32, 1, 3050.0));
+        dm(&mut run.measurements[1]).write = Some(stats(9000.0, 4096));
+        assert!(write_back(&run).is_empty());
+        run.measurements.truncate(2);
         // No QD1 pair: not checked.
         run.measurements.truncate(1);
         assert_eq!(write_back(&run)[0].status, FindingStatus::NotChecked);

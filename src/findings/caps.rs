@@ -4,14 +4,18 @@
 //! IOPS cap; equal MB/s at different block sizes (IOPS far apart) is a
 //! bandwidth cap. Read and write caps are inferred separately.
 //!
-//! Equal IOPS at two block sizes is not enough on its own: on this project's
-//! shared VM an unthrottled sweep gave 48,161 and 47,314 IOPS at 4 and 8 KiB
-//! QD32 (the virtual disk's per-I/O cost), while QD1 did 14,538. A configured
-//! limiter shows one more trait: depth buys nothing once the cap is reached,
-//! so the plateau holds points at two queue depths of one block size (under a
-//! 2,000 IOPS cgroup throttle: 1,979 at QD1 and 2,016 at QD32, 8 KiB). A
-//! plateau without that is reported as a `ceiling` of the path, and the cap
-//! field stays null.
+//! Equal figures at two block sizes are not enough on their own. On this
+//! project's shared VM an unthrottled sweep gave 48,161 and 47,314 IOPS at 4
+//! and 8 KiB QD32 (the virtual disk's per-I/O cost), and 1.14 GB/s for 64 KiB
+//! QD32, 1 MiB QD32 and sequential 1 MiB QD1 reads (the path's bandwidth). A
+//! configured limiter shows one more trait: it holds even a single request in
+//! flight. So a cap needs the plateau at the shallowest depth tested (QD1):
+//! one QD1 point for an IOPS cap (a medium's top IOPS is never at QD1), two
+//! block sizes at QD1 for a bandwidth cap (one 1 MiB request can fill a slow
+//! path; a 64 KiB one cannot). Under real cgroup throttles the QD1 points sit
+//! on the cap (1,979 IOPS at 8 KiB under 2,000; 49.6 and 49.8 MB/s at 64 KiB
+//! and 1 MiB under 50 MB/s). A plateau without that is reported as a
+//! `ceiling` of the path, and the cap field stays null.
 //!
 //! Inference is a pure function of points, so it is tested on synthetic
 //! sweeps; `caps_finding` applies it to a Run.
@@ -67,8 +71,8 @@ pub struct DirCaps {
     /// The plateau points behind `iops` (or behind `iops_ceiling`).
     pub iops_points: Vec<CapPoint>,
     pub bytes_points: Vec<CapPoint>,
-    /// A plateau reached only at one depth per block size: the path's ceiling,
-    /// not evidently a configured cap.
+    /// A plateau that QD1 does not reach (IOPS) or reaches at one block size
+    /// only (bandwidth): the path's ceiling, not evidently a configured cap.
     pub iops_ceiling: Option<f64>,
     pub bytes_ceiling: Option<f64>,
 }
@@ -92,7 +96,9 @@ fn plateau(
     points: &[CapPoint],
     value: fn(&CapPoint) -> f64,
     other: fn(&CapPoint) -> f64,
+    shallow_sizes_for_cap: usize,
 ) -> Option<(f64, Vec<&CapPoint>, bool)> {
+    let shallowest = points.iter().map(|p| p.iodepth).min().unwrap_or(1);
     let mut best: Option<(f64, Vec<&CapPoint>, bool)> = None;
     for level in points.iter().filter(|p| !p.cpu_bound).map(value) {
         if level <= 0.0 || best.as_ref().is_some_and(|b| b.0 >= level) {
@@ -120,10 +126,13 @@ fn plateau(
         if above.len() >= on.len() || above.iter().any(|v| *v > cap * CAP_OVERSHOOT) {
             continue;
         }
-        let spans_depth = on
+        let shallow: Vec<&CapPoint> = on
             .iter()
-            .any(|p| on.iter().any(|q| q.bs == p.bs && q.iodepth != p.iodepth));
-        best = Some((cap, on, spans_depth));
+            .copied()
+            .filter(|p| p.iodepth == shallowest)
+            .collect();
+        let configured = distinct_bs(&shallow) >= shallow_sizes_for_cap;
+        best = Some((cap, on, configured));
     }
     best
 }
@@ -131,16 +140,16 @@ fn plateau(
 /// Caps of one direction from its points.
 pub fn infer(points: &[CapPoint]) -> DirCaps {
     let mut caps = DirCaps::default();
-    if let Some((v, on, spans_depth)) = plateau(points, |p| p.iops, |p| p.bytes_per_sec) {
-        if spans_depth {
+    if let Some((v, on, configured)) = plateau(points, |p| p.iops, |p| p.bytes_per_sec, 1) {
+        if configured {
             caps.iops = Some(v);
         } else {
             caps.iops_ceiling = Some(v);
         }
         caps.iops_points = on.into_iter().cloned().collect();
     }
-    if let Some((v, on, spans_depth)) = plateau(points, |p| p.bytes_per_sec, |p| p.iops) {
-        if spans_depth {
+    if let Some((v, on, configured)) = plateau(points, |p| p.bytes_per_sec, |p| p.iops, 2) {
+        if configured {
             caps.bytes_per_sec = Some(v);
         } else {
             caps.bytes_ceiling = Some(v);
@@ -457,6 +466,28 @@ mod tests {
         assert_eq!(c.iops, None);
         assert!((c.iops_ceiling.unwrap() - 47737.5).abs() < 1.0, "{c:?}");
         assert_eq!(c.bytes_per_sec, None);
+    }
+
+    /// The same disk another time: the path's read bandwidth (about 1.14 GB/s)
+    /// reached by 64 KiB QD32, 1 MiB QD32 and sequential 1 MiB QD1.
+    #[test]
+    fn path_bandwidth_of_this_vm_is_not_a_cap() {
+        let mut read = vec![
+            fio_point("randread", 4, 1, 14000.0, 57.3),
+            fio_point("randread", 4, 32, 47000.0, 192.5),
+            fio_point("randread", 8, 1, 13000.0, 106.5),
+            fio_point("randread", 8, 32, 45000.0, 368.6),
+            fio_point("randread", 64, 1, 8500.0, 557.1),
+            fio_point("randread", 64, 32, 17422.0, 1141.8),
+            fio_point("randread", 1024, 1, 960.0, 1006.6),
+            fio_point("randread", 1024, 32, 1046.0, 1096.8),
+        ];
+        let mut seq = fio_point("read", 1024, 1, 1085.0, 1137.7);
+        seq.label = "SEQ1M Q1T1".into();
+        read.push(seq);
+        let c = infer(&read);
+        assert_eq!(c.bytes_per_sec, None, "{c:?}");
+        assert!(c.bytes_ceiling.is_some());
     }
 
     #[test]

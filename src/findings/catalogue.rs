@@ -122,7 +122,7 @@ static CATALOGUE: &[FindingInfo] = &[
         severity: Severity::Warning,
         meaning: "the limits the sweep ran into: read and write IOPS caps and bandwidth caps (null where none is evident)",
         not_proven: "whether a cap is configured or is the path's own ceiling: a device whose per-I/O cost dominates also gives equal IOPS at 4 and 8 KiB, and any device has a top bandwidth. Caps above the largest block size and depth tested are not seen",
-        explanation: "`candor sweep` runs random reads and writes at 4 KiB, 8 KiB, 64 KiB and 1 MiB, QD1 and QD32, plus sequential 1 MiB reads at QD1 and QD8. An IOPS cap shows as the top IOPS reached at two or more block sizes (within CAP_PLATEAU_TOLERANCE) while MB/s differs by CAP_OTHER_SPREAD or more along them, with no point above it by more than CAP_OVERSHOOT and fewer points above it than on it, and with two queue depths of one block size on it (a limiter: depth buys nothing once the cap is reached); a bandwidth cap as the top MB/s reached at two or more block sizes while IOPS differs as much. A plateau that only the deep queue reaches is reported as a ceiling (read_iops_ceiling, ...), not a cap: on a shared VM the virtual disk's per-I/O cost gives equal IOPS at 4 and 8 KiB too (48,161 and 47,314 IOPS measured here unthrottled). Points where candor itself used a whole CPU are not evidence. Real case: a plan capped at 10,000 read IOPS, 2,000 write IOPS and 200 MB/s lost to an HDD plan. Evidence fields read_iops, write_iops, read_bytes_per_sec, write_bytes_per_sec (null: no cap evident), with the supporting points.",
+        explanation: "`candor sweep` runs random reads and writes at 4 KiB, 8 KiB, 64 KiB and 1 MiB, QD1 and QD32, plus sequential 1 MiB reads at QD1 and QD8. An IOPS cap shows as the top IOPS reached at two or more block sizes (within CAP_PLATEAU_TOLERANCE) while MB/s differs by CAP_OTHER_SPREAD or more along them, with no point above it by more than CAP_OVERSHOOT and fewer points above it than on it, and with a QD1 point on it (a limiter holds even one request in flight; a medium's top IOPS is never at QD1); a bandwidth cap as the top MB/s reached at two or more block sizes while IOPS differs as much, with two block sizes at QD1 on it (one 1 MiB request can fill a slow path, a 64 KiB one cannot). A plateau without that is reported as a ceiling (read_iops_ceiling, ...), not a cap: on a shared VM the virtual disk's per-I/O cost gives equal IOPS at 4 and 8 KiB too (48,161 and 47,314 IOPS measured here unthrottled), and its bandwidth is the same at 64 KiB QD32 and 1 MiB (1.14 GB/s). So a configured cap that QD1 cannot reach (10,000 IOPS over a 3,000 IOPS QD1 medium) is reported as a ceiling, with round-plateau to say when its level is round. Points where candor itself used a whole CPU are not evidence. Real case: a plan capped at 10,000 read IOPS, 2,000 write IOPS and 200 MB/s lost to an HDD plan. Evidence fields read_iops, write_iops, read_bytes_per_sec, write_bytes_per_sec (null: no cap evident), with the supporting points.",
         thresholds: &[
             ("CAP_PLATEAU_TOLERANCE", caps::CAP_PLATEAU_TOLERANCE),
             ("CAP_OTHER_SPREAD", caps::CAP_OTHER_SPREAD),
@@ -150,8 +150,11 @@ static CATALOGUE: &[FindingInfo] = &[
         severity: Severity::Warning,
         meaning: "writes are acknowledged by a cache; write figures are acknowledgement speed",
         not_proven: "that the data is lost on power failure: a battery- or flash-backed cache is durable; only that the medium's write speed was not measured",
-        explanation: "A medium that really programs data at QD1 is no faster on writes than on reads. When the QD1 write of a profile beats its QD1 read by more than WRITE_BACK_RATIO, a write-back cache acknowledged the writes before they reached the medium.",
-        thresholds: &[("WRITE_BACK_RATIO", cache::WRITE_BACK_RATIO)],
+        explanation: "A medium that really programs data at QD1 is no faster on writes than on reads. When the QD1 write of a profile beats its QD1 read by more than WRITE_BACK_RATIO, a write-back cache acknowledged the writes before they reached the medium. A read held at a shelf (a deeper read of the same block size within READ_SHELF_MARGIN of QD1) is a read limit, and the pair is skipped.",
+        thresholds: &[
+            ("WRITE_BACK_RATIO", cache::WRITE_BACK_RATIO),
+            ("READ_SHELF_MARGIN", cache::READ_SHELF_MARGIN),
+        ],
     },
     FindingInfo {
         id: "unstable",
