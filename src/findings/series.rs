@@ -5,7 +5,7 @@
 use super::metrics::{interval_rate, metrics, Metric};
 use super::{checked, not_checked, round_to};
 use crate::result::{median, DirectionStats, Finding, Run};
-use crate::units::{fmt_bytes, sig3};
+use crate::units::{fmt_bytes, fmt_count, sig3};
 use serde_json::json;
 
 /// Level before / level after at or above which a drop is a cliff. Neighbour
@@ -120,12 +120,14 @@ pub fn burst_cliff(run: &Run) -> Vec<Finding> {
             "burst-cliff",
             Some(m.subject()),
             format!(
-                "{}: {} MB/s for {} s ({} passed), then {} MB/s ({}x lower): a burst allowance or a cache ran out",
+                "{}: {} MB/s ({} IOPS) for {} s ({} passed), then {} MB/s ({} IOPS, {}x lower): a burst allowance or a cache ran out",
                 m.subject(),
                 sig3(c.before_bps / 1e6),
+                fmt_count(c.before_iops),
                 sig3(c.at_ns as f64 / 1e9),
                 fmt_bytes(c.bytes_before),
                 sig3(c.after_bps / 1e6),
+                fmt_count(c.after_iops),
                 sig3(c.before_bps / c.after_bps.max(1.0)),
             ),
             json!({
