@@ -22,6 +22,19 @@ fn subject(f: &Finding) -> String {
     f.subject.clone().unwrap_or_else(|| "this host".into())
 }
 
+/// Adds `subject` to the group of `id` (created with `sentence`).
+fn group(
+    grouped: &mut Vec<(String, Vec<String>, String)>,
+    id: &str,
+    subject: String,
+    sentence: String,
+) {
+    match grouped.iter_mut().find(|g| g.0 == id) {
+        Some(g) => g.1.push(subject),
+        None => grouped.push((id.to_string(), vec![subject], sentence)),
+    }
+}
+
 /// The claims given already computed findings.
 pub fn from_findings(run: &Run, findings: &[Finding]) -> Claims {
     let mut c = Claims::default();
@@ -59,6 +72,8 @@ pub fn from_findings(run: &Run, findings: &[Finding]) -> Claims {
     }
 
     let mut apps_unchecked: Vec<&str> = Vec::new();
+    // Findings that fire on many profiles at once become one sentence per id.
+    let mut grouped: Vec<(String, Vec<String>, String)> = Vec::new();
     for f in findings {
         let s = subject(f);
         let e = &f.evidence;
@@ -84,15 +99,19 @@ pub fn from_findings(run: &Run, findings: &[Finding]) -> Claims {
                 c.cannot.push(format!("{s}: a host cache larger than {size} is not ruled out."));
             }
             "residency" => c.cannot.push(format!("{s}: the file was read many times over; the figure probably came from a cache.")),
-            "limiter-flat" | "limiter-rw-equal" | "limiter-qd-flat" => c.cannot.push(format!(
-                "{s}: the figure is a limiter's setting ({}), not the medium's speed.",
-                f.id
-            )),
-            "round-plateau" if f.severity >= Severity::Warning => c.cannot.push(format!(
-                "{s}: the figure sits on a round {} {}: probably a configured cap, not the medium.",
-                crate::units::fmt_count(e["round_value"].as_f64().unwrap_or(0.0)),
-                e["round_unit"].as_str().unwrap_or("")
-            )),
+            "limiter-flat" | "limiter-rw-equal" | "limiter-qd-flat" => {
+                group(&mut grouped, f.id.as_str(), s, "the figures are a limiter's setting, not the medium's speed".into())
+            }
+            "round-plateau" if f.severity >= Severity::Warning => group(
+                &mut grouped,
+                "round-plateau",
+                format!(
+                    "{s} ({} {})",
+                    crate::units::fmt_count(e["round_value"].as_f64().unwrap_or(0.0)),
+                    e["round_unit"].as_str().unwrap_or("")
+                ),
+                "the figures sit on round commercial steps: probably configured caps, not the medium".into(),
+            ),
             "caps" => {
                 if f.severity >= Severity::Warning {
                     c.can.push(format!("Caps reached by the sweep: {}.", f.verdict.trim_start_matches("inferred caps: ")));
@@ -130,11 +149,15 @@ pub fn from_findings(run: &Run, findings: &[Finding]) -> Claims {
             )),
             "app-read-chain" => c.can.push(format!(
                 "A chain of {} dependent 4 KiB reads takes about {} at p50.",
-                e["reads"],
+                crate::units::fmt_count(e["reads"].as_f64().unwrap_or(0.0)),
                 crate::units::fmt_ns(e["chain_p50_ns"].as_f64().unwrap_or(0.0))
             )),
             _ => {}
         }
+    }
+    for (id, subjects, sentence) in grouped {
+        c.cannot
+            .push(format!("{}: {sentence} ({id}).", subjects.join(", ")));
     }
     if !apps_unchecked.is_empty() {
         c.cannot.push(format!(
