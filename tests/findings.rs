@@ -548,3 +548,56 @@ fn tmpfs_test_directory_is_refused() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("tmpfs"), "{err}");
 }
+
+// ---------------------------------------------------------------- sweep inputs and interruption
+
+#[test]
+fn sweep_bad_inputs_exit_2_naming_the_flag() {
+    for (args, flag) in [
+        (vec!["--runtime", "soon"], "--runtime"),
+        (vec!["--size", "512k"], "--size"),
+        (vec!["--dir", "/nonexistent/dir"], "--dir"),
+        (vec!["--output", "/nonexistent/dir/run.json"], "--output"),
+    ] {
+        let out = candor().arg("sweep").args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(flag), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn interrupted_sweep_keeps_its_points_and_removes_its_file() {
+    let _disk = one_at_a_time();
+    let dir = test_dir();
+    let out = dir.path().join("sweep.json");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_candor"))
+        .args(sweep_args(dir.path(), &out))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait for two finished points, then SIGINT.
+    let start = std::time::Instant::now();
+    loop {
+        let done = read_run(&out).map(|r| r.measurements.len()).unwrap_or(0);
+        if done >= 2 || start.elapsed() > Duration::from_secs(60) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // SAFETY: kill() with a child's pid and SIGINT has no memory effects.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let run = read_run(&out).unwrap();
+    assert_eq!(run.status, RunStatus::Interrupted);
+    assert!(run.measurements.len() >= 2);
+    assert!(run.findings.iter().any(|f| f.id == "claims"));
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".candor-"))
+        .collect();
+    assert!(leftovers.is_empty(), "test file left behind: {leftovers:?}");
+}
