@@ -374,13 +374,34 @@ fn caps_of(run: &Run) -> serde_json::Value {
         .clone()
 }
 
-fn within(value: &serde_json::Value, planted: f64, what: &str) {
-    let v = value
+/// The sweep's points, one line each, for failure messages.
+fn points_table(run: &Run) -> String {
+    run.disk()
+        .flat_map(|m| {
+            [&m.read, &m.write].into_iter().flatten().map(move |s| {
+                format!(
+                    "{} {} QD{}: {:.0} IOPS {:.2} MB/s\n",
+                    m.spec.rw,
+                    m.spec.bs,
+                    m.spec.iodepth,
+                    s.iops,
+                    s.bytes_per_sec / 1e6
+                )
+            })
+        })
+        .collect()
+}
+
+fn within(run: &Run, key: &str, planted: f64) {
+    let caps = caps_of(run);
+    let ok = caps[key]
         .as_f64()
-        .unwrap_or_else(|| panic!("{what}: no cap inferred, planted {planted}"));
+        .is_some_and(|v| (v / planted - 1.0).abs() <= 0.05);
     assert!(
-        (v / planted - 1.0).abs() <= 0.05,
-        "{what}: inferred {v}, planted {planted}"
+        ok,
+        "{key}: inferred {}, planted {planted}\ncaps: {caps}\n{}",
+        caps[key],
+        points_table(run)
     );
 }
 
@@ -401,9 +422,9 @@ fn throttled_sweep_finds_the_planted_caps_and_a_limiter() {
     assert!(status.success(), "candor sweep failed: {status}");
     let run = read_run(&out).unwrap();
     let caps = caps_of(&run);
-    within(&caps["read_iops"], 2000.0, "read IOPS cap");
-    within(&caps["write_iops"], 1000.0, "write IOPS cap");
-    within(&caps["read_bytes_per_sec"], 50e6, "read bandwidth cap");
+    within(&run, "read_iops", 2000.0);
+    within(&run, "write_iops", 1000.0);
+    within(&run, "read_bytes_per_sec", 50e6);
     assert!(
         caps["write_bytes_per_sec"].is_null(),
         "no write bandwidth cap was planted: {caps}"

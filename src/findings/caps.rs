@@ -61,6 +61,24 @@ pub struct CapPoint {
     pub bytes_per_sec: f64,
     /// candor used a whole CPU: the point is CPU-bound.
     pub cpu_bound: bool,
+    /// Operations counted in the measured interval (0: unknown). A count is
+    /// known to about one operation at each end of the interval.
+    pub ops: u64,
+}
+
+impl CapPoint {
+    /// How far this point may sit from a level and still be on it: the
+    /// plateau tolerance plus its counting granularity (two operations). One
+    /// second of 1 MiB reads under a 50 MB/s cgroup limit counts 45-50
+    /// operations: 47.2 MB/s and 51.2 MB/s were measured in one sweep.
+    pub fn tolerance(&self) -> f64 {
+        CAP_PLATEAU_TOLERANCE
+            + if self.ops > 0 {
+                2.0 / self.ops as f64
+            } else {
+                0.0
+            }
+    }
 }
 
 /// Inferred caps of one direction; None where none is evident.
@@ -106,7 +124,7 @@ fn plateau(
         }
         let on: Vec<&CapPoint> = points
             .iter()
-            .filter(|p| !p.cpu_bound && (value(p) / level - 1.0).abs() <= CAP_PLATEAU_TOLERANCE)
+            .filter(|p| !p.cpu_bound && (value(p) / level - 1.0).abs() <= p.tolerance())
             .collect();
         if distinct_bs(&on) < 2 {
             continue;
@@ -181,6 +199,13 @@ pub fn points(run: &Run, dir: Dir) -> Vec<CapPoint> {
                 iops: m.iops_spread().median,
                 bytes_per_sec: m.bps_spread().median,
                 cpu_bound: cpu >= CPU_BOUND_PCT * j.spec.numjobs as f64,
+                ops: crate::result::median(
+                    &m.points
+                        .iter()
+                        .map(|p| p.stats.ops as f64)
+                        .collect::<Vec<_>>(),
+                )
+                .unwrap_or(0.0) as u64,
             }
         })
         .collect()
@@ -337,6 +362,7 @@ mod tests {
                     iops: iops * 0.99,
                     bytes_per_sec: iops * 0.99 * bs as f64,
                     cpu_bound: false,
+                    ops: 0,
                 });
             }
         }
@@ -366,6 +392,7 @@ mod tests {
             iops,
             bytes_per_sec: mb * 1e6,
             cpu_bound: false,
+            ops: iops as u64,
         }
     }
 
@@ -402,6 +429,24 @@ mod tests {
         let w = infer(&write);
         assert!((w.iops.unwrap() / 1000.0 - 1.0).abs() < 0.05, "{w:?}");
         assert_eq!(w.bytes_per_sec, None);
+    }
+
+    /// candor's 1 s points under read_bps 50 MB/s: 1 MiB at QD1 counted 45
+    /// operations (47.2 MB/s), 64 KiB at QD1 781 (51.2 MB/s).
+    #[test]
+    fn few_operations_widen_the_plateau() {
+        let read = [
+            fio_point("randread", 8, 1, 2003.0, 16.41),
+            fio_point("randread", 64, 1, 781.0, 51.18),
+            fio_point("randread", 64, 32, 763.0, 50.0),
+            fio_point("randread", 1024, 1, 45.0, 47.19),
+            fio_point("randread", 1024, 32, 47.0, 49.28),
+        ];
+        let c = infer(&read);
+        assert!(
+            (c.bytes_per_sec.unwrap() / 50e6 - 1.0).abs() < 0.05,
+            "{c:?}"
+        );
     }
 
     /// fio on the same disk without a throttle (2 s per point): no cap.
