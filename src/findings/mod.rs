@@ -140,6 +140,96 @@ mod tests {
         assert_eq!(pct(0.0), "0");
     }
 
+    /// A battery-shaped Run: every profile in three passes, a control series,
+    /// latencies, series, host facts. Nothing panics, every application line
+    /// is computed, and a medium-like Run raises no warning.
+    #[test]
+    fn full_battery_run_on_a_plausible_medium() {
+        use crate::result::{LatencyStats, Virtualization};
+        let mut run = synth::run();
+        run.host.cpu_threads = Some(4);
+        run.host.cpu_cores = Some(4);
+        run.host.virtualization = Some(Virtualization {
+            kind: "none".into(),
+            ..Default::default()
+        });
+        let lat = |p50: u64| LatencyStats {
+            p50,
+            p90: p50 * 2,
+            p99: p50 * 3,
+            p99_9: p50 * 5,
+            max: p50 * 20,
+            ..Default::default()
+        };
+        for pass in 1..=3u32 {
+            let wobble = 1.0 + 0.01 * pass as f64;
+            let profiles: [(&str, &str, u64, u32, f64); 9] = [
+                ("SEQ1M Q8T1", "read", 1 << 20, 8, 3000.0),
+                ("SEQ1M Q8T1", "write", 1 << 20, 8, 2000.0),
+                ("SEQ1M Q1T1", "read", 1 << 20, 1, 1500.0),
+                ("SEQ1M Q1T1", "write", 1 << 20, 1, 1200.0),
+                ("RND4K Q32T1", "randread", 4096, 32, 300_000.0),
+                ("RND4K Q32T1", "randwrite", 4096, 32, 200_000.0),
+                ("RND4K Q1T1", "randread", 4096, 1, 12_000.0),
+                ("RND4K Q1T1", "randwrite", 4096, 1, 9_000.0),
+                ("MIX70", "randrw", 4096, 16, 90_000.0),
+            ];
+            for (profile, rw, bs, qd, iops) in profiles {
+                let mut m = synth::job(Some(profile), rw, bs, qd, pass, iops * wobble);
+                let d = synth::dm(&mut m);
+                for s in [&mut d.read, &mut d.write].into_iter().flatten() {
+                    s.lat_ns = lat((1e9 / s.iops * qd as f64) as u64);
+                    let rates: Vec<f64> = (0..30)
+                        .map(|i| s.iops * (1.0 + 0.02 * ((i % 3) as f64 - 1.0)))
+                        .collect();
+                    s.series = synth::series(&rates, bs);
+                }
+                run.measurements.push(m);
+            }
+            let mut f = synth::job(Some("FSYNC4K"), "randwrite", 4096, 1, pass, 2000.0 * wobble);
+            let d = synth::dm(&mut f);
+            d.spec.fsync = 1;
+            d.write.as_mut().unwrap().lat_ns = lat(400_000);
+            run.measurements.push(f);
+        }
+        for (profile, rw, bs, qd, iops) in [
+            ("SEQ1M Q8T1", "read", 1u64 << 20, 8u32, 2900.0),
+            ("RND4K Q32T1", "randread", 4096, 32, 290_000.0),
+        ] {
+            run.measurements.push(synth::control(synth::job(
+                Some(profile),
+                rw,
+                bs,
+                qd,
+                1,
+                iops,
+            )));
+        }
+        let f = analyze(&run);
+        let warnings: Vec<&Finding> = f
+            .iter()
+            .filter(|f| f.severity >= Severity::Warning)
+            .collect();
+        assert!(warnings.is_empty(), "{warnings:#?}");
+        for id in [
+            "app-read-chain",
+            "app-commit",
+            "app-postgres-mysql",
+            "app-redis",
+            "app-merges",
+            "app-sqlite",
+            "cache-unexcluded",
+        ] {
+            assert!(
+                f.iter()
+                    .any(|x| x.id == id && x.status == FindingStatus::Checked),
+                "{id} missing"
+            );
+        }
+        let claims = &f.last().unwrap().evidence;
+        assert!(claims["can"].as_array().unwrap().len() >= 4, "{claims}");
+    }
+
     #[test]
     fn every_emitted_id_is_catalogued_and_claims_come_last() {
         let mut run = synth::run();
