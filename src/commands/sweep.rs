@@ -172,6 +172,9 @@ pub fn print_result(run: &Run, format: crate::commands::analyze::Format) -> anyh
         crate::commands::analyze::Format::Text => {
             let jobs: Vec<&DiskMeasurement> = run.disk().collect();
             let mut out = table(&jobs);
+            for n in &run.notes {
+                let _ = writeln!(out, "note: {n}");
+            }
             out.push('\n');
             out.push_str(&caps_text(&run.findings));
             out.push('\n');
@@ -232,13 +235,15 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     let file = TestFile::create(&dir, "sweep", size, seed)?;
     for (i, job) in jobs.iter().enumerate() {
         if progress {
+            let left = (jobs.len() - i) as u32 * (runtime + ramp);
             eprint!(
-                "\rcandor sweep: {}/{} {} {} QD{}   ",
+                "\rcandor sweep: {}/{} {} {} QD{} (about {} left)   ",
                 i + 1,
                 jobs.len(),
                 job.rw.as_str(),
                 block_label(job.bs),
-                job.iodepth
+                job.iodepth,
+                crate::units::fmt_duration(left)
             );
         }
         match disk::run_job(&dir, &file, job) {
