@@ -58,9 +58,11 @@ pub(crate) fn analyze_checks(run: &Run) -> Vec<Finding> {
         out.extend(caps::caps_finding(run));
         out.extend(series::burst_cliff(run));
         out.extend(cache::write_back(run));
-        out.extend(stability::unstable(run));
         out.extend(series::not_steady(run));
         out.extend(host::media_unverifiable(run));
+    }
+    if !run.measurements.is_empty() {
+        out.extend(stability::unstable(run));
     }
     out.extend(stability::thread_imbalance(run));
     out.extend(host::cpu_steal(run));
