@@ -116,6 +116,11 @@ fn quick_disk_battery_end_to_end() {
     assert_eq!(plan["groups_run"], serde_json::json!(["disk"]));
     assert!(plan["groups_skipped"].as_array().unwrap().len() == 6);
     assert!(run.host.cpu_threads.is_some() && run.host.storage.is_some());
+    // The findings of the final Run are stored in it.
+    assert!(!run.findings.is_empty());
+    let mut bare = run.clone();
+    bare.findings.clear();
+    assert_eq!(candor::findings::analyze(&bare), run.findings);
     assert!(
         leftovers(dir.path()).is_empty(),
         "{:?}",

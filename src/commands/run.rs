@@ -185,7 +185,7 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
             .insert("steal_pct_during_run".into(), format!("{pct:.2}"));
     }
 
-    // INTERIM: crate::findings::analyze(&run) goes here once it is on main.
+    run.findings = crate::findings::analyze(&run);
     write_run_atomic(&run, &output)
         .with_context(|| format!("cannot write {}", output.display()))?;
     if !args.quiet {
