@@ -231,9 +231,12 @@ pub fn facts(run: &Run, summary: &Summary) -> Vec<(&'static str, String)> {
     }
     if !summary.engines.is_empty() {
         let direct = match summary.direct {
-            Some(true) => "O_DIRECT",
-            Some(false) => "buffered (page cache)",
-            None => "O_DIRECT on some tests only",
+            Some(true) => "O_DIRECT".to_string(),
+            Some(false) => "buffered (page cache)".to_string(),
+            None => format!(
+                "O_DIRECT, except through the page cache: {}",
+                summary.buffered_tests.join(", ")
+            ),
         };
         out.push((
             "Engine",

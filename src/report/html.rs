@@ -16,8 +16,9 @@ pub struct HtmlExporter;
 
 const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:24px auto;max-width:1100px;padding:0 16px;color:#1b1b1b;background:#fafafa}
 h1{font-size:1.5em;margin-bottom:4px}h2{font-size:1.2em;margin-top:28px;border-bottom:1px solid #ddd;padding-bottom:4px}
-table{border-collapse:collapse;margin:8px 0;background:#fff;font-variant-numeric:tabular-nums}
-th,td{border:1px solid #ddd;padding:3px 8px;text-align:right;white-space:nowrap}th{background:#f0f0f0}
+table{border-collapse:collapse;margin:8px 0;background:#fff;font-variant-numeric:tabular-nums;font-size:.9em}
+.scroll{overflow-x:auto}
+th,td{border:1px solid #ddd;padding:3px 6px;text-align:right;white-space:nowrap}th{background:#f0f0f0}
 td:first-child,th:first-child{text-align:left}dl.facts{display:grid;grid-template-columns:max-content auto;gap:2px 12px}
 dl.facts dt{font-weight:600}dl.facts dd{margin:0}.charts{display:flex;flex-wrap:wrap;gap:12px}
 svg.chart{background:#fff;border:1px solid #ddd;max-width:100%;height:auto}
@@ -54,7 +55,7 @@ fn spread_cell(text: &str, s: &crate::result::Spread, show: &dyn Fn(f64) -> Stri
 fn disk_table(s: &Summary, unit: RateUnit) -> String {
     let has_control = s.disk.iter().any(|r| r.role == FileRole::Control);
     let mut out = format!(
-        "<table class=\"disk\"><tr><th>test</th><th>op</th><th>{}</th><th>IOPS</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th><th>spread (max/min)</th>",
+        "<div class=\"scroll\"><table class=\"disk\"><tr><th>test</th><th>op</th><th>{}</th><th>IOPS</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th><th>spread</th>",
         unit.label()
     );
     if has_control {
@@ -114,7 +115,7 @@ fn disk_table(s: &Summary, unit: RateUnit) -> String {
         }
         out.push_str("</tr>\n");
     }
-    out.push_str("</table>\n");
+    out.push_str("</table></div>\n");
     out
 }
 
@@ -160,7 +161,7 @@ fn series_chart(run: &Run, r: &DiskRow, unit: RateUnit) -> Option<String> {
     if series.is_empty() {
         return None;
     }
-    let y_fmt = |v: f64| crate::units::sig3(v);
+    let y_fmt = |v: f64| super::svg::tick_label(v);
     Some(line_chart(&LineChart {
         title: format!("{}: per second", r.name()),
         x_label: "seconds into the measured interval".into(),
@@ -249,7 +250,7 @@ fn control_chart(s: &Summary, unit: RateUnit) -> Option<String> {
         return None;
     }
     Some(bar_chart(
-        "main file vs control file (larger than RAM): a big drop means a cache served the main file",
+        "reads: main file vs control file (larger than RAM)",
         unit.label(),
         &["main file".to_string(), "control file".to_string()],
         &groups,
@@ -309,7 +310,7 @@ fn sweep_charts(s: &Summary, unit: RateUnit) -> Vec<String> {
                     }
                 })
                 .collect();
-            let y_fmt = |v: f64| crate::units::sig3(v);
+            let y_fmt = |v: f64| super::svg::tick_label(v);
             out.push(line_chart(&LineChart {
                 title: format!(
                     "sweep: {rw} {} {what} vs queue depth ({jobs} thread{})",
@@ -449,7 +450,7 @@ impl Exporter for HtmlExporter {
             }
             charts.extend(control_chart(&s, unit));
             if !charts.is_empty() {
-                b.push_str("<h2>Latency and host cache</h2><div class=\"charts\">");
+                b.push_str("<h2>Latency and host cache</h2><p class=\"muted\">Percentiles on a log scale. The control file is larger than RAM: a big drop from main to control means a cache served the main file; equal figures exclude only caches smaller than the control file.</p><div class=\"charts\">");
                 b.push_str(&charts.join("\n"));
                 b.push_str("</div>\n");
             }
@@ -510,7 +511,7 @@ impl Exporter for HtmlExporter {
         if let Some(k) = &c.sorted_by {
             let _ = writeln!(b, "<p>Sorted by {} (best first).</p>", esc(k));
         }
-        b.push_str("<table class=\"compare\"><tr><th>host</th>");
+        b.push_str("<div class=\"scroll\"><table class=\"compare\"><tr><th>host</th>");
         for col in &c.columns {
             let _ = write!(b, "<th>{}</th>", esc(&col.name(unit)).replace('\n', "<br>"));
         }
@@ -537,7 +538,7 @@ impl Exporter for HtmlExporter {
             }
             b.push_str("</tr>\n");
         }
-        let _ = writeln!(b, "</table><p class=\"muted\">{}</p>", esc(MARK_LEGEND));
+        let _ = writeln!(b, "</table></div><p class=\"muted\">{}</p>", esc(MARK_LEGEND));
         let hosts: Vec<String> = c.rows.iter().map(|r| r.name.clone()).collect();
         let mut charts = Vec::new();
         for i in c.group("disk") {

@@ -119,6 +119,8 @@ pub struct Summary {
     pub engines: Vec<String>,
     /// O_DIRECT for every disk test (Some(true)), none (Some(false)), mixed or no disk tests (None).
     pub direct: Option<bool>,
+    /// Tests that ran through the page cache (not O_DIRECT), by label.
+    pub buffered_tests: Vec<String>,
     /// Distinct file sizes (bytes) per role.
     pub main_sizes: Vec<u64>,
     pub control_sizes: Vec<u64>,
@@ -144,6 +146,7 @@ impl Summary {
             .unwrap_or(1);
         let mut engines: Vec<String> = Vec::new();
         let mut directs: Vec<bool> = Vec::new();
+        let mut buffered_tests: Vec<String> = Vec::new();
         let mut main_sizes = Vec::new();
         let mut control_sizes = Vec::new();
         let mut file_paths = Vec::new();
@@ -157,6 +160,9 @@ impl Summary {
                     };
                     push_unique(&mut engines, engine);
                     push_unique(&mut directs, d.spec.direct);
+                    if !d.spec.direct {
+                        push_unique(&mut buffered_tests, disk_label(d));
+                    }
                     let sizes = match d.role {
                         FileRole::Main => &mut main_sizes,
                         FileRole::Control => &mut control_sizes,
@@ -194,6 +200,7 @@ impl Summary {
             passes,
             engines,
             direct: (directs.len() == 1).then(|| directs[0]),
+            buffered_tests,
             main_sizes,
             control_sizes,
             file_paths,

@@ -63,10 +63,10 @@ pub struct LineChart<'a> {
     pub y_zero: bool,
 }
 
-const W: f64 = 640.0;
+const W: f64 = 530.0;
 const PLOT_H: f64 = 220.0;
 const ML: f64 = 70.0;
-const MR: f64 = 16.0;
+const MR: f64 = 24.0;
 const MT: f64 = 30.0;
 const MB: f64 = 40.0;
 
@@ -89,6 +89,15 @@ fn linear_ticks(lo: f64, hi: f64) -> Vec<f64> {
         t += step;
     }
     out
+}
+
+/// A tick value: integers without decimals, others with three significant digits.
+pub fn tick_label(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        crate::units::fmt_count(v)
+    } else {
+        crate::units::sig3(v)
+    }
 }
 
 /// Powers of ten covering [lo, hi] (with 2 and 5 when the range is narrow).
@@ -252,7 +261,7 @@ pub fn line_chart(c: &LineChart) -> String {
         None => xa
             .ticks()
             .into_iter()
-            .map(|v| (v, crate::units::sig3(v)))
+            .map(|v| (v, tick_label(v)))
             .collect(),
     };
     for (v, label) in xticks {
@@ -328,7 +337,7 @@ pub struct BarGroup {
 /// Grouped horizontal bars with their values written at the end.
 pub fn bar_chart(title: &str, unit: &str, series: &[String], groups: &[BarGroup]) -> String {
     let bar_h = 14.0;
-    let label_w = 170.0;
+    let label_w = 150.0;
     let points: usize = groups.iter().map(|g| g.bars.len()).sum();
     let plot_h: f64 = groups
         .iter()
@@ -344,7 +353,7 @@ pub fn bar_chart(title: &str, unit: &str, series: &[String], groups: &[BarGroup]
         .iter()
         .flat_map(|g| g.bars.iter().map(|b| b.1))
         .fold(0.0f64, f64::max);
-    let (x0, x1) = (label_w, W - 90.0);
+    let (x0, x1) = (label_w, W - 130.0);
     let scale = |v: f64| {
         if max > 0.0 {
             (v / max).max(0.0) * (x1 - x0)
