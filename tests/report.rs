@@ -33,13 +33,21 @@ fn text_summary_has_the_battery() {
     assert!(text.contains("took 41m12s"), "duration");
     assert!(text.contains("3 passes"));
     // Medians over passes: pass 2 of SEQ1M Q8T1 read is 1474.8e6 * 1.02 bytes/s.
-    let seq = text.lines().find(|l| l.contains("SEQ1M Q8T1") && l.contains("read")).unwrap();
+    let seq = text
+        .lines()
+        .find(|l| l.contains("SEQ1M Q8T1") && l.contains("read"))
+        .unwrap();
     assert!(seq.contains(&format!("{:.1}", 1474.8 * 1.02)), "{seq}");
     assert!(seq.contains("x1.02"), "spread max/min: {seq}");
     assert!(seq.contains("29.9x"), "main/control ratio: {seq}");
     assert!(text.contains("MB/s"));
     // Both directions of the mix.
-    assert_eq!(text.lines().filter(|l| l.trim_start().starts_with("MIX70")).count(), 2);
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.trim_start().starts_with("MIX70"))
+            .count(),
+        2
+    );
     // Compute, with scaling.
     assert!(text.contains("cpu primes"));
     assert!(text.contains("events/s"));
@@ -55,10 +63,22 @@ fn text_summary_has_the_battery() {
 #[test]
 fn mib_unit_is_available_and_written() {
     let run = common::battery("web-1", 1.0);
-    let text = render_with(&run, Format::Text, &Options { unit: RateUnit::Mib });
+    let text = render_with(
+        &run,
+        Format::Text,
+        &Options {
+            unit: RateUnit::Mib,
+        },
+    );
     assert!(text.contains("MiB/s = 2^20 bytes/s"));
-    let seq = text.lines().find(|l| l.contains("SEQ1M Q8T1") && l.contains("read")).unwrap();
-    assert!(seq.contains(&format!("{:.1}", 1474.8e6 * 1.02 / 1048576.0)), "{seq}");
+    let seq = text
+        .lines()
+        .find(|l| l.contains("SEQ1M Q8T1") && l.contains("read"))
+        .unwrap();
+    assert!(
+        seq.contains(&format!("{:.1}", 1474.8e6 * 1.02 / 1048576.0)),
+        "{seq}"
+    );
 }
 
 #[test]
@@ -67,7 +87,10 @@ fn markdown_tables_and_escaping() {
     let md = render(&run, Format::Md);
     assert!(md.contains("| test | op | MB/s | IOPS |"));
     assert!(md.contains("|:---|:---|---:|"));
-    assert!(!md.contains("<script>"), "label must be escaped in Markdown");
+    assert!(
+        !md.contains("<script>"),
+        "label must be escaped in Markdown"
+    );
     assert!(md.contains("\\<script\\>"));
 }
 
@@ -112,7 +135,12 @@ fn html_is_self_contained_and_escaped() {
     let html = render(&run, Format::Html);
     assert!(!html.contains("<script"), "no script element at all");
     assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
-    assert!(!html.replace("http://www.w3.org/2000/svg", "").contains("http"), "no URLs but the SVG namespace");
+    assert!(
+        !html
+            .replace("http://www.w3.org/2000/svg", "")
+            .contains("http"),
+        "no URLs but the SVG namespace"
+    );
     assert!(!html.contains("src="), "no external assets");
     assert!(!html.contains("<link"), "no external stylesheets");
     let charts = html.matches("<svg").count();
@@ -155,16 +183,31 @@ fn html_in_headless_chromium() {
         cmd.arg(format!("--user-data-dir={}", profile.path().display()));
         cmd.args(extra).arg(&url);
         let o = cmd.output().expect("run chromium");
-        (o.status, String::from_utf8_lossy(&o.stdout).to_string(), String::from_utf8_lossy(&o.stderr).to_string())
+        (
+            o.status,
+            String::from_utf8_lossy(&o.stdout).to_string(),
+            String::from_utf8_lossy(&o.stderr).to_string(),
+        )
     };
     let (status, dom, log) = chrome(&["--dump-dom".to_string()]);
-    assert!(status.success(), "chromium --dump-dom failed: {status}\n{log}");
+    assert!(
+        status.success(),
+        "chromium --dump-dom failed: {status}\n{log}"
+    );
     // Console errors (uncaught exceptions, failed loads) would show in the log.
-    for bad in ["Uncaught", ":CONSOLE(", "ERR_FILE_NOT_FOUND", "Failed to load"] {
+    for bad in [
+        "Uncaught",
+        ":CONSOLE(",
+        "ERR_FILE_NOT_FOUND",
+        "Failed to load",
+    ] {
         assert!(!log.contains(bad), "chromium reported '{bad}':\n{log}");
     }
     // The label is text, not an element.
-    assert!(dom.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "label shown as text");
+    assert!(
+        dom.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+        "label shown as text"
+    );
     assert!(!dom.contains("<script"), "no script element in the DOM");
     // Charts: SVG elements with data.
     let points: Vec<u64> = dom
@@ -175,7 +218,10 @@ fn html_in_headless_chromium() {
         })
         .collect();
     assert!(points.len() >= 3, "charts in the DOM: {}", points.len());
-    assert!(points.iter().all(|&p| p > 0), "every chart has data: {points:?}");
+    assert!(
+        points.iter().all(|&p| p > 0),
+        "every chart has data: {points:?}"
+    );
     assert!(dom.matches("<path d=\"M").count() >= 3, "drawn lines");
     let shot = out.join("report.png");
     let (status, _, log) = chrome(&[
@@ -183,9 +229,16 @@ fn html_in_headless_chromium() {
         "--window-size=1200,2400".to_string(),
         "--hide-scrollbars".to_string(),
     ]);
-    assert!(status.success(), "chromium --screenshot failed: {status}\n{log}");
+    assert!(
+        status.success(),
+        "chromium --screenshot failed: {status}\n{log}"
+    );
     let size = std::fs::metadata(&shot).map(|m| m.len()).unwrap_or(0);
-    assert!(size > 20_000, "screenshot {} is {size} bytes", shot.display());
+    assert!(
+        size > 20_000,
+        "screenshot {} is {size} bytes",
+        shot.display()
+    );
     println!("report HTML: {}", html_path.display());
     println!("screenshot: {}", shot.display());
 }
@@ -214,31 +267,54 @@ fn compare_three_hosts_in_text_md_csv() {
     let text = render_compare(&runs, Format::Text, None).unwrap();
     println!("{text}");
     assert!(text.contains("SEQ1M Q8T1"));
-    let row = |name: &str| text.lines().find(|l| l.trim_start().starts_with(name)).unwrap().to_string();
+    let row = |name: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap()
+            .to_string()
+    };
     // FSYNC4K is an IOPS column (4 KiB): charlie shows "–".
     assert!(text.contains("FSYNC4K\nwrite IOPS") || text.contains("write IOPS"));
-    let fsync_col_missing = text.lines().filter(|l| l.trim_start().starts_with("charlie")).any(|l| l.contains('–'));
+    let fsync_col_missing = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with("charlie"))
+        .any(|l| l.contains('–'));
     assert!(fsync_col_missing, "missing test shows as –");
     assert!(row("alpha").contains(&format!("{:.1}", 1474.8 * 1.02)));
     assert!(row("bravo").contains(&format!("{:.1}", 2.0 * 1474.8 * 1.02)));
     assert!(text.contains("Different tool versions"), "version note");
     assert!(text.contains("charlie is interrupted"));
-    assert!(text.contains("alpha: [warning] host-cache"), "findings under the table");
+    assert!(
+        text.contains("alpha: [warning] host-cache"),
+        "findings under the table"
+    );
     assert!(text.contains("evidence: control_mb_s=49.3"));
 
     let md = render_compare(&runs, Format::Md, None).unwrap();
     assert!(md.contains("| host | SEQ1M Q8T1 read MB/s |"));
-    assert_eq!(md.lines().filter(|l| l.starts_with("| alpha") || l.starts_with("| bravo") || l.starts_with("| charlie")).count(), 3);
+    assert_eq!(
+        md.lines()
+            .filter(|l| l.starts_with("| alpha")
+                || l.starts_with("| bravo")
+                || l.starts_with("| charlie"))
+            .count(),
+        3
+    );
 
     let csv = render_compare(&runs, Format::Csv, None).unwrap();
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 4);
-    assert!(lines[0].starts_with("host,SEQ1M Q8T1 read MB/s,SEQ1M Q8T1 read spread,SEQ1M Q8T1 read passes"));
+    assert!(lines[0]
+        .starts_with("host,SEQ1M Q8T1 read MB/s,SEQ1M Q8T1 read spread,SEQ1M Q8T1 read passes"));
     assert!(lines[1].starts_with(&format!("alpha,{}", 1474.8 * 1.02)));
 
     // Sorted best first by a column; latency sorts lowest first.
     let sorted = render_compare(&runs, Format::Csv, Some("seq1m q8t1 read")).unwrap();
-    let order: Vec<&str> = sorted.lines().skip(1).map(|l| l.split(',').next().unwrap()).collect();
+    let order: Vec<&str> = sorted
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap())
+        .collect();
     assert_eq!(order, ["bravo", "alpha", "charlie"]);
     let err = render_compare(&runs, Format::Text, Some("no such column")).unwrap_err();
     assert_eq!(candor::error::exit_code(&err), 2);
@@ -253,12 +329,35 @@ fn cli_report_and_compare_write_files() {
     let a = write_run(dir.path(), "a.json", &common::battery("alpha", 1.0));
     let b = write_run(dir.path(), "b.json", &common::battery("bravo", 1.5));
     let html = dir.path().join("a.html");
-    candor().args(["report", a.to_str().unwrap(), "--format", "html", "-o", html.to_str().unwrap()]).assert().success();
-    assert!(std::fs::read_to_string(&html).unwrap().starts_with("<!DOCTYPE html>"));
-    let out = candor().args(["report", a.to_str().unwrap(), "--unit", "MiB"]).assert().success();
+    candor()
+        .args([
+            "report",
+            a.to_str().unwrap(),
+            "--format",
+            "html",
+            "-o",
+            html.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    assert!(std::fs::read_to_string(&html)
+        .unwrap()
+        .starts_with("<!DOCTYPE html>"));
+    let out = candor()
+        .args(["report", a.to_str().unwrap(), "--unit", "MiB"])
+        .assert()
+        .success();
     assert!(String::from_utf8_lossy(&out.get_output().stdout).contains("MiB/s"));
     let out = candor()
-        .args(["compare", a.to_str().unwrap(), b.to_str().unwrap(), "--format", "md", "--sort", "host"])
+        .args([
+            "compare",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+            "--format",
+            "md",
+            "--sort",
+            "host",
+        ])
         .assert()
         .success();
     assert!(String::from_utf8_lossy(&out.get_output().stdout).contains("| alpha |"));
@@ -278,16 +377,32 @@ fn bad_input_exits_2_with_one_line() {
         (p("notjson.json", "hello, world"), "not JSON"),
         (p("notrun.json", "{\"jobs\": []}"), "not a candor Run"),
         (p("truncated.json", &good[..good.len() / 2]), "truncated"),
-        (p("newer.json", "{\"schema\": \"candor.run/9\"}"), "newer candor"),
-        (dir.path().join("missing.json").to_str().unwrap().to_string(), "cannot read"),
+        (
+            p("newer.json", "{\"schema\": \"candor.run/9\"}"),
+            "newer candor",
+        ),
+        (
+            dir.path()
+                .join("missing.json")
+                .to_str()
+                .unwrap()
+                .to_string(),
+            "cannot read",
+        ),
     ];
     let good_path = p("good.json", &good);
     for (file, problem) in &cases {
-        for args in [vec!["report", file.as_str()], vec!["compare", good_path.as_str(), file.as_str()]] {
+        for args in [
+            vec!["report", file.as_str()],
+            vec!["compare", good_path.as_str(), file.as_str()],
+        ] {
             let out = candor().args(&args).assert().code(2);
             let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
             assert_eq!(err.lines().count(), 1, "one line: {err}");
-            assert!(err.contains(file.as_str()) && err.contains(problem), "{args:?}: {err}");
+            assert!(
+                err.contains(file.as_str()) && err.contains(problem),
+                "{args:?}: {err}"
+            );
         }
     }
     for cmd in ["report", "compare"] {
@@ -296,7 +411,10 @@ fn bad_input_exits_2_with_one_line() {
         assert_eq!(err.lines().count(), 1, "one line: {err}");
         assert!(err.contains("no Run file"), "{err}");
     }
-    let out = candor().args(["compare", &good_path, "--sort", "nope"]).assert().code(2);
+    let out = candor()
+        .args(["compare", &good_path, "--sort", "nope"])
+        .assert()
+        .code(2);
     let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
     assert_eq!(err.lines().count(), 1, "{err}");
 }

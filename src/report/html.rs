@@ -437,9 +437,9 @@ impl Exporter for HtmlExporter {
         }
         b.push_str("</dl>\n");
         if !s.disk.is_empty() {
-            let _ = write!(
+            let _ = writeln!(
                 b,
-                "<h2>Disk</h2><p class=\"muted\">{} = {} bytes/s. Medians over passes (hover a figure for min and max). Latency is completion latency.</p>\n",
+                "<h2>Disk</h2><p class=\"muted\">{} = {} bytes/s. Medians over passes (hover a figure for min and max). Latency is completion latency.</p>",
                 unit.label(),
                 if unit == RateUnit::Mb { "10<sup>6</sup>" } else { "2<sup>20</sup>" }
             );
@@ -538,7 +538,11 @@ impl Exporter for HtmlExporter {
             }
             b.push_str("</tr>\n");
         }
-        let _ = writeln!(b, "</table></div><p class=\"muted\">{}</p>", esc(MARK_LEGEND));
+        let _ = writeln!(
+            b,
+            "</table></div><p class=\"muted\">{}</p>",
+            esc(MARK_LEGEND)
+        );
         let hosts: Vec<String> = c.rows.iter().map(|r| r.name.clone()).collect();
         let mut charts = Vec::new();
         for i in c.group("disk") {

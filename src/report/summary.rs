@@ -347,12 +347,11 @@ pub fn compute_value(c: &ComputeMeasurement) -> Option<(ComputeUnit, f64)> {
     }
 }
 
+/// A compute test's identity: kind, test, threads, unit.
+type ComputeKey = (&'static str, String, u32, ComputeUnit);
+
 fn compute_rows(run: &Run) -> Vec<ComputeRow> {
-    let mut groups: Vec<(
-        (&'static str, String, u32, ComputeUnit),
-        Vec<f64>,
-        Vec<String>,
-    )> = Vec::new();
+    let mut groups: Vec<(ComputeKey, Vec<f64>, Vec<String>)> = Vec::new();
     for m in &run.measurements {
         let Some(c) = m.as_compute() else { continue };
         let Some((unit, value)) = compute_value(c) else {

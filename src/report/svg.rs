@@ -72,7 +72,7 @@ const MB: f64 = 40.0;
 
 /// "Nice" ticks (1, 2, 5 x 10^k) covering [lo, hi].
 fn linear_ticks(lo: f64, hi: f64) -> Vec<f64> {
-    if !(hi > lo) {
+    if hi.partial_cmp(&lo) != Some(std::cmp::Ordering::Greater) {
         return vec![lo];
     }
     let raw = (hi - lo) / 5.0;
@@ -258,11 +258,7 @@ pub fn line_chart(c: &LineChart) -> String {
     }
     let xticks: Vec<(f64, String)> = match &c.x_ticks {
         Some(t) => t.clone(),
-        None => xa
-            .ticks()
-            .into_iter()
-            .map(|v| (v, tick_label(v)))
-            .collect(),
+        None => xa.ticks().into_iter().map(|v| (v, tick_label(v))).collect(),
     };
     for (v, label) in xticks {
         let x = xa.map(v);

@@ -108,7 +108,13 @@ fn disk(
     })
 }
 
-fn compute(test: &str, threads: u32, pass: u32, events: Option<f64>, bytes: Option<f64>) -> ComputeMeasurement {
+fn compute(
+    test: &str,
+    threads: u32,
+    pass: u32,
+    events: Option<f64>,
+    bytes: Option<f64>,
+) -> ComputeMeasurement {
     ComputeMeasurement {
         pass: Some(pass),
         started_at: None,
@@ -158,22 +164,166 @@ pub fn battery(label: &str, scale: f64) -> Run {
         let main = FileRole::Main;
         let ctrl = FileRole::Control;
         let ms = &mut run.measurements;
-        ms.push(disk("SEQ1M Q8T1", "read", m, 8, 0, pass, main, Some(stats(1474.8e6 * s * wob, m, 5_400_000, 10, false)), None));
-        ms.push(disk("SEQ1M Q8T1", "write", m, 8, 0, pass, main, None, Some(stats(812.3e6 * s * wob, m, 9_800_000, 10, true))));
-        ms.push(disk("SEQ1M Q1T1", "read", m, 1, 0, pass, main, Some(stats(610.2e6 * s * wob, m, 1_700_000, 10, false)), None));
-        ms.push(disk("SEQ1M Q1T1", "write", m, 1, 0, pass, main, None, Some(stats(402.9e6 * s * wob, m, 2_500_000, 10, false))));
-        ms.push(disk("RND4K Q32T1", "randread", k4, 32, 0, pass, main, Some(stats(164.4e6 * s * wob, k4, 780_000, 10, false)), None));
-        ms.push(disk("RND4K Q32T1", "randwrite", k4, 32, 0, pass, main, None, Some(stats(131.6e6 * s * wob, k4, 960_000, 10, false))));
-        ms.push(disk("RND4K Q1T1", "randread", k4, 1, 0, pass, main, Some(stats(44.1e6 * s * wob, k4, 88_000, 10, false)), None));
-        ms.push(disk("RND4K Q1T1", "randwrite", k4, 1, 0, pass, main, None, Some(stats(61.0e6 * s * wob, k4, 62_000, 10, false))));
-        ms.push(disk("FSYNC4K", "randwrite", k4, 1, 1, pass, main, None, Some(stats(6.4e6 * s * wob, k4, 610_000, 10, false))));
-        ms.push(disk("MIX70", "randrw", k4, 16, 0, pass, main, Some(stats(98.0e6 * s * wob, k4, 500_000, 10, false)), Some(stats(42.0e6 * s * wob, k4, 700_000, 10, false))));
-        ms.push(disk("SEQ1M Q8T1", "read", m, 8, 0, pass, ctrl, Some(stats(49.3e6 * s * wob, m, 160_000_000, 10, false)), None));
-        ms.push(disk("RND4K Q32T1", "randread", k4, 32, 0, pass, ctrl, Some(stats(8.2e6 * s * wob, k4, 15_000_000, 10, false)), None));
-        ms.push(Measurement::Cpu(compute("primes", 1, pass, Some(1234.5 * s * wob), None)));
-        ms.push(Measurement::Cpu(compute("primes", 4, pass, Some(4570.2 * s * wob), None)));
-        ms.push(Measurement::Memory(compute("stream-triad", 4, pass, None, Some(18.2e9 * s * wob))));
-        ms.push(Measurement::Crypto(compute("sha256", 1, pass, None, Some(1.9e9 * s * wob))));
+        ms.push(disk(
+            "SEQ1M Q8T1",
+            "read",
+            m,
+            8,
+            0,
+            pass,
+            main,
+            Some(stats(1474.8e6 * s * wob, m, 5_400_000, 10, false)),
+            None,
+        ));
+        ms.push(disk(
+            "SEQ1M Q8T1",
+            "write",
+            m,
+            8,
+            0,
+            pass,
+            main,
+            None,
+            Some(stats(812.3e6 * s * wob, m, 9_800_000, 10, true)),
+        ));
+        ms.push(disk(
+            "SEQ1M Q1T1",
+            "read",
+            m,
+            1,
+            0,
+            pass,
+            main,
+            Some(stats(610.2e6 * s * wob, m, 1_700_000, 10, false)),
+            None,
+        ));
+        ms.push(disk(
+            "SEQ1M Q1T1",
+            "write",
+            m,
+            1,
+            0,
+            pass,
+            main,
+            None,
+            Some(stats(402.9e6 * s * wob, m, 2_500_000, 10, false)),
+        ));
+        ms.push(disk(
+            "RND4K Q32T1",
+            "randread",
+            k4,
+            32,
+            0,
+            pass,
+            main,
+            Some(stats(164.4e6 * s * wob, k4, 780_000, 10, false)),
+            None,
+        ));
+        ms.push(disk(
+            "RND4K Q32T1",
+            "randwrite",
+            k4,
+            32,
+            0,
+            pass,
+            main,
+            None,
+            Some(stats(131.6e6 * s * wob, k4, 960_000, 10, false)),
+        ));
+        ms.push(disk(
+            "RND4K Q1T1",
+            "randread",
+            k4,
+            1,
+            0,
+            pass,
+            main,
+            Some(stats(44.1e6 * s * wob, k4, 88_000, 10, false)),
+            None,
+        ));
+        ms.push(disk(
+            "RND4K Q1T1",
+            "randwrite",
+            k4,
+            1,
+            0,
+            pass,
+            main,
+            None,
+            Some(stats(61.0e6 * s * wob, k4, 62_000, 10, false)),
+        ));
+        ms.push(disk(
+            "FSYNC4K",
+            "randwrite",
+            k4,
+            1,
+            1,
+            pass,
+            main,
+            None,
+            Some(stats(6.4e6 * s * wob, k4, 610_000, 10, false)),
+        ));
+        ms.push(disk(
+            "MIX70",
+            "randrw",
+            k4,
+            16,
+            0,
+            pass,
+            main,
+            Some(stats(98.0e6 * s * wob, k4, 500_000, 10, false)),
+            Some(stats(42.0e6 * s * wob, k4, 700_000, 10, false)),
+        ));
+        ms.push(disk(
+            "SEQ1M Q8T1",
+            "read",
+            m,
+            8,
+            0,
+            pass,
+            ctrl,
+            Some(stats(49.3e6 * s * wob, m, 160_000_000, 10, false)),
+            None,
+        ));
+        ms.push(disk(
+            "RND4K Q32T1",
+            "randread",
+            k4,
+            32,
+            0,
+            pass,
+            ctrl,
+            Some(stats(8.2e6 * s * wob, k4, 15_000_000, 10, false)),
+            None,
+        ));
+        ms.push(Measurement::Cpu(compute(
+            "primes",
+            1,
+            pass,
+            Some(1234.5 * s * wob),
+            None,
+        )));
+        ms.push(Measurement::Cpu(compute(
+            "primes",
+            4,
+            pass,
+            Some(4570.2 * s * wob),
+            None,
+        )));
+        ms.push(Measurement::Memory(compute(
+            "stream-triad",
+            4,
+            pass,
+            None,
+            Some(18.2e9 * s * wob),
+        )));
+        ms.push(Measurement::Crypto(compute(
+            "sha256",
+            1,
+            pass,
+            None,
+            Some(1.9e9 * s * wob),
+        )));
     }
     run.findings.push(Finding {
         id: "host-cache".to_string(),
@@ -195,6 +345,7 @@ pub fn battery(label: &str, scale: f64) -> Run {
         meaning: String::new(),
         not_proven: String::new(),
     });
-    run.notes.push("io_uring available; registered buffers off".to_string());
+    run.notes
+        .push("io_uring available; registered buffers off".to_string());
     run
 }
