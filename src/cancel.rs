@@ -59,7 +59,10 @@ pub fn check() -> Result<(), crate::error::Interrupted> {
 
 /// Registers a file to remove if the user interrupts twice.
 pub fn register(path: PathBuf) {
-    REGISTERED.lock().unwrap_or_else(|e| e.into_inner()).push(path);
+    REGISTERED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(path);
 }
 
 /// Forgets a registered file (its owner removed it).

@@ -7,12 +7,19 @@ use clap::{Parser, Subcommand};
 /// compression and OS overhead, then says what the numbers mean and what they
 /// do not prove.
 #[derive(Debug, Parser)]
-#[command(name = "candor", version, propagate_version = true, max_term_width = 100)]
+#[command(
+    name = "candor",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
 }
 
+// Parsed once per process: the size of the largest variant does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the whole battery on this host: disk profiles in passes, a control

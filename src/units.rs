@@ -247,7 +247,10 @@ mod tests {
         assert!(parse_size("-4k").is_err());
         assert!(parse_size("4q").is_err());
         assert!(parse_size("k").is_err());
-        assert!(matches!(parse_size("99999999999P"), Err(ParseError::Overflow(_))));
+        assert!(matches!(
+            parse_size("99999999999P"),
+            Err(ParseError::Overflow(_))
+        ));
     }
 
     #[test]

@@ -133,16 +133,25 @@ impl JobSpec {
             return Err("--iodepth must be at least 1".into());
         }
         if self.iodepth > 4096 {
-            return Err(format!("--iodepth {} is above the limit of 4096", self.iodepth));
+            return Err(format!(
+                "--iodepth {} is above the limit of 4096",
+                self.iodepth
+            ));
         }
         if self.numjobs == 0 {
             return Err("--numjobs must be at least 1".into());
         }
         if self.numjobs > 1024 {
-            return Err(format!("--numjobs {} is above the limit of 1024", self.numjobs));
+            return Err(format!(
+                "--numjobs {} is above the limit of 1024",
+                self.numjobs
+            ));
         }
         if self.rwmixread > 100 {
-            return Err(format!("--rwmixread {} is not a percentage (0-100)", self.rwmixread));
+            return Err(format!(
+                "--rwmixread {} is not a percentage (0-100)",
+                self.rwmixread
+            ));
         }
         if self.runtime.is_zero() {
             return Err("--runtime must be greater than 0".into());

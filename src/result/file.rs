@@ -31,10 +31,8 @@ pub enum ReadRunError {
 /// Reads and validates a Run file.
 pub fn read_run(path: &Path) -> Result<Run, ReadRunError> {
     let p = || path.to_path_buf();
-    let text = std::fs::read_to_string(path).map_err(|source| ReadRunError::Io {
-        path: p(),
-        source,
-    })?;
+    let text =
+        std::fs::read_to_string(path).map_err(|source| ReadRunError::Io { path: p(), source })?;
     parse_run(&text, path)
 }
 
@@ -135,8 +133,14 @@ mod tests {
     fn bad_inputs_name_the_problem() {
         assert!(matches!(parse(""), Err(ReadRunError::Empty { .. })));
         assert!(matches!(parse("hello"), Err(ReadRunError::NotJson { .. })));
-        assert!(matches!(parse("{\"schema\": \"candor.r"), Err(ReadRunError::Truncated { .. })));
-        assert!(matches!(parse("{\"a\": 1}"), Err(ReadRunError::NotARun { .. })));
+        assert!(matches!(
+            parse("{\"schema\": \"candor.r"),
+            Err(ReadRunError::Truncated { .. })
+        ));
+        assert!(matches!(
+            parse("{\"a\": 1}"),
+            Err(ReadRunError::NotARun { .. })
+        ));
         assert!(matches!(parse("[1,2]"), Err(ReadRunError::NotARun { .. })));
         let newer = parse("{\"schema\": \"candor.run/2\"}").unwrap_err();
         assert!(matches!(newer, ReadRunError::Newer { .. }));

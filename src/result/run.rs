@@ -242,6 +242,9 @@ pub struct StorageFacts {
 }
 
 /// One measurement; `kind` tells which.
+// A Run holds tens of measurements, not millions: boxing the disk variant
+// would only make every access noisier.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Measurement {

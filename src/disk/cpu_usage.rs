@@ -1,0 +1,97 @@
+//! candor's own CPU time (getrusage) and the host's steal time (/proc/stat)
+//! over an interval.
+
+use crate::result::CpuUse;
+use std::time::Instant;
+
+/// A point in time to measure CPU use from.
+#[derive(Debug, Clone, Copy)]
+pub struct CpuSnapshot {
+    at: Instant,
+    user_ns: u64,
+    sys_ns: u64,
+    /// (steal, total) jiffies of all CPUs, when /proc/stat is readable.
+    stat: Option<(u64, u64)>,
+}
+
+impl CpuSnapshot {
+    pub fn now() -> CpuSnapshot {
+        // SAFETY: rusage is plain data that getrusage fills.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+        let ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1000;
+        CpuSnapshot {
+            at: Instant::now(),
+            user_ns: ns(ru.ru_utime),
+            sys_ns: ns(ru.ru_stime),
+            stat: read_proc_stat(),
+        }
+    }
+
+    /// CPU use between `self` and a later snapshot.
+    pub fn until(&self, later: &CpuSnapshot) -> CpuUse {
+        let wall = later.at.duration_since(self.at).as_nanos().max(1) as f64;
+        let user = later.user_ns.saturating_sub(self.user_ns);
+        let sys = later.sys_ns.saturating_sub(self.sys_ns);
+        let steal_pct = match (self.stat, later.stat) {
+            (Some((s0, t0)), Some((s1, t1))) if t1 > t0 => {
+                100.0 * s1.saturating_sub(s0) as f64 / (t1 - t0) as f64
+            }
+            _ => 0.0,
+        };
+        CpuUse {
+            usr_pct: 100.0 * user as f64 / wall,
+            sys_pct: 100.0 * sys as f64 / wall,
+            steal_pct,
+            cpu_ns: user + sys,
+        }
+    }
+}
+
+/// (steal, total) jiffies from the aggregate `cpu` line of /proc/stat.
+fn read_proc_stat() -> Option<(u64, u64)> {
+    let text = std::fs::read_to_string("/proc/stat").ok()?;
+    parse_proc_stat(&text)
+}
+
+/// Parses the `cpu` line: user nice system idle iowait irq softirq steal
+/// guest guest_nice. guest time is already inside user, so the total is the
+/// first eight fields.
+pub fn parse_proc_stat(text: &str) -> Option<(u64, u64)> {
+    let line = text.lines().find(|l| l.starts_with("cpu "))?;
+    let fields: Vec<u64> = line
+        .split_whitespace()
+        .skip(1)
+        .take(8)
+        .filter_map(|f| f.parse().ok())
+        .collect();
+    if fields.len() < 8 {
+        return None;
+    }
+    Some((fields[7], fields.iter().sum()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_steal() {
+        let text = "cpu  100 0 50 800 10 0 5 35 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\n";
+        assert_eq!(parse_proc_stat(text), Some((35, 1000)));
+        assert_eq!(parse_proc_stat("cpu 1 2\n"), None);
+    }
+
+    #[test]
+    fn snapshot_measures_own_cpu() {
+        let a = CpuSnapshot::now();
+        let mut x = 0u64;
+        let t = Instant::now();
+        while t.elapsed().as_millis() < 50 {
+            x = std::hint::black_box(x.wrapping_add(1));
+        }
+        let b = CpuSnapshot::now();
+        let u = a.until(&b);
+        assert!(u.usr_pct + u.sys_pct > 20.0, "{u:?}");
+    }
+}

@@ -1,0 +1,268 @@
+//! Test files: created exclusively without following symlinks, filled in
+//! full with seeded random data, fsynced, checked for allocation, and
+//! always removed (on drop, which runs on success, error and unwinding;
+//! a second Ctrl-C removes registered files at once).
+
+use super::buffer::{AlignedBuf, Payload};
+use super::dir::TestDir;
+use crate::error::usage;
+use crate::result::TestFileInfo;
+use std::ffi::CString;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Instant;
+
+static FILE_COUNTER: AtomicU32 = AtomicU32::new(0);
+
+/// Chunk size of the fill: large enough to stream, small enough to notice Ctrl-C quickly.
+const FILL_CHUNK: usize = 4 << 20;
+
+/// The free space candor leaves untouched on a filesystem: 1 GiB or 5 % of
+/// its size, whichever is larger, so that a benchmark never fills a disk
+/// that other programs are using.
+pub fn space_margin(total_bytes: u64) -> u64 {
+    (1u64 << 30).max(total_bytes / 20)
+}
+
+/// A filled, verified test file. Removed when dropped.
+#[derive(Debug)]
+pub struct TestFile {
+    path: PathBuf,
+    name: CString,
+    /// A duplicate of the directory's descriptor: the file can always be removed by name in its own directory.
+    dir_fd: OwnedFd,
+    size: u64,
+    dev: u64,
+    ino: u64,
+    allocated_bytes: u64,
+    fill_ns: u64,
+}
+
+impl TestFile {
+    /// Creates `.candor-<purpose>-<pid>-<n>.tmp` in the directory, fills it
+    /// with `size` bytes of random data from `seed`, fsyncs it and checks
+    /// that every byte is allocated. Refuses when free space minus the
+    /// margin is short (usage error).
+    pub fn create(dir: &TestDir, purpose: &str, size: u64, seed: u64) -> anyhow::Result<TestFile> {
+        if size == 0 {
+            return Err(usage("--size must be greater than 0"));
+        }
+        let align = dir.direct_alignment();
+        if size % align != 0 {
+            return Err(usage(format!(
+                "--size {size} is not a multiple of the {align}-byte O_DIRECT alignment of {}",
+                dir.path().display()
+            )));
+        }
+        let free = dir.free_bytes_now();
+        let margin = space_margin(dir.total_bytes());
+        if size.saturating_add(margin) > free {
+            return Err(usage(format!(
+                "--size {} does not fit in {}: {} free, and candor leaves {} free",
+                crate::units::fmt_bytes(size),
+                dir.path().display(),
+                crate::units::fmt_bytes(free),
+                crate::units::fmt_bytes(margin)
+            )));
+        }
+        let dir_fd = dir
+            .fd()
+            .try_clone()
+            .map_err(|e| anyhow::anyhow!("dup of the test directory's descriptor: {e}"))?;
+        // O_EXCL: never reuse or overwrite an existing file; O_NOFOLLOW: a
+        // symlink planted at the name is never followed (O_EXCL alone already
+        // refuses it). A name that exists, whatever it is, is left alone and
+        // the next number is tried.
+        let (raw, cname, path) = loop {
+            let n = FILE_COUNTER.fetch_add(1, Ordering::Relaxed);
+            let name = format!(".candor-{purpose}-{}-{n}.tmp", std::process::id());
+            let cname = CString::new(name.clone()).expect("no NUL in generated name");
+            let path = dir.path().join(&name);
+            // SAFETY: valid dir fd and NUL-terminated name; the fd is owned below.
+            let raw = unsafe {
+                libc::openat(
+                    dir_fd.as_raw_fd(),
+                    cname.as_ptr(),
+                    libc::O_CREAT
+                        | libc::O_EXCL
+                        | libc::O_NOFOLLOW
+                        | libc::O_WRONLY
+                        | libc::O_CLOEXEC,
+                    0o600,
+                )
+            };
+            if raw < 0 {
+                let e = std::io::Error::last_os_error();
+                if e.raw_os_error() == Some(libc::EEXIST) && n < 10_000 {
+                    continue;
+                }
+                return Err(anyhow::anyhow!(
+                    "cannot create test file {}: {e}",
+                    path.display()
+                ));
+            }
+            break (raw, cname, path);
+        };
+        // SAFETY: raw is a fresh descriptor owned by nobody else.
+        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        crate::cancel::register(path.clone());
+        let mut file = TestFile {
+            path,
+            name: cname,
+            dir_fd,
+            size,
+            dev: 0,
+            ino: 0,
+            allocated_bytes: 0,
+            fill_ns: 0,
+        };
+        // From here on, dropping `file` removes it: every error path cleans up.
+        let started = Instant::now();
+        fill(&fd, size, seed, dir.buffer_alignment(), &file.path)?;
+        file.fill_ns = started.elapsed().as_nanos() as u64;
+        // SAFETY: stat is plain data filled by fstat for a valid fd.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } != 0 {
+            let e = std::io::Error::last_os_error();
+            return Err(anyhow::anyhow!("fstat {}: {e}", file.path.display()));
+        }
+        file.dev = st.st_dev;
+        file.ino = st.st_ino;
+        file.allocated_bytes = (st.st_blocks as u64) * 512;
+        if file.allocated_bytes < size {
+            return Err(anyhow::anyhow!(
+                "test file {} is sparse after a full write ({} of {} bytes allocated): the filesystem compresses or thin-provisions; reads would return holes, not data",
+                file.path.display(),
+                file.allocated_bytes,
+                size
+            ));
+        }
+        Ok(file)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// What the Run records about this file.
+    pub fn info(&self) -> TestFileInfo {
+        TestFileInfo {
+            path: self.path.display().to_string(),
+            size: self.size,
+            allocated_bytes: self.allocated_bytes,
+            fill_ns: self.fill_ns,
+        }
+    }
+
+    /// Opens the file again for I/O (per worker), refusing symlinks and
+    /// checking that it is still the very file candor created.
+    pub fn open_for_io(&self, write: bool, direct: bool) -> anyhow::Result<OwnedFd> {
+        let mut flags = libc::O_NOFOLLOW | libc::O_CLOEXEC;
+        flags |= if write { libc::O_RDWR } else { libc::O_RDONLY };
+        if direct {
+            flags |= libc::O_DIRECT;
+        }
+        // SAFETY: valid dir fd and name; fd owned below.
+        let raw = unsafe { libc::openat(self.dir_fd.as_raw_fd(), self.name.as_ptr(), flags) };
+        if raw < 0 {
+            let e = std::io::Error::last_os_error();
+            if direct && e.raw_os_error() == Some(libc::EINVAL) {
+                return Err(usage(format!(
+                    "the filesystem holding {} does not support O_DIRECT; --buffered measures through the page cache instead",
+                    self.path.display()
+                )));
+            }
+            return Err(anyhow::anyhow!(
+                "cannot open test file {}: {e}",
+                self.path.display()
+            ));
+        }
+        // SAFETY: raw is a fresh descriptor.
+        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: plain data, valid fd.
+        if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } != 0
+            || st.st_dev != self.dev
+            || st.st_ino != self.ino
+        {
+            return Err(anyhow::anyhow!(
+                "test file {} was replaced by another file while candor ran; stopping",
+                self.path.display()
+            ));
+        }
+        Ok(fd)
+    }
+}
+
+impl Drop for TestFile {
+    fn drop(&mut self) {
+        // SAFETY: valid owned dir fd and name; unlinkat removes the name
+        // itself and never follows a symlink.
+        unsafe { libc::unlinkat(self.dir_fd.as_raw_fd(), self.name.as_ptr(), 0) };
+        crate::cancel::unregister(&self.path);
+    }
+}
+
+/// Writes `size` bytes of fresh random data (new bytes for every chunk, so
+/// that no two chunks dedup), with O_DIRECT where the filesystem allows it,
+/// then fsyncs.
+fn fill(fd: &OwnedFd, size: u64, seed: u64, align: usize, path: &Path) -> anyhow::Result<()> {
+    // Writing with O_DIRECT keeps a multi-GiB fill out of the page cache.
+    // SAFETY: fcntl on a valid fd; if O_DIRECT is refused the fill is
+    // buffered, which the fsync below makes durable all the same.
+    unsafe {
+        let flags = libc::fcntl(fd.as_raw_fd(), libc::F_GETFL);
+        if flags >= 0 {
+            libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags | libc::O_DIRECT);
+        }
+    }
+    let mut buf = AlignedBuf::new(FILL_CHUNK, align);
+    let mut payload = Payload::new(seed ^ 0x5eed_f111);
+    let mut offset = 0u64;
+    while offset < size {
+        crate::cancel::check()?;
+        let len = (size - offset).min(FILL_CHUNK as u64) as usize;
+        payload.fill(&mut buf.as_mut_slice()[..len]);
+        let mut done = 0usize;
+        while done < len {
+            // SAFETY: the buffer holds len valid bytes; fd is valid.
+            let n = unsafe {
+                libc::pwrite(
+                    fd.as_raw_fd(),
+                    buf.as_slice()[done..].as_ptr() as *const libc::c_void,
+                    len - done,
+                    (offset + done as u64) as libc::off_t,
+                )
+            };
+            if n < 0 {
+                let e = std::io::Error::last_os_error();
+                if e.kind() == std::io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(anyhow::anyhow!("writing test file {}: {e}", path.display()));
+            }
+            if n == 0 {
+                return Err(anyhow::anyhow!(
+                    "writing test file {}: no progress",
+                    path.display()
+                ));
+            }
+            done += n as usize;
+        }
+        offset += len as u64;
+    }
+    // SAFETY: valid fd.
+    if unsafe { libc::fsync(fd.as_raw_fd()) } != 0 {
+        let e = std::io::Error::last_os_error();
+        return Err(anyhow::anyhow!(
+            "fsync of test file {}: {e}",
+            path.display()
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,200 @@
+//! The per-thread loop: keep `iodepth` operations in flight, time each one,
+//! record it. Generic over the engine, so the hot path has no dynamic
+//! dispatch; one clock read per submit batch and one per completion batch
+//! (every completion in a batch was observed at that instant).
+
+use super::buffer::{AlignedBuf, Payload};
+use super::engine::{Completion, Engine, Op, OpKind};
+use super::job::{JobSpec, Rw};
+use super::recorder::DirectionRecorder;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// What a worker needs to know about its place in the job.
+pub struct WorkerPlan {
+    pub thread: u32,
+    pub job: JobSpec,
+    /// Blocks of `bs` in the file.
+    pub blocks: u64,
+    /// Sequential jobs: this thread's region, as (first block, block count).
+    pub region: (u64, u64),
+    /// Ramp end and measured-interval end, in ns from the common start.
+    pub ramp_ns: u64,
+    pub end_ns: u64,
+}
+
+/// What a worker recorded.
+#[derive(Default)]
+pub struct WorkerResult {
+    pub read: DirectionRecorder,
+    pub write: DirectionRecorder,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SlotState {
+    Free,
+    Read,
+    Write,
+    /// A sync issued after this slot's write; the write's latency runs to its end.
+    SyncAfterWrite,
+}
+
+/// Runs the loop until the end of the measured interval, a stop request, or
+/// an error; drains every in-flight operation before returning.
+pub fn drive<E: Engine>(
+    engine: &mut E,
+    plan: &WorkerPlan,
+    buffers: &mut AlignedBuf,
+    start: Instant,
+    stop: &AtomicBool,
+) -> anyhow::Result<WorkerResult> {
+    let job = &plan.job;
+    let depth = job.iodepth as usize;
+    let bs = job.bs as usize;
+    let base = buffers.as_mut_ptr();
+    let mut payload = Payload::new(
+        job.seed
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            .wrapping_add(plan.thread as u64 + 1),
+    );
+    payload.fill(buffers.as_mut_slice());
+
+    let mut result = WorkerResult::default();
+    let mut free: Vec<u32> = (0..depth as u32).rev().collect();
+    let mut state = vec![SlotState::Free; depth];
+    let mut submitted_at = vec![0u64; depth];
+    let mut new_ops: Vec<Op> = Vec::with_capacity(depth);
+    let mut done: Vec<Completion> = Vec::with_capacity(depth * 2);
+    let mut in_flight = 0usize;
+    let mut stopping = false;
+    let mut writes_since_sync = 0u32;
+    let mut seq_cursor = 0u64;
+    let (region_first, region_blocks) = plan.region;
+    let elapsed = || start.elapsed().as_nanos() as u64;
+    let mut first_error: Option<anyhow::Error> = None;
+
+    loop {
+        if !stopping {
+            while let Some(slot) = free.pop() {
+                let write = match job.rw {
+                    Rw::Read | Rw::Randread => false,
+                    Rw::Write | Rw::Randwrite => true,
+                    Rw::Randrw => payload.next_u64() % 100 >= job.rwmixread as u64,
+                };
+                let block = if job.rw.is_random() {
+                    payload.next_u64() % plan.blocks
+                } else {
+                    let b = region_first + seq_cursor;
+                    seq_cursor = (seq_cursor + 1) % region_blocks;
+                    b
+                };
+                // SAFETY: slot < depth and the region holds depth * bs bytes.
+                let buf = unsafe { base.add(slot as usize * bs) };
+                if write {
+                    // SAFETY: this slot is free, so nothing else uses its bytes.
+                    payload.stamp(unsafe { std::slice::from_raw_parts_mut(buf, bs) });
+                }
+                state[slot as usize] = if write {
+                    SlotState::Write
+                } else {
+                    SlotState::Read
+                };
+                new_ops.push(Op {
+                    kind: if write { OpKind::Write } else { OpKind::Read },
+                    slot,
+                    offset: block * job.bs,
+                    len: bs as u32,
+                    buf,
+                });
+            }
+        }
+        if new_ops.is_empty() && in_flight == 0 {
+            break;
+        }
+        let t_submit = elapsed();
+        for op in &new_ops {
+            if op.kind != OpKind::Sync {
+                submitted_at[op.slot as usize] = t_submit;
+            }
+        }
+        in_flight += new_ops.len();
+        if let Err(e) = engine.submit_and_reap(&new_ops, 1.min(in_flight), &mut done) {
+            // The engine failed as a whole: nothing more can be reaped safely.
+            return Err(anyhow::anyhow!("{} engine: {e}", engine.name()));
+        }
+        new_ops.clear();
+        let now = elapsed();
+        for c in done.drain(..) {
+            in_flight -= 1;
+            let slot = c.slot as usize;
+            let kind = state[slot];
+            let expected = if kind == SlotState::SyncAfterWrite {
+                0
+            } else {
+                bs as i64
+            };
+            if c.result < 0 || (kind != SlotState::SyncAfterWrite && c.result != expected) {
+                if first_error.is_none() {
+                    first_error = Some(io_error(kind, c.result, bs));
+                }
+                stopping = true;
+                state[slot] = SlotState::Free;
+                continue;
+            }
+            if kind == SlotState::Write && job.fsync > 0 && !stopping {
+                writes_since_sync += 1;
+                if writes_since_sync >= job.fsync {
+                    writes_since_sync = 0;
+                    state[slot] = SlotState::SyncAfterWrite;
+                    new_ops.push(Op {
+                        kind: OpKind::Sync,
+                        slot: c.slot,
+                        offset: 0,
+                        len: 0,
+                        buf: std::ptr::null_mut(),
+                    });
+                    continue;
+                }
+            }
+            if now >= plan.ramp_ns && now < plan.end_ns {
+                let latency = now - submitted_at[slot];
+                let since = now - plan.ramp_ns;
+                match kind {
+                    SlotState::Read => result.read.record(since, latency, bs as u64),
+                    _ => result.write.record(since, latency, bs as u64),
+                }
+            }
+            state[slot] = SlotState::Free;
+            free.push(c.slot);
+        }
+        if now >= plan.end_ns || stop.load(Ordering::Relaxed) || crate::cancel::cancelled() {
+            stopping = true;
+            // Syncs queued for writes that will not be counted are not needed.
+            for op in new_ops.drain(..) {
+                state[op.slot as usize] = SlotState::Free;
+                free.push(op.slot);
+            }
+        }
+    }
+    if let Some(e) = first_error {
+        return Err(e);
+    }
+    let measured = plan.end_ns - plan.ramp_ns;
+    result.read.finish(measured);
+    result.write.finish(measured);
+    Ok(result)
+}
+
+fn io_error(kind: SlotState, result: i64, bs: usize) -> anyhow::Error {
+    let what = match kind {
+        SlotState::Read => "read",
+        SlotState::Write => "write",
+        _ => "fsync",
+    };
+    if result < 0 {
+        let e = std::io::Error::from_raw_os_error((-result) as i32);
+        anyhow::anyhow!("{what} failed: {e}")
+    } else {
+        anyhow::anyhow!("short {what}: {result} of {bs} bytes")
+    }
+}
