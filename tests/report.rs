@@ -161,9 +161,14 @@ fn html_in_headless_chromium() {
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-chromium");
     let _ = std::fs::remove_dir_all(&out);
     std::fs::create_dir_all(&out).unwrap();
-    let run = real_or_synthetic_run();
-    let html_path = out.join("report.html");
-    std::fs::write(&html_path, render(&run, Format::Html)).unwrap();
+    for (name, run) in chromium_runs(&out) {
+        check_in_chromium(chromium, &out, &name, &run);
+    }
+}
+
+fn check_in_chromium(chromium: &Path, out: &Path, name: &str, run: &Run) {
+    let html_path = out.join(format!("{name}.html"));
+    std::fs::write(&html_path, render(run, Format::Html)).unwrap();
     let url = format!("file://{}", html_path.display());
     let chrome = |extra: &[String]| {
         let profile = tempfile::tempdir().unwrap();
@@ -192,7 +197,7 @@ fn html_in_headless_chromium() {
     let (status, dom, log) = chrome(&["--dump-dom".to_string()]);
     assert!(
         status.success(),
-        "chromium --dump-dom failed: {status}\n{log}"
+        "{name}: chromium --dump-dom failed: {status}\n{log}"
     );
     // Console errors (uncaught exceptions, failed loads) would show in the log.
     for bad in [
@@ -201,14 +206,20 @@ fn html_in_headless_chromium() {
         "ERR_FILE_NOT_FOUND",
         "Failed to load",
     ] {
-        assert!(!log.contains(bad), "chromium reported '{bad}':\n{log}");
+        assert!(
+            !log.contains(bad),
+            "{name}: chromium reported '{bad}':\n{log}"
+        );
     }
     // The label is text, not an element.
     assert!(
         dom.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
-        "label shown as text"
+        "{name}: label shown as text"
     );
-    assert!(!dom.contains("<script"), "no script element in the DOM");
+    assert!(
+        !dom.contains("<script"),
+        "{name}: no script element in the DOM"
+    );
     // Charts: SVG elements with data.
     let points: Vec<u64> = dom
         .match_indices("data-points=\"")
@@ -217,13 +228,20 @@ fn html_in_headless_chromium() {
             rest[..rest.find('"').unwrap()].parse().unwrap()
         })
         .collect();
-    assert!(points.len() >= 3, "charts in the DOM: {}", points.len());
+    assert!(
+        points.len() >= 3,
+        "{name}: charts in the DOM: {}",
+        points.len()
+    );
     assert!(
         points.iter().all(|&p| p > 0),
-        "every chart has data: {points:?}"
+        "{name}: every chart has data: {points:?}"
     );
-    assert!(dom.matches("<path d=\"M").count() >= 3, "drawn lines");
-    let shot = out.join("report.png");
+    assert!(
+        dom.matches("<path d=\"M").count() >= 3,
+        "{name}: drawn lines"
+    );
+    let shot = out.join(format!("{name}.png"));
     let (status, _, log) = chrome(&[
         format!("--screenshot={}", shot.display()),
         "--window-size=1200,2400".to_string(),
@@ -231,7 +249,7 @@ fn html_in_headless_chromium() {
     ]);
     assert!(
         status.success(),
-        "chromium --screenshot failed: {status}\n{log}"
+        "{name}: chromium --screenshot failed: {status}\n{log}"
     );
     let size = std::fs::metadata(&shot).map(|m| m.len()).unwrap_or(0);
     assert!(
@@ -243,15 +261,42 @@ fn html_in_headless_chromium() {
     println!("screenshot: {}", shot.display());
 }
 
-/// The Run for the Chromium test: a real one when CANDOR_REPORT_RUN names a
-/// Run file (e.g. from `candor run --preset quick`), else the synthetic battery.
-fn real_or_synthetic_run() -> Run {
-    let mut run = match std::env::var_os("CANDOR_REPORT_RUN") {
-        Some(p) => candor::result::read_run(Path::new(&p)).expect("CANDOR_REPORT_RUN is a Run"),
-        None => common::battery("synthetic", 1.0),
-    };
-    run.label = Some(HOSTILE.to_string());
-    run
+/// The Runs for the Chromium test: the synthetic battery (every chart kind),
+/// a real `candor disk` job run now on this machine, and the Run file that
+/// CANDOR_REPORT_RUN names, if set (e.g. from `candor run --preset quick`).
+fn chromium_runs(dir: &Path) -> Vec<(String, Run)> {
+    let mut runs = vec![("battery".to_string(), common::battery("synthetic", 1.0))];
+    runs.push(("disk".to_string(), real_disk_run(dir, "randrw", "real")));
+    if let Some(p) = std::env::var_os("CANDOR_REPORT_RUN") {
+        let run = candor::result::read_run(Path::new(&p)).expect("CANDOR_REPORT_RUN is a Run");
+        runs.push(("given".to_string(), run));
+    }
+    for (_, run) in &mut runs {
+        run.label = Some(HOSTILE.to_string());
+    }
+    runs
+}
+
+/// A real, short `candor disk` job on this machine (/var/tmp, 16 MiB, 1 s).
+fn real_disk_run(dir: &Path, rw: &str, label: &str) -> Run {
+    let out = dir.join(format!("{label}-{rw}.json"));
+    candor()
+        .args([
+            "disk",
+            "--rw",
+            rw,
+            "--size",
+            "16M",
+            "--runtime",
+            "1s",
+            "--ramp",
+            "200ms",
+        ])
+        .args(["--iodepth", "4", "--label", label, "--output"])
+        .arg(&out)
+        .assert()
+        .success();
+    candor::result::read_run(&out).unwrap()
 }
 
 #[test]
@@ -417,4 +462,40 @@ fn bad_input_exits_2_with_one_line() {
         .code(2);
     let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
     assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+/// compare on three real Runs made now on this machine with different labels.
+#[test]
+fn compare_three_real_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for (label, rw) in [
+        ("host-a", "randread"),
+        ("host-b", "randread"),
+        ("host-c", "randwrite"),
+    ] {
+        real_disk_run(dir.path(), rw, label);
+        files.push(dir.path().join(format!("{label}-{rw}.json")));
+    }
+    for format in ["text", "md", "csv"] {
+        let o = candor()
+            .arg("compare")
+            .args(&files)
+            .args(["--format", format])
+            .assert()
+            .success();
+        let out = String::from_utf8_lossy(&o.get_output().stdout).to_string();
+        println!("{out}");
+        for label in ["host-a", "host-b", "host-c"] {
+            assert!(out.contains(label), "{format}: {label}");
+        }
+        // host-c ran only random writes: its random-read cell is missing, and vice versa.
+        assert!(
+            out.contains("randread 4K Q4T1") && out.contains("randwrite 4K Q4T1"),
+            "{format}"
+        );
+        if format != "csv" {
+            assert!(out.contains('–'), "{format}: missing tests show as –");
+        }
+    }
 }

@@ -29,6 +29,8 @@ pub enum Metric {
 pub struct Column {
     /// Stable key: `SEQ1M Q8T1 read`, `RND4K Q1T1 read p99`, `cpu primes 4T`.
     pub key: String,
+    /// The test part of the key (`SEQ1M Q8T1`, `cpu primes`): the first header line.
+    pub test: String,
     /// `disk`, `latency` or `compute`: the text table is split into these blocks.
     pub group: &'static str,
     pub metric: Metric,
@@ -61,16 +63,13 @@ impl Column {
         }
     }
 
-    /// A two-line header for narrow text tables: the profile, then direction and unit.
+    /// A two-line header for narrow text tables: the test, then direction and unit.
     pub fn header(&self, unit: RateUnit) -> String {
         let name = self.name(unit);
-        // Break after the profile (the first two words for battery names, else the first).
-        let words: Vec<&str> = name.split(' ').collect();
-        let cut = if words.len() > 3 { 2 } else { 1 };
-        if words.len() <= 1 {
-            return name;
+        match name.strip_prefix(&self.test) {
+            Some(rest) if !rest.trim().is_empty() => format!("{}\n{}", self.test, rest.trim()),
+            _ => name,
         }
-        format!("{}\n{}", words[..cut].join(" "), words[cut..].join(" "))
     }
 
     /// A value in this column's display unit, without the unit.
@@ -163,6 +162,7 @@ impl Comparison {
                 add(
                     Column {
                         key,
+                        test: r.label.clone(),
                         group: "disk",
                         metric,
                     },
@@ -179,6 +179,7 @@ impl Comparison {
                     add(
                         Column {
                             key,
+                            test: r.label.clone(),
                             group: "latency",
                             metric: Metric::Latency,
                         },
@@ -198,6 +199,7 @@ impl Comparison {
                 add(
                     Column {
                         key,
+                        test: r.name(),
                         group: "compute",
                         metric,
                     },

@@ -450,7 +450,12 @@ impl Exporter for HtmlExporter {
             }
             charts.extend(control_chart(&s, unit));
             if !charts.is_empty() {
-                b.push_str("<h2>Latency and host cache</h2><p class=\"muted\">Percentiles on a log scale. The control file is larger than RAM: a big drop from main to control means a cache served the main file; equal figures exclude only caches smaller than the control file.</p><div class=\"charts\">");
+                let control = if s.disk.iter().any(|r| r.control.is_some()) {
+                    " The control file is larger than RAM: a big drop from main to control means a cache served the main file; equal figures exclude only caches smaller than the control file."
+                } else {
+                    " No control file ran, so a host cache is not excluded."
+                };
+                let _ = write!(b, "<h2>Latency and host cache</h2><p class=\"muted\">Percentiles on a log scale.{control}</p><div class=\"charts\">");
                 b.push_str(&charts.join("\n"));
                 b.push_str("</div>\n");
             }

@@ -80,15 +80,12 @@ fn linear_ticks(lo: f64, hi: f64) -> Vec<f64> {
     let step = [1.0, 2.0, 5.0, 10.0]
         .iter()
         .map(|m| m * mag)
-        .find(|s| *s >= raw)
+        .find(|s| *s >= raw * 0.999)
         .unwrap_or(10.0 * mag);
-    let mut t = (lo / step).ceil() * step;
-    let mut out = Vec::new();
-    while t <= hi + step * 1e-9 {
-        out.push(if t.abs() < step * 1e-9 { 0.0 } else { t });
-        t += step;
-    }
-    out
+    // Integer multiples of the step, so that float sums do not drift.
+    let first = (lo / step - 1e-9).ceil() as i64;
+    let last = (hi / step + 1e-9).floor() as i64;
+    (first..=last).map(|k| k as f64 * step).collect()
 }
 
 /// A tick value: integers without decimals, others with three significant digits.
