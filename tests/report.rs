@@ -162,13 +162,17 @@ fn html_in_headless_chromium() {
     let _ = std::fs::remove_dir_all(&out);
     std::fs::create_dir_all(&out).unwrap();
     for (name, run) in chromium_runs(&out) {
-        check_in_chromium(chromium, &out, &name, &run);
+        check_in_chromium(chromium, &out, &name, &render(&run, Format::Html));
     }
+    let mut runs = vec![common::battery(HOSTILE, 1.0), common::battery("bravo", 2.0)];
+    runs.push(real_disk_run(&out, "randread", "charlie"));
+    let html = render_compare(&runs, Format::Html, Some("SEQ1M Q8T1 read")).unwrap();
+    check_in_chromium(chromium, &out, "compare", &html);
 }
 
-fn check_in_chromium(chromium: &Path, out: &Path, name: &str, run: &Run) {
+fn check_in_chromium(chromium: &Path, out: &Path, name: &str, html: &str) {
     let html_path = out.join(format!("{name}.html"));
-    std::fs::write(&html_path, render(run, Format::Html)).unwrap();
+    std::fs::write(&html_path, html).unwrap();
     let url = format!("file://{}", html_path.display());
     let chrome = |extra: &[String]| {
         let profile = tempfile::tempdir().unwrap();
@@ -237,10 +241,8 @@ fn check_in_chromium(chromium: &Path, out: &Path, name: &str, run: &Run) {
         points.iter().all(|&p| p > 0),
         "{name}: every chart has data: {points:?}"
     );
-    assert!(
-        dom.matches("<path d=\"M").count() >= 3,
-        "{name}: drawn lines"
-    );
+    let marks = dom.matches("class=\"line\" d=\"M").count() + dom.matches("class=\"bar\"").count();
+    assert!(marks >= 3, "{name}: drawn lines and bars: {marks}");
     let shot = out.join(format!("{name}.png"));
     let (status, _, log) = chrome(&[
         format!("--screenshot={}", shot.display()),

@@ -518,7 +518,11 @@ impl Exporter for HtmlExporter {
         }
         b.push_str("<div class=\"scroll\"><table class=\"compare\"><tr><th>host</th>");
         for col in &c.columns {
-            let _ = write!(b, "<th>{}</th>", esc(&col.name(unit)).replace('\n', "<br>"));
+            let _ = write!(
+                b,
+                "<th>{}</th>",
+                esc(&col.header(unit)).replace('\n', "<br>")
+            );
         }
         b.push_str("</tr>\n");
         for row in &c.rows {
@@ -548,7 +552,6 @@ impl Exporter for HtmlExporter {
             "</table></div><p class=\"muted\">{}</p>",
             esc(MARK_LEGEND)
         );
-        let hosts: Vec<String> = c.rows.iter().map(|r| r.name.clone()).collect();
         let mut charts = Vec::new();
         for i in c.group("disk") {
             let col = &c.columns[i];
@@ -570,7 +573,7 @@ impl Exporter for HtmlExporter {
                 })
                 .collect();
             if !groups.is_empty() {
-                charts.push(bar_chart(&col.name(unit), col.unit(unit), &hosts, &groups));
+                charts.push(bar_chart(&col.name(unit), col.unit(unit), &[], &groups));
             }
         }
         if !charts.is_empty() {

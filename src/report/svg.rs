@@ -205,8 +205,8 @@ fn legend(out: &mut String, names: &[String], y: f64) -> f64 {
         let x = ML + (i % per_row) as f64 * col_w;
         let yy = y + (i / per_row) as f64 * 16.0;
         let mut label = name.clone();
-        if label.chars().count() > 34 {
-            label = label.chars().take(33).collect::<String>() + "…";
+        if label.chars().count() > 24 {
+            label = label.chars().take(23).collect::<String>() + "…";
         }
         let _ = write!(
             out,
@@ -298,7 +298,7 @@ pub fn line_chart(c: &LineChart) -> String {
         }
         let _ = write!(
             out,
-            r#"<path d="{d}" fill="none" stroke="{}" stroke-width="2"><title>{}</title></path>"#,
+            r#"<path class="line" d="{d}" fill="none" stroke="{}" stroke-width="2"><title>{}</title></path>"#,
             color(i),
             esc(&s.name)
         );
@@ -327,7 +327,8 @@ pub struct BarGroup {
     pub bars: Vec<(usize, f64, String)>,
 }
 
-/// Grouped horizontal bars with their values written at the end.
+/// Grouped horizontal bars with their values written at the end. `series`
+/// names the colours in a legend; leave it empty when the group labels say enough.
 pub fn bar_chart(title: &str, unit: &str, series: &[String], groups: &[BarGroup]) -> String {
     let bar_h = 14.0;
     let label_w = 150.0;
@@ -373,10 +374,10 @@ pub fn bar_chart(title: &str, unit: &str, series: &[String], groups: &[BarGroup]
         for (s, v, text) in &g.bars {
             let _ = write!(
                 out,
-                r#"<rect x="{x0}" y="{y:.1}" width="{:.1}" height="{bar_h}" fill="{}"><title>{}: {}</title></rect><text x="{:.1}" y="{:.1}" class="tk">{}</text>"#,
+                r#"<rect class="bar" x="{x0}" y="{y:.1}" width="{:.1}" height="{bar_h}" fill="{}"><title>{}: {}</title></rect><text x="{:.1}" y="{:.1}" class="tk">{}</text>"#,
                 scale(*v).max(1.0),
                 color(*s),
-                esc(series.get(*s).map_or("", |n| n.as_str())),
+                esc(series.get(*s).map_or(g.label.as_str(), |n| n.as_str())),
                 esc(text),
                 x0 + scale(*v) + 4.0,
                 y + bar_h - 3.0,
@@ -434,6 +435,6 @@ mod tests {
         assert!(svg.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
         assert!(svg.contains("a&amp;b"));
         assert!(svg.contains(r#"data-points="2""#));
-        assert!(svg.contains("<path d=\"M"));
+        assert!(svg.contains("<path class=\"line\" d=\"M"));
     }
 }
