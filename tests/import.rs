@@ -226,6 +226,9 @@ fn group_reporting_and_notes_before_the_json() {
         ("randrw", Some(70), 2)
     );
     assert!(d.threads.is_empty());
+    // psync runs at depth 1 whatever --iodepth=4 asked; fio says so, and so do we.
+    assert_eq!(d.spec.iodepth, 1);
+    assert!(d.notes.iter().any(|n| n.contains("iodepth=4 asked")));
     assert!(d.notes.iter().any(|n| n.contains("group_reporting")));
     assert!(run
         .notes

@@ -621,11 +621,24 @@ fn measurement(
         notes.push("no ioengine given: fio's default psync".to_string());
         "psync".to_string()
     });
+    // fio's synchronous engines keep one I/O in flight whatever iodepth says
+    // (fio prints "queue depth will be capped at 1"); record what ran.
+    let mut iodepth = num("iodepth", 1)?;
+    let sync_engine = matches!(
+        engine.as_str(),
+        "sync" | "psync" | "vsync" | "pvsync" | "pvsync2" | "mmap"
+    );
+    if sync_engine && iodepth > 1 {
+        notes.push(format!(
+            "iodepth={iodepth} asked, but the synchronous engine {engine} runs at 1 (recorded as 1)"
+        ));
+        iodepth = 1;
+    }
     let spec = DiskSpec {
         rw,
         rwmixread,
         bs,
-        iodepth: num("iodepth", 1)?,
+        iodepth,
         numjobs,
         size: size_opt("size")?.unwrap_or(0),
         runtime_ns: secs("runtime")?,
