@@ -32,8 +32,14 @@ fn pct(dir: &Value, p: &str) -> u64 {
     dir["clat_ns"]["percentile"][p].as_u64().unwrap()
 }
 
-/// Every figure of one direction equals fio's.
+/// Every figure of one direction equals fio's (latency from `clat_ns`, fio's default).
 fn assert_same(ours: &DirectionStats, fio: &Value) {
+    assert_same_lat(ours, fio, "clat_ns")
+}
+
+/// Every figure of one direction equals fio's, latency from fio's `lat` key.
+fn assert_same_lat(ours: &DirectionStats, fio: &Value, lat: &str) {
+    let pct = |dir: &Value, p: &str| dir[lat]["percentile"][p].as_u64().unwrap();
     assert_eq!(ours.iops, fio["iops"].as_f64().unwrap(), "iops");
     assert_eq!(
         ours.bytes_per_sec,
@@ -54,9 +60,9 @@ fn assert_same(ours: &DirectionStats, fio: &Value) {
     assert_eq!(l.p99, pct(fio, "99.000000"));
     assert_eq!(l.p99_9, pct(fio, "99.900000"));
     assert_eq!(l.p99_99, pct(fio, "99.990000"));
-    assert_eq!(l.min, fio["clat_ns"]["min"].as_u64().unwrap());
-    assert_eq!(l.max, fio["clat_ns"]["max"].as_u64().unwrap());
-    assert_eq!(l.mean, fio["clat_ns"]["mean"].as_f64().unwrap());
+    assert_eq!(l.min, fio[lat]["min"].as_u64().unwrap());
+    assert_eq!(l.max, fio[lat]["max"].as_u64().unwrap());
+    assert_eq!(l.mean, fio[lat]["mean"].as_f64().unwrap());
 }
 
 fn disk(run: &Run, i: usize) -> &candor::result::DiskMeasurement {
@@ -99,6 +105,23 @@ fn single_job_json_equals_fio() {
         d.measured_ns,
         fio["jobs"][0]["job_runtime"].as_u64().unwrap() * 1_000_000
     );
+}
+
+#[test]
+fn lat_percentiles_are_preferred_as_candor_measures_from_submission() {
+    let name = "randread-libaio-latpct.json";
+    let run = import(name);
+    let fio = fio_json(name);
+    let r = &fio["jobs"][0]["read"];
+    assert!(r["clat_ns"]["percentile"].is_object() && r["lat_ns"]["percentile"].is_object());
+    assert_same_lat(disk(&run, 0).read.as_ref().unwrap(), r, "lat_ns");
+    // Without --lat_percentiles the note says the figures are clat.
+    let d = disk(&import("randread-iouring-q16.json"), 0).clone();
+    assert!(d
+        .notes
+        .iter()
+        .any(|n| n.contains("clat_ns") && n.contains("--lat_percentiles=1")));
+    assert!(!disk(&run, 0).notes.iter().any(|n| n.contains("clat_ns")));
 }
 
 #[test]

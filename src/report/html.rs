@@ -439,7 +439,7 @@ impl Exporter for HtmlExporter {
         if !s.disk.is_empty() {
             let _ = writeln!(
                 b,
-                "<h2>Disk</h2><p class=\"muted\">{} = {} bytes/s. Medians over passes (hover a figure for min and max). Latency is completion latency.</p>",
+                "<h2>Disk</h2><p class=\"muted\">{} = {} bytes/s. Medians over passes (hover a figure for min and max). Latency runs from submission to completion.</p>",
                 unit.label(),
                 if unit == RateUnit::Mb { "10<sup>6</sup>" } else { "2<sup>20</sup>" }
             );

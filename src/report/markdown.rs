@@ -37,7 +37,7 @@ impl Exporter for MarkdownExporter {
         }
         if !s.disk.is_empty() {
             out.push_str(&format!(
-                "\n### Disk\n\n{} = {} bytes/s; latency is completion latency; spread is max/min over passes.\n\n",
+                "\n### Disk\n\n{} = {} bytes/s; latency runs from submission to completion; spread is max/min over passes.\n\n",
                 unit.label(),
                 if unit == super::RateUnit::Mb { "10^6" } else { "2^20" }
             ));

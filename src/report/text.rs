@@ -106,7 +106,7 @@ impl Exporter for TextExporter {
         }
         if !s.disk.is_empty() {
             out.push_str(&format!(
-                "\nDisk ({} = {} bytes/s; latency = completion latency)\n",
+                "\nDisk ({} = {} bytes/s; latency = submission to completion)\n",
                 unit.label(),
                 if unit == RateUnit::Mb { "10^6" } else { "2^20" }
             ));
