@@ -11,7 +11,8 @@ pub struct Args {
     /// kept as notes). A job name found in several files becomes several passes.
     #[arg(value_name = "FIO.json")]
     pub files: Vec<PathBuf>,
-    /// A name for this host or run (reports and comparisons show it).
+    /// A name for this host or run (reports and comparisons show it); default:
+    /// the first file's name without its extension.
     #[arg(long)]
     pub label: Option<String>,
     /// Write the Run here (atomically); a summary goes to standard output.
@@ -24,7 +25,14 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     if args.files.is_empty() {
         return Err(usage("no fio output files given: candor import FIO.json... [--label NAME] [--output RUN.json]"));
     }
-    let run = crate::result::import_fio::import_files(&args.files, args.label)
+    // Without --label, the first file's name (reports would otherwise say "unknown host":
+    // fio records no host name).
+    let label = args.label.or_else(|| {
+        args.files[0]
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_string())
+    });
+    let run = crate::result::import_fio::import_files(&args.files, label)
         .map_err(|e| usage(e.to_string()))?;
     match &args.output {
         None => super::report::write_output(None, &render(&run, Format::Json)),
