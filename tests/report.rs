@@ -501,3 +501,65 @@ fn compare_three_real_runs() {
         }
     }
 }
+
+/// A sweep (block sizes x queue depths, one job each) draws IOPS and rate
+/// against queue depth, one line per block size.
+#[test]
+fn sweep_charts_iops_and_rate_vs_queue_depth() {
+    let mut run = common::battery("sweep", 1.0);
+    run.measurements
+        .retain(|m| !matches!(m, candor::result::Measurement::Disk(_)));
+    let template = common::battery("x", 1.0)
+        .disk()
+        .find(|d| d.profile.as_deref() == Some("RND4K Q32T1"))
+        .unwrap()
+        .clone();
+    for bs in [4096u64, 8192, 65536] {
+        for qd in [1u32, 4, 16, 32] {
+            let mut d = template.clone();
+            d.profile = None;
+            d.pass = None;
+            d.spec.bs = bs;
+            d.spec.iodepth = qd;
+            // An IOPS cap of 10,000: the rate doubles with the block size.
+            let iops = (qd as f64 * 3000.0).min(10_000.0);
+            d.read = Some(common::stats(
+                iops * bs as f64,
+                bs,
+                100_000 * qd as u64,
+                3,
+                false,
+            ));
+            run.measurements.push(candor::result::Measurement::Disk(d));
+        }
+    }
+    let html = render(&run, Format::Html);
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sweep.html");
+    std::fs::write(&path, &html).unwrap();
+    println!("sweep HTML: {}", path.display());
+    assert_eq!(
+        html.matches("data-chart=\"line\" data-points=\"12\"")
+            .count(),
+        2,
+        "IOPS and rate charts, 3 bs x 4 QD"
+    );
+    assert!(html.contains("sweep: randread read IOPS vs queue depth"));
+    assert!(html.contains("sweep: randread read MB/s vs queue depth"));
+    let text = render(&run, Format::Text);
+    assert!(
+        text.contains("randread 64K Q32T1"),
+        "single jobs are labelled from their spec"
+    );
+}
+
+#[test]
+fn an_empty_run_says_so() {
+    let run = Run::new(vec!["candor".into()]);
+    assert!(render(&run, Format::Text).contains("(no measurements in this Run)"));
+    assert!(render(&run, Format::Html).contains("No measurements in this Run."));
+    assert_eq!(
+        render(&run, Format::Csv).lines().count(),
+        1,
+        "the header only"
+    );
+}

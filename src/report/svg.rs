@@ -16,6 +16,12 @@ pub fn color(i: usize) -> &'static str {
     COLORS[i % COLORS.len()]
 }
 
+/// The dash pattern of series `i`: solid, dashed, dotted in turn, so that
+/// lines lying on top of each other stay visible and colours can repeat.
+pub fn dash(i: usize) -> &'static str {
+    ["none", "7 3", "2 3"][i % 3]
+}
+
 /// Escapes text for HTML and SVG (element content and quoted attributes).
 pub fn esc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -210,10 +216,13 @@ fn legend(out: &mut String, names: &[String], y: f64) -> f64 {
         }
         let _ = write!(
             out,
-            r#"<rect x="{x}" y="{}" width="12" height="4" fill="{}"/><text x="{}" y="{}" class="lg">{}</text>"#,
-            yy - 4.0,
+            r#"<line x1="{x}" y1="{}" x2="{}" y2="{}" stroke="{}" stroke-width="3" stroke-dasharray="{}"/><text x="{}" y="{}" class="lg">{}</text>"#,
+            yy - 3.0,
+            x + 14.0,
+            yy - 3.0,
             color(i),
-            x + 16.0,
+            dash(i),
+            x + 18.0,
             yy,
             esc(&label)
         );
@@ -298,8 +307,9 @@ pub fn line_chart(c: &LineChart) -> String {
         }
         let _ = write!(
             out,
-            r#"<path class="line" d="{d}" fill="none" stroke="{}" stroke-width="2"><title>{}</title></path>"#,
+            r#"<path class="line" d="{d}" fill="none" stroke="{}" stroke-width="2" stroke-dasharray="{}"><title>{}</title></path>"#,
             color(i),
+            dash(i),
             esc(&s.name)
         );
         if pts.len() <= 12 {
