@@ -189,6 +189,14 @@ fn clones_without_group_reporting_merge_and_stay_as_threads() {
         "{:?}",
         d.notes
     );
+    // The report shows how evenly the clones worked.
+    let text = candor::report::render(&run, candor::report::Format::Text);
+    let t0 = candor::units::fmt_count(jobs[0]["read"]["iops"].as_f64().unwrap());
+    let t1 = candor::units::fmt_count(jobs[1]["read"]["iops"].as_f64().unwrap());
+    assert!(
+        text.contains(&format!("t0 {t0} · t1 {t1} (max/min")),
+        "{text}"
+    );
 
     // json: percentiles approximate, and the note says so.
     let name = "randwrite-libaio-j2.json";

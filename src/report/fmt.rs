@@ -284,3 +284,20 @@ mod tests {
         );
     }
 }
+
+/// Per-thread IOPS of one pass on one line: `t0 30,120 · t1 1,204 (max/min 25.0x)`.
+pub fn threads_line(iops: &[f64]) -> String {
+    let parts: Vec<String> = iops
+        .iter()
+        .enumerate()
+        .map(|(i, v)| format!("t{i} {}", self::iops(*v)))
+        .collect();
+    let min = iops.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = iops.iter().copied().fold(0.0, f64::max);
+    let ratio = if min > 0.0 {
+        format!("max/min {:.2}x", max / min)
+    } else {
+        "a thread did no I/O".to_string()
+    };
+    format!("{} ({ratio})", parts.join(" · "))
+}

@@ -52,10 +52,11 @@ fn spread_cell(text: &str, s: &crate::result::Spread, show: &dyn Fn(f64) -> Stri
     }
 }
 
-fn disk_table(s: &Summary, unit: RateUnit) -> String {
+/// `steal_known`: false for fio imports (fio does not record steal time).
+fn disk_table(s: &Summary, unit: RateUnit, steal_known: bool) -> String {
     let has_control = s.disk.iter().any(|r| r.role == FileRole::Control);
     let mut out = format!(
-        "<div class=\"scroll\"><table class=\"disk\"><tr><th>test</th><th>op</th><th>{}</th><th>IOPS</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th><th>spread</th>",
+        "<div class=\"scroll\"><table class=\"disk\"><tr><th>test</th><th>op</th><th>{}</th><th>IOPS</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th><th>spread</th><th>CPU usr+sys</th><th>steal</th>",
         unit.label()
     );
     if has_control {
@@ -93,6 +94,12 @@ fn disk_table(s: &Summary, unit: RateUnit) -> String {
             spread_cell(&lat(r.lat_max.median), &r.lat_max, &lat),
             esc(&fmt::spread(&r.bytes_per_sec))
         );
+        let steal = if steal_known {
+            format!("{:.1} %", r.steal_pct.median)
+        } else {
+            "–".to_string()
+        };
+        let _ = write!(out, "<td>{:.1} %</td><td>{steal}</td>", r.cpu_pct.median);
         if has_control {
             match &r.control {
                 Some((c, ratio)) => {
@@ -443,7 +450,15 @@ impl Exporter for HtmlExporter {
                 unit.label(),
                 if unit == RateUnit::Mb { "10<sup>6</sup>" } else { "2<sup>20</sup>" }
             );
-            b.push_str(&disk_table(&s, unit));
+            b.push_str(&disk_table(&s, unit, run.source != "fio-import"));
+            let threads = super::text::thread_lines(run, &s);
+            if !threads.is_empty() {
+                b.push_str("<p class=\"muted\">IOPS per thread (widely different threads point at vCPU scheduling, not the disk):</p><ul class=\"muted\">");
+                for t in threads {
+                    let _ = write!(b, "<li>{}</li>", esc(&t));
+                }
+                b.push_str("</ul>\n");
+            }
             let mut charts: Vec<String> = Vec::new();
             for dir in [Direction::Read, Direction::Write] {
                 charts.extend(percentile_chart(&s, dir));

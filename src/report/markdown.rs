@@ -42,6 +42,13 @@ impl Exporter for MarkdownExporter {
                 if unit == super::RateUnit::Mb { "10^6" } else { "2^20" }
             ));
             out.push_str(&escape_cells(disk_table(&s, unit)).to_markdown());
+            let threads = super::text::thread_lines(run, &s);
+            if !threads.is_empty() {
+                out.push_str("\nIOPS per thread:\n\n");
+                for t in threads {
+                    out.push_str(&format!("- {}\n", md(&t)));
+                }
+            }
         }
         if !s.compute.is_empty() {
             out.push_str("\n### Compute\n\n");

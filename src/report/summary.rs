@@ -52,6 +52,10 @@ pub struct DiskRow {
     pub p99_9: Spread,
     pub p99_99: Spread,
     pub lat_max: Spread,
+    /// candor's CPU use (user + system, percent of one CPU) over passes.
+    pub cpu_pct: Spread,
+    /// The host's steal time (percent of all CPUs) over passes.
+    pub steal_pct: Spread,
     /// The index in `Run::measurements` of each pass, in pass order.
     pub measurements: Vec<usize>,
     /// For a main row: the control file's bytes/s median for the same test
@@ -313,6 +317,16 @@ fn disk_rows(run: &Run) -> Vec<DiskRow> {
                 p99_9: f(&|s| s.lat_ns.p99_9 as f64),
                 p99_99: f(&|s| s.lat_ns.p99_99 as f64),
                 lat_max: f(&|s| s.lat_ns.max as f64),
+                cpu_pct: spread(
+                    &idx.iter()
+                        .map(|&i| disk_at(i).cpu.usr_pct + disk_at(i).cpu.sys_pct)
+                        .collect::<Vec<_>>(),
+                ),
+                steal_pct: spread(
+                    &idx.iter()
+                        .map(|&i| disk_at(i).cpu.steal_pct)
+                        .collect::<Vec<_>>(),
+                ),
                 measurements: idx,
                 control: None,
             }
@@ -334,6 +348,31 @@ fn disk_rows(run: &Run) -> Vec<DiskRow> {
         }
     }
     rows
+}
+
+/// Per-thread IOPS of a row, one list per pass (pass number, IOPS of each
+/// thread in thread order); passes whose job ran one thread are left out.
+pub fn thread_iops(run: &Run, row: &DiskRow) -> Vec<(Option<u32>, Vec<f64>)> {
+    row.measurements
+        .iter()
+        .filter_map(|&i| match &run.measurements[i] {
+            Measurement::Disk(d) if d.threads.len() > 1 => {
+                let iops = d
+                    .threads
+                    .iter()
+                    .map(|t| {
+                        let st = match row.direction {
+                            Direction::Read => t.read.as_ref(),
+                            Direction::Write => t.write.as_ref(),
+                        };
+                        st.map_or(0.0, |s| s.iops)
+                    })
+                    .collect();
+                Some((d.pass, iops))
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// The headline figure of a compute measurement and what it counts.

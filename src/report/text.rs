@@ -111,6 +111,13 @@ impl Exporter for TextExporter {
                 if unit == RateUnit::Mb { "10^6" } else { "2^20" }
             ));
             out.push_str(&disk_table(&s, unit).to_text("  "));
+            let threads = thread_lines(run, &s);
+            if !threads.is_empty() {
+                out.push_str("\nThreads (IOPS per thread)\n");
+                for t in threads {
+                    out.push_str(&format!("  {t}\n"));
+                }
+            }
         }
         if !s.compute.is_empty() {
             out.push_str("\nCompute\n");
@@ -239,4 +246,16 @@ pub fn all_notes(run: &Run) -> Vec<String> {
         }
     }
     notes
+}
+
+/// One line per pass of each multi-thread test: how evenly the threads worked.
+pub fn thread_lines(run: &Run, summary: &Summary) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in &summary.disk {
+        for (pass, iops) in super::summary::thread_iops(run, r) {
+            let pass = pass.map_or(String::new(), |p| format!(" pass {p}"));
+            out.push(format!("{}{pass}: {}", r.name(), fmt::threads_line(&iops)));
+        }
+    }
+    out
 }
