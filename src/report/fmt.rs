@@ -261,6 +261,23 @@ pub fn facts(run: &Run, summary: &Summary) -> Vec<(&'static str, String)> {
     out
 }
 
+/// Per-thread IOPS of one pass on one line: `t0 30,120 · t1 1,204 (max/min 25.0x)`.
+pub fn threads_line(iops: &[f64]) -> String {
+    let parts: Vec<String> = iops
+        .iter()
+        .enumerate()
+        .map(|(i, v)| format!("t{i} {}", self::iops(*v)))
+        .collect();
+    let min = iops.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = iops.iter().copied().fold(0.0, f64::max);
+    let ratio = if min > 0.0 {
+        format!("max/min {:.2}x", max / min)
+    } else {
+        "a thread did no I/O".to_string()
+    };
+    format!("{} ({ratio})", parts.join(" · "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -283,21 +300,4 @@ mod tests {
             "control_mb_s=49.3, main_mb_s=1474.8, passes=[1, 2]"
         );
     }
-}
-
-/// Per-thread IOPS of one pass on one line: `t0 30,120 · t1 1,204 (max/min 25.0x)`.
-pub fn threads_line(iops: &[f64]) -> String {
-    let parts: Vec<String> = iops
-        .iter()
-        .enumerate()
-        .map(|(i, v)| format!("t{i} {}", self::iops(*v)))
-        .collect();
-    let min = iops.iter().copied().fold(f64::INFINITY, f64::min);
-    let max = iops.iter().copied().fold(0.0, f64::max);
-    let ratio = if min > 0.0 {
-        format!("max/min {:.2}x", max / min)
-    } else {
-        "a thread did no I/O".to_string()
-    };
-    format!("{} ({ratio})", parts.join(" · "))
 }
