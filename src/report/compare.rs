@@ -170,7 +170,9 @@ impl Comparison {
                 );
             }
         }
-        let wants_latency = |r: &super::summary::DiskRow| r.is_qd1() || r.spec.fsync > 0;
+        // What users feel: small-block QD1 chains and commits (fsync).
+        let wants_latency =
+            |r: &super::summary::DiskRow| (r.is_qd1() && !r.bandwidth_bound()) || r.spec.fsync > 0;
         let any_qd1 = summaries.iter().any(|s| s.main_rows().any(wants_latency));
         for s in &summaries {
             for r in s.main_rows().filter(|r| !any_qd1 || wants_latency(r)) {

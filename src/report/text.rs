@@ -200,16 +200,24 @@ impl Exporter for TextExporter {
             if cols.is_empty() {
                 continue;
             }
-            let mut headers = vec!["host".to_string()];
-            headers.extend(cols.iter().map(|&i| c.columns[i].header(unit)));
-            let mut t = Table::new(headers);
-            for row in &c.rows {
-                let mut cells = vec![row.name.clone()];
-                cells.extend(cols.iter().map(|&i| c.cell_text(row, i, unit)));
-                t.push(cells);
+            // At most six figure columns per table, so that a table fits a terminal.
+            let chunks: Vec<&[usize]> = cols.chunks(6).collect();
+            for (k, chunk) in chunks.iter().enumerate() {
+                let mut headers = vec!["host".to_string()];
+                headers.extend(chunk.iter().map(|&i| c.columns[i].header(unit)));
+                let mut t = Table::new(headers);
+                for row in &c.rows {
+                    let mut cells = vec![row.name.clone()];
+                    cells.extend(chunk.iter().map(|&i| c.cell_text(row, i, unit)));
+                    t.push(cells);
+                }
+                if chunks.len() > 1 {
+                    out.push_str(&format!("\n{title} ({}/{})\n", k + 1, chunks.len()));
+                } else {
+                    out.push_str(&format!("\n{title}\n"));
+                }
+                out.push_str(&t.to_text("  "));
             }
-            out.push_str(&format!("\n{title}\n"));
-            out.push_str(&t.to_text("  "));
         }
         out.push_str(&format!("  ({MARK_LEGEND})\n"));
         let lines = c.finding_lines();
