@@ -246,7 +246,7 @@ fn check_in_chromium(chromium: &Path, out: &Path, name: &str, html: &str) {
     let shot = out.join(format!("{name}.png"));
     let (status, _, log) = chrome(&[
         format!("--screenshot={}", shot.display()),
-        "--window-size=1200,2400".to_string(),
+        "--window-size=1400,2400".to_string(),
         "--hide-scrollbars".to_string(),
     ]);
     assert!(

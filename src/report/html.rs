@@ -14,7 +14,7 @@ use std::fmt::Write;
 
 pub struct HtmlExporter;
 
-const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:24px auto;max-width:1100px;padding:0 16px;color:#1b1b1b;background:#fafafa}
+const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:24px auto;max-width:1300px;padding:0 16px;color:#1b1b1b;background:#fafafa}
 h1{font-size:1.5em;margin-bottom:4px}h2{font-size:1.2em;margin-top:28px;border-bottom:1px solid #ddd;padding-bottom:4px}
 table{border-collapse:collapse;margin:8px 0;background:#fff;font-variant-numeric:tabular-nums;font-size:.9em}
 .scroll{overflow-x:auto}
@@ -56,7 +56,7 @@ fn spread_cell(text: &str, s: &crate::result::Spread, show: &dyn Fn(f64) -> Stri
 fn disk_table(s: &Summary, unit: RateUnit, steal_known: bool) -> String {
     let has_control = s.disk.iter().any(|r| r.role == FileRole::Control);
     let mut out = format!(
-        "<div class=\"scroll\"><table class=\"disk\"><tr><th>test</th><th>op</th><th>{}</th><th>IOPS</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th><th>spread</th><th>CPU usr+sys</th><th>steal</th>",
+        "<div class=\"scroll\"><table class=\"disk\"><tr><th>test</th><th>op</th><th>{}</th><th>IOPS</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th><th>spread</th>",
         unit.label()
     );
     if has_control {
@@ -66,7 +66,7 @@ fn disk_table(s: &Summary, unit: RateUnit, steal_known: bool) -> String {
             unit.label()
         );
     }
-    out.push_str("</tr>\n");
+    out.push_str("<th>CPU usr+sys</th><th>steal</th></tr>\n");
     let rate = |v: f64| fmt::rate_with_unit(v, unit);
     let lat = |v: f64| fmt::latency(v);
     let rows: Vec<&DiskRow> = s.main_rows().chain(s.lone_control_rows()).collect();
@@ -94,12 +94,6 @@ fn disk_table(s: &Summary, unit: RateUnit, steal_known: bool) -> String {
             spread_cell(&lat(r.lat_max.median), &r.lat_max, &lat),
             esc(&fmt::spread(&r.bytes_per_sec))
         );
-        let steal = if steal_known {
-            format!("{:.1} %", r.steal_pct.median)
-        } else {
-            "–".to_string()
-        };
-        let _ = write!(out, "<td>{:.1} %</td><td>{steal}</td>", r.cpu_pct.median);
         if has_control {
             match &r.control {
                 Some((c, ratio)) => {
@@ -120,6 +114,12 @@ fn disk_table(s: &Summary, unit: RateUnit, steal_known: bool) -> String {
                 None => out.push_str("<td>–</td><td>–</td>"),
             }
         }
+        let steal = if steal_known {
+            format!("{:.1} %", r.steal_pct.median)
+        } else {
+            "–".to_string()
+        };
+        let _ = write!(out, "<td>{:.1} %</td><td>{steal}</td>", r.cpu_pct.median);
         out.push_str("</tr>\n");
     }
     out.push_str("</table></div>\n");

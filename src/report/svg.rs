@@ -204,7 +204,8 @@ fn open_svg(out: &mut String, kind: &str, title: &str, h: f64, points: usize) {
 }
 
 /// Draws legend entries in rows of three from `y`; returns the height used.
-fn legend(out: &mut String, names: &[String], y: f64) -> f64 {
+/// `lines`: swatches drawn as dashed lines (line charts) or solid blocks (bars).
+fn legend(out: &mut String, names: &[String], y: f64, lines: bool) -> f64 {
     let per_row = 3;
     let col_w = (W - ML - MR) / per_row as f64;
     for (i, name) in names.iter().enumerate() {
@@ -221,7 +222,7 @@ fn legend(out: &mut String, names: &[String], y: f64) -> f64 {
             x + 14.0,
             yy - 3.0,
             color(i),
-            dash(i),
+            if lines { dash(i) } else { "none" },
             x + 18.0,
             yy,
             esc(&label)
@@ -323,7 +324,7 @@ pub fn line_chart(c: &LineChart) -> String {
         }
     }
     if names.len() > 1 {
-        legend(&mut out, &names, y0 + MB + 12.0);
+        legend(&mut out, &names, y0 + MB + 12.0, true);
     }
     out.push_str("</svg>");
     out
@@ -405,7 +406,7 @@ pub fn bar_chart(title: &str, unit: &str, series: &[String], groups: &[BarGroup]
         esc(unit)
     );
     if series.len() > 1 {
-        legend(&mut out, series, y + 36.0);
+        legend(&mut out, series, y + 36.0, false);
     }
     out.push_str("</svg>");
     out
