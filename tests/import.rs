@@ -415,3 +415,34 @@ fn bad_input_exits_2_with_one_line() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("no fio output files given"));
 }
+
+/// Every prefix of every fixture either imports or fails with a message
+/// naming the file: never a panic.
+#[test]
+fn truncated_fixtures_never_panic() {
+    let dir = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fio"))
+        .unwrap();
+    let mut checked = 0;
+    for entry in dir {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("json") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for k in 1..60 {
+            let mut cut = text.len() * k / 60;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            let name = Path::new("cut.json");
+            match candor::result::import_fio::parse_fio(&text[..cut], name) {
+                Ok(out) => {
+                    let _ = candor::result::import_fio::import(&[out], None);
+                }
+                Err(e) => assert!(e.to_string().starts_with("cut.json: "), "{e}"),
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 8 * 59, "{checked}");
+}

@@ -52,6 +52,7 @@ fn text_summary_has_the_battery() {
     assert!(text.contains("cpu primes"));
     assert!(text.contains("events/s"));
     assert!(text.contains("3.70x of 1 thread"), "scaling 4570.2/1234.5");
+    assert!(text.contains("os syscall") && text.contains("ops/s"));
     // Findings with evidence, and the claims.
     assert!(text.contains("WARNING  host-cache (SEQ1M Q8T1 read)"));
     assert!(text.contains("evidence: control_mb_s=49.3, main_mb_s=1474.8, ratio=29.9"));
@@ -102,8 +103,8 @@ fn csv_has_stable_columns_and_a_row_per_direction() {
     let header = lines.next().unwrap();
     assert!(header.starts_with("measurement,kind,label,pass,role,rw,direction,bs,iodepth"));
     let rows: Vec<&str> = lines.collect();
-    // Per pass: 12 disk measurements (MIX70 has two directions) + 4 compute.
-    assert_eq!(rows.len(), 3 * (12 + 1 + 4));
+    // Per pass: 12 disk measurements (MIX70 has two directions) + 5 compute.
+    assert_eq!(rows.len(), 3 * (12 + 1 + 5));
     let cols = header.split(',').count();
     assert!(rows.iter().all(|r| r.split(',').count() == cols));
     let mix: Vec<&&str> = rows.iter().filter(|r| r.contains(",MIX70,")).collect();
@@ -144,8 +145,9 @@ fn html_is_self_contained_and_escaped() {
     assert!(!html.contains("src="), "no external assets");
     assert!(!html.contains("<link"), "no external stylesheets");
     let charts = html.matches("<svg").count();
-    // 2 percentile charts, 1 main/control, 13 per-second series (11 main + 2 control rows), 2 compute.
-    assert_eq!(charts, 2 + 1 + 13 + 2, "charts");
+    // 2 percentile charts, 1 main/control, 13 per-second series (11 main + 2
+    // control rows), 3 compute (events/s, bytes/s, ops/s).
+    assert_eq!(charts, 2 + 1 + 13 + 3, "charts");
     assert!(!html.contains("data-points=\"0\""));
 }
 

@@ -324,6 +324,9 @@ pub fn battery(label: &str, scale: f64) -> Run {
             None,
             Some(1.9e9 * s * wob),
         )));
+        let mut syscall = compute("syscall", 1, pass, None, None);
+        syscall.ops_per_sec = Some(2.1e6 * s * wob);
+        ms.push(Measurement::Os(syscall));
     }
     run.findings.push(Finding {
         id: "host-cache".to_string(),
