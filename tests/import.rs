@@ -150,6 +150,58 @@ fn json_plus_equals_fio_and_bins_reproduce_its_percentiles() {
     }
 }
 
+fn base64_decode(text: &str) -> Vec<u8> {
+    let val = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        _ => 63,
+    } as u32;
+    let mut out = Vec::new();
+    for chunk in text.as_bytes().chunks(4) {
+        let pad = chunk.iter().filter(|&&c| c == b'=').count();
+        let n = chunk
+            .iter()
+            .fold(0u32, |n, &c| n << 6 | if c == b'=' { 0 } else { val(c) });
+        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+        out.extend_from_slice(&bytes[..3 - pad]);
+    }
+    out
+}
+
+/// json+ bins become an HDR histogram (as candor's own Runs keep) whose
+/// percentiles agree with fio's to HDR's 3 significant digits.
+#[test]
+fn json_plus_bins_become_a_mergeable_histogram() {
+    use hdrhistogram::serialization::Deserializer;
+    for name in [
+        "read-iouring-1m.jsonplus.json",
+        "randread-libaio-j2.jsonplus.json",
+    ] {
+        let run = import(name);
+        let read = disk(&run, 0).read.clone().unwrap();
+        let b64 = read.lat_ns.histogram.expect("json+ gives a histogram");
+        let raw = base64_decode(&b64);
+        let h: hdrhistogram::Histogram<u64> =
+            Deserializer::new().deserialize(&mut &raw[..]).unwrap();
+        assert_eq!(h.len(), read.ops, "{name}: every I/O recorded");
+        for (q, ours) in [(0.5, read.lat_ns.p50), (0.99, read.lat_ns.p99)] {
+            let v = h.value_at_quantile(q);
+            assert!(h.equivalent(v, ours), "{name}: q{q}: hdr {v} vs {ours}");
+        }
+    }
+    // Plain json has no bins, so no histogram.
+    let run = import("randread-iouring-q16.json");
+    assert!(disk(&run, 0)
+        .read
+        .as_ref()
+        .unwrap()
+        .lat_ns
+        .histogram
+        .is_none());
+}
+
 #[test]
 fn clones_without_group_reporting_merge_and_stay_as_threads() {
     // json+: percentiles exact from the summed bins.
