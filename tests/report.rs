@@ -555,6 +555,19 @@ fn sweep_charts_iops_and_rate_vs_queue_depth() {
 }
 
 #[test]
+fn an_interrupted_run_says_so_first() {
+    let mut run = common::battery("web-1", 1.0);
+    run.status = RunStatus::Interrupted;
+    let text = render(&run, Format::Text);
+    let head: Vec<&str> = text.lines().take(4).collect();
+    assert!(
+        head.iter()
+            .any(|l| l.contains("INTERRUPTED (only the measurements that finished are shown)")),
+        "{head:?}"
+    );
+}
+
+#[test]
 fn an_empty_run_says_so() {
     let run = Run::new(vec!["candor".into()]);
     assert!(render(&run, Format::Text).contains("(no measurements in this Run)"));

@@ -149,7 +149,13 @@ pub fn claims(run: &Run) -> (Vec<String>, Vec<String>) {
 pub fn facts(run: &Run, summary: &Summary) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
     let tool = format!("{} {}", run.tool.name, run.tool.version);
-    let mut status = run.status.as_str().to_string();
+    let mut status = match run.status {
+        crate::result::RunStatus::Complete => "complete".to_string(),
+        other => format!(
+            "{} (only the measurements that finished are shown)",
+            other.as_str().to_uppercase()
+        ),
+    };
     if run.source != "candor" {
         status.push_str(&format!(", source {}", run.source));
     }
