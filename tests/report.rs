@@ -468,6 +468,22 @@ fn bad_input_exits_2_with_one_line() {
     assert_eq!(err.lines().count(), 1, "{err}");
 }
 
+/// A single real job: the text summary ends with the fio command that reproduces it.
+#[test]
+fn single_job_text_has_its_fio_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = real_disk_run(dir.path(), "randwrite", "single");
+    let text = render(&run, Format::Text);
+    let d = run.disk().next().unwrap();
+    assert!(
+        text.contains(&format!("Reproduce with fio:\n  {}", d.fio_command)),
+        "{text}"
+    );
+    assert!(text.contains("randwrite 4K Q4T1  write"), "{text}");
+    let html = render(&run, Format::Html);
+    assert!(html.contains("<h2>Reproduce with fio</h2>"));
+}
+
 /// compare on three real Runs made now on this machine with different labels.
 #[test]
 fn compare_three_real_runs() {

@@ -511,6 +511,19 @@ impl Exporter for HtmlExporter {
             b.push_str("</div>\n");
         }
         b.push_str(&findings_html(run));
+        let commands = super::summary::fio_commands(run);
+        if !commands.is_empty() {
+            b.push_str("<h2>Reproduce with fio</h2><table class=\"fio\"><tr><th>test</th><th>fio command</th></tr>");
+            for (label, cmd) in commands {
+                let _ = write!(
+                    b,
+                    "<tr><td>{}</td><td style=\"text-align:left;white-space:normal\"><code>{}</code></td></tr>",
+                    esc(&label),
+                    esc(&cmd)
+                );
+            }
+            b.push_str("</table>\n");
+        }
         let notes = all_notes(run);
         if !notes.is_empty() {
             b.push_str("<h2>Notes</h2><ul>");

@@ -375,6 +375,22 @@ pub fn thread_iops(run: &Run, row: &DiskRow) -> Vec<(Option<u32>, Vec<f64>)> {
         .collect()
 }
 
+/// The fio command of each test (first pass), by label, without repeats.
+pub fn fio_commands(run: &Run) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for d in run.disk() {
+        let label = disk_label(d);
+        let label = match d.role {
+            FileRole::Main => label,
+            FileRole::Control => format!("{label} (control)"),
+        };
+        if !d.fio_command.is_empty() && !out.iter().any(|(l, _)| *l == label) {
+            out.push((label, d.fio_command.clone()));
+        }
+    }
+    out
+}
+
 /// The headline figure of a compute measurement and what it counts.
 pub fn compute_value(c: &ComputeMeasurement) -> Option<(ComputeUnit, f64)> {
     if let Some(v) = c.events_per_sec {

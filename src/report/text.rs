@@ -118,6 +118,11 @@ impl Exporter for TextExporter {
                     out.push_str(&format!("  {t}\n"));
                 }
             }
+            // A single job: the fio command that reproduces it (a battery's are in the HTML).
+            let commands = super::summary::fio_commands(run);
+            if commands.len() == 1 {
+                out.push_str(&format!("\nReproduce with fio:\n  {}\n", commands[0].1));
+            }
         }
         if !s.compute.is_empty() {
             out.push_str("\nCompute\n");
