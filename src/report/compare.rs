@@ -197,7 +197,7 @@ impl Comparison {
                     ComputeUnit::Bytes => Metric::Rate,
                     ComputeUnit::Ops => Metric::Ops,
                 };
-                let key = format!("{} {}T", r.name(), r.threads);
+                let key = compute_key(s, r);
                 add(
                     Column {
                         key,
@@ -393,8 +393,26 @@ fn cell(column: &Column, s: &Summary) -> Option<Spread> {
         _ => s
             .compute
             .iter()
-            .find(|r| format!("{} {}T", r.name(), r.threads) == column.key)
+            .find(|r| compute_key(s, r) == column.key)
             .map(|r| r.value),
+    }
+}
+
+/// The column key of a compute row: `cpu primes 1T`, or `cpu primes all threads`
+/// for the Run's largest thread count above one (hosts differ in vCPUs, and a
+/// published comparison puts their all-thread figures in one column).
+fn compute_key(s: &Summary, r: &super::summary::ComputeRow) -> String {
+    let max = s
+        .compute
+        .iter()
+        .filter(|x| x.kind == r.kind && x.test == r.test)
+        .map(|x| x.threads)
+        .max()
+        .unwrap_or(r.threads);
+    if r.threads > 1 && r.threads == max {
+        format!("{} all threads", r.name())
+    } else {
+        format!("{} {}T", r.name(), r.threads)
     }
 }
 

@@ -56,6 +56,7 @@ pub struct FioOutput {
 /// Finds and parses the JSON in a fio output file. Text before the JSON
 /// (fio's notes and warnings, or its normal output) and after it is allowed.
 pub fn parse_fio(text: &str, path: &Path) -> Result<FioOutput, ImportError> {
+    let text = text.trim_start_matches('\u{feff}');
     if text.trim().is_empty() {
         return Err(bad(path, "empty file, not fio JSON output"));
     }
