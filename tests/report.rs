@@ -597,6 +597,41 @@ fn an_interrupted_run_says_so_first() {
     );
 }
 
+/// A `claims` finding (written by the findings engine) is shown as the
+/// claims section with its sentences as written, not as a finding.
+#[test]
+fn a_claims_finding_becomes_the_claims_section() {
+    let mut run = common::battery("web-1", 1.0);
+    run.findings.push(candor::result::Finding {
+        id: "claims".into(),
+        severity: candor::result::Severity::Info,
+        status: candor::result::FindingStatus::Checked,
+        subject: None,
+        verdict: "can claim: 1, cannot claim: 1".into(),
+        evidence: serde_json::json!({"can": ["The disk figures are what this host delivered."], "cannot": ["SEQ1M Q8T1 read: the figure is not the disk's."]}),
+        meaning: String::new(),
+        not_proven: String::new(),
+    });
+    for format in [Format::Text, Format::Md, Format::Html] {
+        let out = render(&run, format);
+        assert!(out.contains("What can be claimed"), "{format:?}");
+        assert!(
+            out.contains("The disk figures are what this host delivered."),
+            "{format:?}"
+        );
+        assert!(out.contains("the figure is not the disk"), "{format:?}");
+        assert!(
+            !out.contains("can claim: 1, cannot claim: 1"),
+            "{format:?}: not listed as a finding"
+        );
+    }
+    let text = render_compare(&[run], Format::Text, None).unwrap();
+    assert!(
+        !text.contains("can claim: 1"),
+        "compare lists real findings only"
+    );
+}
+
 #[test]
 fn an_empty_run_says_so() {
     let run = Run::new(vec!["candor".into()]);

@@ -228,7 +228,7 @@ impl Comparison {
                 findings: run
                     .findings
                     .iter()
-                    .filter(|f| f.status == FindingStatus::Checked)
+                    .filter(|f| f.status == FindingStatus::Checked && f.id != fmt::CLAIMS_ID)
                     .cloned()
                     .collect(),
                 not_checked: run

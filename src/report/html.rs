@@ -378,10 +378,9 @@ fn compute_charts(s: &Summary, unit: RateUnit) -> Vec<String> {
 fn findings_html(run: &Run) -> String {
     let mut out = String::new();
     let findings = ordered_findings(run);
-    if findings.is_empty() {
-        return out;
+    if !findings.is_empty() {
+        out.push_str("<h2>Findings</h2>\n");
     }
-    out.push_str("<h2>Findings</h2>\n");
     let mut not_checked = Vec::new();
     for f in findings {
         if f.status == FindingStatus::NotChecked {

@@ -88,16 +88,16 @@ impl Exporter for MarkdownExporter {
                     nc.join(", ")
                 ));
             }
-            let (can, cannot) = fmt::claims(run);
-            for (title, list) in [
-                ("What can be claimed", can),
-                ("What cannot be claimed", cannot),
-            ] {
-                if !list.is_empty() {
-                    out.push_str(&format!("\n### {title}\n\n"));
-                    for c in list {
-                        out.push_str(&format!("- {}\n", md(&c)));
-                    }
+        }
+        let (can, cannot) = fmt::claims(run);
+        for (title, list) in [
+            ("What can be claimed", can),
+            ("What cannot be claimed", cannot),
+        ] {
+            if !list.is_empty() {
+                out.push_str(&format!("\n### {title}\n\n"));
+                for c in list {
+                    out.push_str(&format!("- {}\n", md(&c)));
                 }
             }
         }

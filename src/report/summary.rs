@@ -455,8 +455,13 @@ fn compute_rows(run: &Run) -> Vec<ComputeRow> {
 
 /// Findings in reading order: refusals, then warnings, then information;
 /// checked ones first within each. Not-checked findings come last.
+/// The `claims` finding is left out: reports show it as the claims section.
 pub fn ordered_findings(run: &Run) -> Vec<&Finding> {
-    let mut list: Vec<&Finding> = run.findings.iter().collect();
+    let mut list: Vec<&Finding> = run
+        .findings
+        .iter()
+        .filter(|f| f.id != super::fmt::CLAIMS_ID)
+        .collect();
     list.sort_by_key(|f| {
         (
             f.status == FindingStatus::NotChecked,

@@ -159,18 +159,18 @@ impl Exporter for TextExporter {
                     not_checked.join(", ")
                 ));
             }
-            let (can, cannot) = fmt::claims(run);
-            if !can.is_empty() {
-                out.push_str("\nWhat can be claimed\n");
-                for c in can {
-                    out.push_str(&format!("  - {c}\n"));
-                }
+        }
+        let (can, cannot) = fmt::claims(run);
+        if !can.is_empty() {
+            out.push_str("\nWhat can be claimed\n");
+            for c in can {
+                out.push_str(&format!("  - {c}\n"));
             }
-            if !cannot.is_empty() {
-                out.push_str("\nWhat cannot be claimed\n");
-                for c in cannot {
-                    out.push_str(&format!("  - {c}\n"));
-                }
+        }
+        if !cannot.is_empty() {
+            out.push_str("\nWhat cannot be claimed\n");
+            for c in cannot {
+                out.push_str(&format!("  - {c}\n"));
             }
         }
         let notes = all_notes(run);
