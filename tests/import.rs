@@ -460,6 +460,17 @@ fn bad_input_exits_2_with_one_line() {
     }
     let o = Command::cargo_bin("candor")
         .unwrap()
+        .args(["import", "-o", "/nonexistent-dir/run.json"])
+        .arg(fixture("randread-iouring-q16.json"))
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&o.get_output().stderr).to_string();
+    assert!(
+        err.contains("/nonexistent-dir") && err.lines().count() == 1,
+        "{err}"
+    );
+    let o = Command::cargo_bin("candor")
+        .unwrap()
         .arg("import")
         .assert()
         .code(2);

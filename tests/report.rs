@@ -475,6 +475,15 @@ fn bad_input_exits_2_with_one_line() {
         assert!(err.contains("no Run file"), "{err}");
     }
     let out = candor()
+        .args(["report", &good_path, "-o", "/nonexistent-dir/r.html"])
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(
+        err.contains("/nonexistent-dir") && err.lines().count() == 1,
+        "{err}"
+    );
+    let out = candor()
         .args(["compare", &good_path, "--sort", "nope"])
         .assert()
         .code(2);
