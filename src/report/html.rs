@@ -382,7 +382,7 @@ fn findings_html(run: &Run) -> String {
         out.push_str("<h2>Findings</h2>\n");
     }
     let mut not_checked = Vec::new();
-    for f in findings {
+    for (n, f) in findings.into_iter().enumerate() {
         if f.status == FindingStatus::NotChecked {
             not_checked.push(esc(&f.id));
             continue;
@@ -390,7 +390,7 @@ fn findings_html(run: &Run) -> String {
         let sev = fmt::severity(f.severity);
         let _ = write!(
             out,
-            "<div class=\"finding {sev}\" id=\"finding-{}\"><p><span class=\"sev\">{sev}</span> <b>{}</b></p>",
+            "<div class=\"finding {sev}\" id=\"finding-{n}-{}\"><p><span class=\"sev\">{sev}</span> <b>{}</b></p>",
             esc(&f.id),
             esc(&fmt::finding_head(f))
         );
