@@ -271,6 +271,12 @@ fn check_in_chromium(chromium: &Path, out: &Path, name: &str, html: &str) {
 fn chromium_runs(dir: &Path) -> Vec<(String, Run)> {
     let mut runs = vec![("battery".to_string(), common::battery("synthetic", 1.0))];
     runs.push(("disk".to_string(), real_disk_run(dir, "randrw", "real")));
+    match real_quick_battery(dir) {
+        Some(run) => runs.push(("quick".to_string(), run)),
+        None => {
+            eprintln!("NOTE: `candor run` is not built in this tree: no real quick battery opened")
+        }
+    }
     if let Some(p) = std::env::var_os("CANDOR_REPORT_RUN") {
         let run = candor::result::read_run(Path::new(&p)).expect("CANDOR_REPORT_RUN is a Run");
         runs.push(("given".to_string(), run));
@@ -279,6 +285,49 @@ fn chromium_runs(dir: &Path) -> Vec<(String, Run)> {
         run.label = Some(HOSTILE.to_string());
     }
     runs
+}
+
+/// A real `candor run --preset quick`, shortened to seconds (1 s per test,
+/// 32 MiB file), in a fresh directory under /var/tmp; None while `candor run`
+/// is not built in this tree.
+fn real_quick_battery(dir: &Path) -> Option<Run> {
+    let help = candor().args(["run", "--help"]).output().unwrap();
+    if !String::from_utf8_lossy(&help.stdout).contains("--preset") {
+        return None;
+    }
+    let testdir = tempfile::Builder::new()
+        .prefix("candor-report-test")
+        .tempdir_in("/var/tmp")
+        .unwrap();
+    let out = dir.join("quick.json");
+    candor()
+        .args([
+            "run",
+            "--preset",
+            "quick",
+            "--runtime",
+            "1s",
+            "--ramp",
+            "0s",
+            "--pause",
+            "0s",
+        ])
+        .args([
+            "--size",
+            "32M",
+            "--compute-runtime",
+            "200ms",
+            "--quiet",
+            "--label",
+            "quick",
+        ])
+        .arg("--dir")
+        .arg(testdir.path())
+        .arg("--output")
+        .arg(&out)
+        .assert()
+        .success();
+    Some(candor::result::read_run(&out).unwrap())
 }
 
 /// A real, short `candor disk` job on this machine (/var/tmp, 16 MiB, 1 s).
