@@ -76,11 +76,19 @@ pub fn evidence(value: &serde_json::Value) -> String {
         },
         Value::Bool(b) => b.to_string(),
         Value::Array(items) => {
-            let parts: Vec<String> = items.iter().map(evidence).collect();
+            let parts: Vec<String> = items
+                .iter()
+                .map(|v| match v {
+                    Value::Object(_) => format!("{{{}}}", evidence(v)),
+                    _ => evidence(v),
+                })
+                .collect();
             format!("[{}]", parts.join(", "))
         }
+        // Keys without a value (null) are left out: they carry no evidence.
         Value::Object(map) => map
             .iter()
+            .filter(|(_, v)| !v.is_null())
             .map(|(k, v)| match v {
                 Value::Object(_) => format!("{k}: {{{}}}", evidence(v)),
                 _ => format!("{k}={}", evidence(v)),
@@ -228,11 +236,11 @@ pub fn facts(run: &Run, summary: &Summary) -> Vec<(&'static str, String)> {
         if let Some(dev) = &s.device {
             on.push(format!("on {dev}"));
         }
-        if let Some(model) = &s.device_model {
-            on.push(format!("({model}, claimed)"));
-        }
         if !on.is_empty() {
             dir.push_str(&format!(" ({})", on.join(" ")));
+        }
+        if let Some(model) = &s.device_model {
+            dir.push_str(&format!(" · device model {model} (claimed, not measured)"));
         }
         if let Some(o) = &s.mount_options {
             dir.push_str(&format!(" · mount {o}"));
@@ -319,10 +327,11 @@ mod tests {
 
     #[test]
     fn evidence_is_one_line() {
-        let v = serde_json::json!({"main_mb_s": 1474.8, "control_mb_s": 49.3, "passes": [1, 2]});
+        let v = serde_json::json!({"main_mb_s": 1474.8, "control_mb_s": 49.3, "passes": [1, 2],
+            "spread": null, "near": [{"iops": 36358, "subject": "RW75 QD64 read"}]});
         assert_eq!(
             evidence(&v),
-            "control_mb_s=49.3, main_mb_s=1474.8, passes=[1, 2]"
+            "control_mb_s=49.3, main_mb_s=1474.8, near=[{iops=36358, subject=RW75 QD64 read}], passes=[1, 2]"
         );
     }
 }
