@@ -270,7 +270,10 @@ fn check_in_chromium(chromium: &Path, out: &Path, name: &str, html: &str) {
 /// CANDOR_REPORT_RUN names, if set (e.g. from `candor run --preset quick`).
 fn chromium_runs(dir: &Path) -> Vec<(String, Run)> {
     let mut runs = vec![("battery".to_string(), common::battery("synthetic", 1.0))];
-    runs.push(("disk".to_string(), real_disk_run(dir, "randrw", "real")));
+    runs.push((
+        "disk".to_string(),
+        real_disk_run_for(dir, "randrw", "real", "3s"),
+    ));
     match real_quick_battery(dir) {
         Some(run) => runs.push(("quick".to_string(), run)),
         None => {
@@ -332,6 +335,11 @@ fn real_quick_battery(dir: &Path) -> Option<Run> {
 
 /// A real, short `candor disk` job on this machine (/var/tmp, 16 MiB, 1 s).
 fn real_disk_run(dir: &Path, rw: &str, label: &str) -> Run {
+    real_disk_run_for(dir, rw, label, "1s")
+}
+
+/// `real_disk_run` with a runtime (3 s gives a per-second series of 3 points).
+fn real_disk_run_for(dir: &Path, rw: &str, label: &str, runtime: &str) -> Run {
     let out = dir.join(format!("{label}-{rw}.json"));
     candor()
         .args([
@@ -341,7 +349,7 @@ fn real_disk_run(dir: &Path, rw: &str, label: &str) -> Run {
             "--size",
             "16M",
             "--runtime",
-            "1s",
+            runtime,
             "--ramp",
             "200ms",
         ])

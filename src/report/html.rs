@@ -165,6 +165,10 @@ fn series_chart(run: &Run, r: &DiskRow, unit: RateUnit) -> Option<String> {
         };
         series.push(Series { name, points });
     }
+    // One point per pass is a table cell, not a series.
+    if series.iter().all(|s| s.points.len() < 2) {
+        return None;
+    }
     if series.is_empty() {
         return None;
     }
