@@ -377,6 +377,16 @@ fn compare_three_hosts_in_text_md_csv() {
     c.measurements.retain(|m| !matches!(m, candor::result::Measurement::Disk(d) if d.profile.as_deref() == Some("FSYNC4K")));
     c.tool.version = "0.2.0".to_string();
     c.status = RunStatus::Interrupted;
+    b.findings.push(candor::result::Finding {
+        id: "app-commit".into(),
+        severity: candor::result::Severity::Info,
+        status: candor::result::FindingStatus::Checked,
+        subject: Some("FSYNC4K write".into()),
+        verdict: "one writer commits near 1,594/s".into(),
+        evidence: serde_json::json!({"fsync_p50_ns": 610000}),
+        meaning: String::new(),
+        not_proven: String::new(),
+    });
     let runs = vec![a, b, c];
     let text = render_compare(&runs, Format::Text, None).unwrap();
     println!("{text}");
@@ -409,6 +419,9 @@ fn compare_three_hosts_in_text_md_csv() {
         "findings under the table"
     );
     assert!(text.contains("evidence: control_mb_s=49.3"));
+    // Informational findings are counted, not listed, under a comparison.
+    assert!(!text.contains("one writer commits"));
+    assert!(text.contains("bravo: 1 informational finding (see its report); 1 check not made"));
 
     let md = render_compare(&runs, Format::Md, None).unwrap();
     assert!(md.contains("| host | SEQ1M Q8T1 read MB/s |"));

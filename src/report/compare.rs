@@ -345,10 +345,23 @@ impl Comparison {
     }
 
     /// The lines under the table: every host's checked findings with evidence.
+    ///
+    /// The anomalies are the warnings and refusals, with their evidence;
+    /// informational findings (application translations, chance round
+    /// figures) are only counted: each host's own report has them.
     pub fn finding_lines(&self) -> Vec<(String, String)> {
         let mut out = Vec::new();
         for row in &self.rows {
-            for f in &row.findings {
+            let info = row
+                .findings
+                .iter()
+                .filter(|f| f.severity == crate::result::Severity::Info)
+                .count();
+            for f in row
+                .findings
+                .iter()
+                .filter(|f| f.severity >= crate::result::Severity::Warning)
+            {
                 let mut line = format!("[{}] {}", fmt::severity(f.severity), fmt::finding_head(f));
                 let ev = fmt::evidence(&f.evidence);
                 if !ev.is_empty() {
@@ -356,15 +369,22 @@ impl Comparison {
                 }
                 out.push((row.name.clone(), line));
             }
-            if row.not_checked > 0 {
-                out.push((
-                    row.name.clone(),
-                    format!(
-                        "{} finding{} not checked (evidence missing)",
-                        row.not_checked,
-                        if row.not_checked == 1 { "" } else { "s" }
-                    ),
+            let mut rest = Vec::new();
+            if info > 0 {
+                rest.push(format!(
+                    "{info} informational finding{} (see its report)",
+                    if info == 1 { "" } else { "s" }
                 ));
+            }
+            if row.not_checked > 0 {
+                rest.push(format!(
+                    "{} check{} not made (evidence missing)",
+                    row.not_checked,
+                    if row.not_checked == 1 { "" } else { "s" }
+                ));
+            }
+            if !rest.is_empty() {
+                out.push((row.name.clone(), rest.join("; ")));
             }
         }
         out
