@@ -12,10 +12,21 @@ use crate::result::{FindingStatus, Run};
 pub struct MarkdownExporter;
 
 /// Text from a Run, safe inside Markdown prose (no accidental markup or HTML).
+/// Escaping is kept to what can start markup, so that pasted text stays readable.
 fn md(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
+    for (i, &c) in chars.iter().enumerate() {
+        // An underscore inside a word (`read_iops`) is plain text in
+        // CommonMark; only one at a word's edge could start emphasis.
+        let inside_word = |i: usize| {
+            i > 0
+                && i + 1 < chars.len()
+                && chars[i - 1].is_alphanumeric()
+                && chars[i + 1].is_alphanumeric()
+        };
         match c {
+            '_' if inside_word(i) => out.push(c),
             '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '#' | '~' => {
                 out.push('\\');
                 out.push(c);
@@ -152,4 +163,17 @@ fn escape_cells(mut t: Table) -> Table {
         }
     }
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::md;
+
+    #[test]
+    fn escapes_only_what_starts_markup() {
+        assert_eq!(md("read_iops=649"), "read_iops=649");
+        assert_eq!(md("_x_ *y*"), "\\_x\\_ \\*y\\*");
+        assert_eq!(md("<script>alert(1)</script>"), "\\<script\\>alert(1)\\</script\\>");
+        assert_eq!(md("a|b\nc"), "a\\|b c");
+    }
 }
