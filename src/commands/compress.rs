@@ -1,9 +1,15 @@
-//! `candor compress` (not built yet: its issue is in progress).
+//! `candor compress`: Compression: LZMA (liblzma) and zstd, compress and decompress, on a fixed seeded corpus.
+//! The flags are shared by every compute subcommand (see `compute::command`).
+
+use crate::compute::command::{execute as run_group, ComputeArgs, Group};
 
 /// Flags of `candor compress`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    #[command(flatten)]
+    pub compute: ComputeArgs,
+}
 
-pub fn execute(_args: Args) -> anyhow::Result<()> {
-    Err(anyhow::anyhow!("'candor compress' is not built yet"))
+pub fn execute(args: Args) -> anyhow::Result<()> {
+    run_group(Group::Compress, args.compute)
 }

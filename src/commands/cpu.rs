@@ -1,9 +1,15 @@
-//! `candor cpu` (not built yet: its issue is in progress).
+//! `candor cpu`: CPU: sysbench-compatible prime counting (max_prime 20000), 1 thread and all threads.
+//! The flags are shared by every compute subcommand (see `compute::command`).
+
+use crate::compute::command::{execute as run_group, ComputeArgs, Group};
 
 /// Flags of `candor cpu`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    #[command(flatten)]
+    pub compute: ComputeArgs,
+}
 
-pub fn execute(_args: Args) -> anyhow::Result<()> {
-    Err(anyhow::anyhow!("'candor cpu' is not built yet"))
+pub fn execute(args: Args) -> anyhow::Result<()> {
+    run_group(Group::Cpu, args.compute)
 }

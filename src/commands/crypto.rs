@@ -1,9 +1,15 @@
-//! `candor crypto` (not built yet: its issue is in progress).
+//! `candor crypto`: Crypto: AES-256-CBC encrypt and decrypt, AES-256-GCM and SHA-256 on 16 KiB blocks, with aws-lc-rs.
+//! The flags are shared by every compute subcommand (see `compute::command`).
+
+use crate::compute::command::{execute as run_group, ComputeArgs, Group};
 
 /// Flags of `candor crypto`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    #[command(flatten)]
+    pub compute: ComputeArgs,
+}
 
-pub fn execute(_args: Args) -> anyhow::Result<()> {
-    Err(anyhow::anyhow!("'candor crypto' is not built yet"))
+pub fn execute(args: Args) -> anyhow::Result<()> {
+    run_group(Group::Crypto, args.compute)
 }

@@ -1,9 +1,15 @@
-//! `candor os` (not built yet: its issue is in progress).
+//! `candor os`: OS overhead: syscall rate, pipe round trips, context switches, process creation.
+//! The flags are shared by every compute subcommand (see `compute::command`).
+
+use crate::compute::command::{execute as run_group, ComputeArgs, Group};
 
 /// Flags of `candor os`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    #[command(flatten)]
+    pub compute: ComputeArgs,
+}
 
-pub fn execute(_args: Args) -> anyhow::Result<()> {
-    Err(anyhow::anyhow!("'candor os' is not built yet"))
+pub fn execute(args: Args) -> anyhow::Result<()> {
+    run_group(Group::Os, args.compute)
 }
