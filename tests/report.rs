@@ -53,6 +53,9 @@ fn text_summary_has_the_battery() {
     assert!(text.contains("events/s"));
     assert!(text.contains("3.70x of 1 thread"), "scaling 4570.2/1234.5");
     assert!(text.contains("os syscall") && text.contains("ops/s"));
+    // What a compute figure is, once, however many passes said it.
+    let note = "memory stream-triad: RAM bandwidth: arrays at least 4x the last-level cache";
+    assert_eq!(text.matches(note).count(), 1, "{text}");
     // Findings with evidence, and the claims.
     assert!(text.contains("WARNING  host-cache (SEQ1M Q8T1 read)"));
     assert!(text.contains("evidence: control_mb_s=49.3, main_mb_s=1474.8, ratio=29.9"));

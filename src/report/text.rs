@@ -242,7 +242,7 @@ impl Exporter for TextExporter {
     }
 }
 
-/// The Run's notes and each disk measurement's notes (labelled), without repeats.
+/// The Run's notes and each measurement's notes (labelled), without repeats.
 pub fn all_notes(run: &Run) -> Vec<String> {
     let mut notes: Vec<String> = Vec::new();
     let mut push = |n: String| {
@@ -256,6 +256,14 @@ pub fn all_notes(run: &Run) -> Vec<String> {
     for d in run.disk() {
         for n in &d.notes {
             push(format!("{}: {n}", super::summary::disk_label(d)));
+        }
+    }
+    // What a compute figure is and is not ("CPU cache, NOT RAM"), per test.
+    for m in &run.measurements {
+        if let Some(c) = m.as_compute() {
+            for n in &c.notes {
+                push(format!("{} {}: {n}", m.kind(), c.spec.test));
+            }
         }
     }
     notes

@@ -324,6 +324,10 @@ pub fn battery(label: &str, scale: f64) -> Run {
             None,
             Some(1.9e9 * s * wob),
         )));
+        if let Some(Measurement::Memory(m)) = ms.iter_mut().rev().find(|m| m.kind() == "memory") {
+            m.notes
+                .push("RAM bandwidth: arrays at least 4x the last-level cache".to_string());
+        }
         let mut syscall = compute("syscall", 1, pass, None, None);
         syscall.ops_per_sec = Some(2.1e6 * s * wob);
         ms.push(Measurement::Os(syscall));
