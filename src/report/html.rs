@@ -20,7 +20,7 @@ table{border-collapse:collapse;margin:8px 0;background:#fff;font-variant-numeric
 .scroll{overflow-x:auto}
 th,td{border:1px solid #ddd;padding:3px 6px;text-align:right;white-space:nowrap}th{background:#f0f0f0}
 td:first-child,th:first-child{text-align:left}dl.facts{display:grid;grid-template-columns:max-content auto;gap:2px 12px}
-dl.facts dt{font-weight:600}dl.facts dd{margin:0}.charts{display:flex;flex-wrap:wrap;gap:12px}
+dl.facts dt{font-weight:600}dl.facts dd{margin:0}.charts{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}
 svg.chart{background:#fff;border:1px solid #ddd;max-width:100%;height:auto}
 svg .ct{font-size:13px;font-weight:600}svg .tk{font-size:10px;fill:#333}svg .al{font-size:11px;fill:#333}svg .lg{font-size:10px;fill:#333}
 svg .gr{stroke:#eee}svg .ax{stroke:#999}
@@ -342,6 +342,7 @@ fn sweep_charts(s: &Summary, unit: RateUnit) -> Vec<String> {
     out
 }
 
+/// One bar chart per unit; a group per test, a bar per thread count.
 fn compute_charts(s: &Summary, unit: RateUnit) -> Vec<String> {
     let mut out = Vec::new();
     for (cu, label) in [
@@ -349,23 +350,30 @@ fn compute_charts(s: &Summary, unit: RateUnit) -> Vec<String> {
         (ComputeUnit::Bytes, unit.label().to_string()),
         (ComputeUnit::Ops, "ops/s".to_string()),
     ] {
-        let groups: Vec<BarGroup> = s
-            .compute
-            .iter()
-            .filter(|r| r.unit == cu)
-            .map(|r| BarGroup {
-                label: format!("{} ({}T)", r.name(), r.threads),
-                bars: vec![(
-                    usize::from(r.threads > 1),
-                    if cu == ComputeUnit::Bytes {
-                        unit.scale(r.value.median)
-                    } else {
-                        r.value.median
-                    },
+        let mut groups: Vec<BarGroup> = Vec::new();
+        for r in s.compute.iter().filter(|r| r.unit == cu) {
+            let value = if cu == ComputeUnit::Bytes {
+                unit.scale(r.value.median)
+            } else {
+                r.value.median
+            };
+            let bar = (
+                usize::from(r.threads > 1),
+                value,
+                format!(
+                    "{} ({}T)",
                     fmt::compute_value(r, r.value.median, unit),
-                )],
-            })
-            .collect();
+                    r.threads
+                ),
+            );
+            match groups.iter_mut().find(|g| g.label == r.name()) {
+                Some(g) => g.bars.push(bar),
+                None => groups.push(BarGroup {
+                    label: r.name(),
+                    bars: vec![bar],
+                }),
+            }
+        }
         if groups.is_empty() {
             continue;
         }

@@ -173,7 +173,10 @@ mod tests {
     fn escapes_only_what_starts_markup() {
         assert_eq!(md("read_iops=649"), "read_iops=649");
         assert_eq!(md("_x_ *y*"), "\\_x\\_ \\*y\\*");
-        assert_eq!(md("<script>alert(1)</script>"), "\\<script\\>alert(1)\\</script\\>");
+        assert_eq!(
+            md("<script>alert(1)</script>"),
+            "\\<script\\>alert(1)\\</script\\>"
+        );
         assert_eq!(md("a|b\nc"), "a\\|b c");
     }
 }

@@ -70,6 +70,8 @@ pub struct LineChart<'a> {
 }
 
 const W: f64 = 530.0;
+/// Bar charts are wider: their labels sit at the left.
+const BW: f64 = 640.0;
 const PLOT_H: f64 = 220.0;
 const ML: f64 = 70.0;
 const MR: f64 = 24.0;
@@ -195,19 +197,19 @@ impl Axis {
     }
 }
 
-fn open_svg(out: &mut String, kind: &str, title: &str, h: f64, points: usize) {
+fn open_svg(out: &mut String, kind: &str, title: &str, w: f64, h: f64, points: usize) {
     let _ = write!(
         out,
-        r##"<svg xmlns="http://www.w3.org/2000/svg" class="chart" data-chart="{kind}" data-points="{points}" viewBox="0 0 {W} {h}" width="{W}" height="{h}" role="img" aria-label="{t}"><title>{t}</title><rect x="0" y="0" width="{W}" height="{h}" fill="#fff"/><text x="{ML}" y="18" class="ct">{t}</text>"##,
+        r##"<svg xmlns="http://www.w3.org/2000/svg" class="chart" data-chart="{kind}" data-points="{points}" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img" aria-label="{t}"><title>{t}</title><rect x="0" y="0" width="{w}" height="{h}" fill="#fff"/><text x="{ML}" y="18" class="ct">{t}</text>"##,
         t = esc(title)
     );
 }
 
 /// Draws legend entries in rows of three from `y`; returns the height used.
 /// `lines`: swatches drawn as dashed lines (line charts) or solid blocks (bars).
-fn legend(out: &mut String, names: &[String], y: f64, lines: bool) -> f64 {
+fn legend(out: &mut String, names: &[String], y: f64, w: f64, lines: bool) -> f64 {
     let per_row = 3;
-    let col_w = (W - ML - MR) / per_row as f64;
+    let col_w = (w - ML - MR) / per_row as f64;
     for (i, name) in names.iter().enumerate() {
         let x = ML + (i % per_row) as f64 * col_w;
         let yy = y + (i / per_row) as f64 * 16.0;
@@ -251,7 +253,7 @@ pub fn line_chart(c: &LineChart) -> String {
     let xa = Axis::new(c.x_scale, xvals.into_iter(), false, x0, x1);
     let ya = Axis::new(c.y_scale, all().map(|p| p.1), c.y_zero, y0, y1);
     let mut out = String::new();
-    open_svg(&mut out, "line", &c.title, h, points);
+    open_svg(&mut out, "line", &c.title, W, h, points);
     // Grid and y ticks.
     for t in ya.ticks() {
         let y = ya.map(t);
@@ -324,7 +326,7 @@ pub fn line_chart(c: &LineChart) -> String {
         }
     }
     if names.len() > 1 {
-        legend(&mut out, &names, y0 + MB + 12.0, true);
+        legend(&mut out, &names, y0 + MB + 12.0, W, true);
     }
     out.push_str("</svg>");
     out
@@ -342,7 +344,7 @@ pub struct BarGroup {
 /// names the colours in a legend; leave it empty when the group labels say enough.
 pub fn bar_chart(title: &str, unit: &str, series: &[String], groups: &[BarGroup]) -> String {
     let bar_h = 14.0;
-    let label_w = 150.0;
+    let label_w = 200.0;
     let points: usize = groups.iter().map(|g| g.bars.len()).sum();
     let plot_h: f64 = groups
         .iter()
@@ -358,7 +360,7 @@ pub fn bar_chart(title: &str, unit: &str, series: &[String], groups: &[BarGroup]
         .iter()
         .flat_map(|g| g.bars.iter().map(|b| b.1))
         .fold(0.0f64, f64::max);
-    let (x0, x1) = (label_w, W - 130.0);
+    let (x0, x1) = (label_w, BW - 130.0);
     let scale = |v: f64| {
         if max > 0.0 {
             (v / max).max(0.0) * (x1 - x0)
@@ -367,13 +369,13 @@ pub fn bar_chart(title: &str, unit: &str, series: &[String], groups: &[BarGroup]
         }
     };
     let mut out = String::new();
-    open_svg(&mut out, "bars", title, h, points);
+    open_svg(&mut out, "bars", title, BW, h, points);
     let mut y = MT;
     for g in groups {
         let gh = g.bars.len() as f64 * (bar_h + 2.0);
         let mut label = g.label.clone();
-        if label.chars().count() > 26 {
-            label = label.chars().take(25).collect::<String>() + "…";
+        if label.chars().count() > 34 {
+            label = label.chars().take(33).collect::<String>() + "…";
         }
         let _ = write!(
             out,
@@ -406,7 +408,7 @@ pub fn bar_chart(title: &str, unit: &str, series: &[String], groups: &[BarGroup]
         esc(unit)
     );
     if series.len() > 1 {
-        legend(&mut out, series, y + 36.0, false);
+        legend(&mut out, series, y + 36.0, BW, false);
     }
     out.push_str("</svg>");
     out
