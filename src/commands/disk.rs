@@ -151,6 +151,7 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     run.measurements.push(Measurement::Disk(measurement));
     run.status = RunStatus::Complete;
     run.finished_at = Some(crate::units::now_rfc3339());
+    run.findings = crate::findings::analyze(&run);
     if let Some(out) = &args.output {
         write_run_atomic(&run, out)
             .map_err(|e| anyhow::anyhow!("{}: cannot write the Run: {e}", out.display()))?;

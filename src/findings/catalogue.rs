@@ -1,0 +1,341 @@
+//! The registry of findings, like a compiler's lint list: a stable id, a
+//! title, the default severity, what it means, what it does not prove, a
+//! long explanation for `candor explain ID`, and the named thresholds with
+//! their current values. Ids are a contract: add, never rename.
+
+use super::{cache, caps, cross, host, limiter, round, series, stability};
+use crate::result::Severity;
+
+/// One catalogued finding.
+#[derive(Debug, Clone, Copy)]
+pub struct FindingInfo {
+    pub id: &'static str,
+    pub title: &'static str,
+    /// Severity when it fires (a not-checked finding is always `info`).
+    pub severity: Severity,
+    /// What it means when it fires (copied into each finding).
+    pub meaning: &'static str,
+    /// What it does not prove (copied into each finding).
+    pub not_proven: &'static str,
+    /// The long explanation: evidence, reasoning, what to do.
+    pub explanation: &'static str,
+    /// The thresholds it uses, by constant name.
+    pub thresholds: &'static [(&'static str, f64)],
+}
+
+/// Every finding candor knows.
+pub fn catalogue() -> &'static [FindingInfo] {
+    CATALOGUE
+}
+
+/// The catalogue entry of `id`.
+pub fn info(id: &str) -> Option<&'static FindingInfo> {
+    CATALOGUE.iter().find(|f| f.id == id)
+}
+
+static CATALOGUE: &[FindingInfo] = &[
+    FindingInfo {
+        id: "tmpfs",
+        title: "test directory on tmpfs/ramfs",
+        severity: Severity::Refusal,
+        meaning: "the test directory is in RAM: disk figures would measure memory",
+        not_proven: "anything about the disk",
+        explanation: "candor checks the filesystem magic of the test directory with statfs (not its name) and refuses tmpfs and ramfs. On one Ubuntu release /tmp is a 1 GiB tmpfs; a 256 MiB \"disk\" test there gave 2.5 GB/s, a perfectly plausible NVMe figure. `candor analyze` reports this finding for a Run whose recorded filesystem is tmpfs or ramfs (an imported or hand-made result). Use a directory on the disk you mean, e.g. /var/tmp.",
+        thresholds: &[],
+    },
+    FindingInfo {
+        id: "host-cache",
+        title: "reads served by a host cache",
+        severity: Severity::Warning,
+        meaning: "the main read figure is a cache (the hypervisor's or the array's), not the medium",
+        not_proven: "how fast the medium is: only that the small file was not read from it; the control file's figure is nearer the medium",
+        explanation: "O_DIRECT bypasses only the guest's page cache. The host's cache is invisible from inside a VM and cannot be disabled: a 1 GiB test file fits in it and, after the first read, is served from somebody else's RAM. The battery therefore repeats the read profiles on a control file larger than the guest's RAM. When the control file reads at less than HOST_CACHE_RATIO times the main file's rate, the main figure came from a cache. Real case: 1474.8 MB/s on the test file, 49.3 MB/s on the control file, a 30x drop. Quote the control figure as the medium's.",
+        thresholds: &[("HOST_CACHE_RATIO", cache::HOST_CACHE_RATIO)],
+    },
+    FindingInfo {
+        id: "cache-unexcluded",
+        title: "control series equal: only smaller caches excluded",
+        severity: Severity::Info,
+        meaning: "no cache smaller than the control file served the reads",
+        not_proven: "that no cache served them: a host cache larger than the control file is not excluded",
+        explanation: "The control test is asymmetric. A big drop on the large file is evidence of a cache (see host-cache); equal figures on both files exclude only caches smaller than the control file and prove nothing about larger ones. This finding records that the check ran, the ratio it saw, and the size it excludes, so that a report never turns \"not excluded\" into \"no cache\".",
+        thresholds: &[("HOST_CACHE_RATIO", cache::HOST_CACHE_RATIO)],
+    },
+    FindingInfo {
+        id: "residency",
+        title: "file read many times over",
+        severity: Severity::Warning,
+        meaning: "one job read its file RESIDENCY_PASSES times or more: the file is probably resident in some cache",
+        not_proven: "a cache by itself: a fast NVMe re-reads a small file many times too; the control series decides",
+        explanation: "Bytes read in one job divided by the file size. Real case: 337 GB read from a 6 GB file in 30 s (56 times over, 11 GB/s). On a medium each re-read costs the full transfer; a file read that often at that speed is most likely in a cache. Where a control series of the same profile reads at least HOST_CACHE_RATIO of the main figure, the control has answered the question and this finding stays silent (a fast medium re-reads a small file many times too: 3 GB/s for 30 s is 84 times over 1 GiB).",
+        thresholds: &[
+            ("RESIDENCY_PASSES", cache::RESIDENCY_PASSES),
+            ("HOST_CACHE_RATIO", cache::HOST_CACHE_RATIO),
+        ],
+    },
+    FindingInfo {
+        id: "limiter-flat",
+        title: "passes identical: a limiter's setting",
+        severity: Severity::Warning,
+        meaning: "the figure is a QoS limiter's configured rate, not the medium",
+        not_proven: "what the medium could do without the limiter",
+        explanation: "Three passes of a profile spread in time normally differ by at least a few tenths of a percent (garbage collection, wear levelling, neighbours). A token bucket delivers its setting to the last digit. Real case: 40132.5, 40132.7 and 40132.6 IOPS over three passes (0.0005 %). Fires when (max - min) / median over passes is below LIMITER_FLAT_SPREAD. Needs two passes or more; with one pass it is not checked.",
+        thresholds: &[("LIMITER_FLAT_SPREAD", limiter::LIMITER_FLAT_SPREAD)],
+    },
+    FindingInfo {
+        id: "limiter-rw-equal",
+        title: "read and write equal: one shared limit",
+        severity: Severity::Warning,
+        meaning: "reads and writes hit one shared counter (a limiter), not the medium",
+        not_proven: "the medium's read or write speed",
+        explanation: "Real media read and write at different speeds. When the read and the write of the same profile agree within LIMITER_RW_EQUAL (real case: 40329 vs 40327 IOPS, 0.005 %), both are being counted against one limit.",
+        thresholds: &[("LIMITER_RW_EQUAL", limiter::LIMITER_RW_EQUAL)],
+    },
+    FindingInfo {
+        id: "limiter-qd-flat",
+        title: "queue depth buys nothing",
+        severity: Severity::Warning,
+        meaning: "a bandwidth or IOPS shelf: deeper queues do not raise throughput",
+        not_proven: "a limiter by itself: one spinning disk streaming, or a path that one large request already fills (1 MiB at QD1 on this project's VM: 1224 vs 1199 MB/s), is also flat across depths",
+        explanation: "Any SSD or array gains throughput from a deeper queue until it saturates. When the same pattern and block size at QD1 and at QD4 or deeper agree within LIMITER_QD_FLAT (real case: 49.3 vs 49.2 MB/s at QD1 and QD8), the path is held at a shelf from the first request on: a configured limit, or a single HDD streaming. Short points get a wider tolerance, LIMITER_WINDOW_S divided by the measured seconds, because a limiter enforces its rate over windows (cgroup: 100 ms slices).",
+        thresholds: &[
+            ("LIMITER_QD_FLAT", limiter::LIMITER_QD_FLAT),
+            ("LIMITER_QD_DEEP", limiter::LIMITER_QD_DEEP as f64),
+            ("LIMITER_WINDOW_S", limiter::LIMITER_WINDOW_S),
+        ],
+    },
+    FindingInfo {
+        id: "round-plateau",
+        title: "a figure on a round commercial step",
+        severity: Severity::Warning,
+        meaning: "probably a configured cap, in the unit named",
+        not_proven: "a cap by itself: a round figure can be chance, which is why the plateau evidence (other figures at the same level, passes identical) is shown; without it the finding is only info",
+        explanation: "Providers sell caps in round steps, and in one unit: 3,000 IOPS, 125 MiB/s, 500 MiB/s, 40,000 IOPS. Each figure is converted to IOPS, MB/s (10^6) and MiB/s (2^20) and compared with the steps 1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 7.5, 8 x 10^n. Real case: 526.0 MB/s is 501.6 MiB/s, i.e. 500 MiB/s; 126,076 IOPS x 4 KiB = 492.5 MiB/s sits near that same cap. The unit closest to its step is named; other figures within SHARED_CAP_TOLERANCE below the step are listed as sharing it. It is a warning when the level is a plateau: another figure shares it, or the passes agree within PLATEAU_PASS_SPREAD; otherwise it is info (\"maybe chance\": about one figure in ten is within 0.5 % of some step in one of three units).",
+        thresholds: &[
+            ("ROUND_TOLERANCE", round::ROUND_TOLERANCE),
+            ("SHARED_CAP_TOLERANCE", round::SHARED_CAP_TOLERANCE),
+            ("PLATEAU_PASS_SPREAD", round::PLATEAU_PASS_SPREAD),
+            ("MIN_IOPS", round::MIN_IOPS),
+            ("MIN_MB", round::MIN_MB),
+        ],
+    },
+    FindingInfo {
+        id: "caps",
+        title: "IOPS and bandwidth caps inferred from a sweep",
+        severity: Severity::Warning,
+        meaning: "the limits the sweep ran into: read and write IOPS caps and bandwidth caps (null where none is evident)",
+        not_proven: "whether a cap is configured or is the path's own ceiling: a device whose per-I/O cost dominates also gives equal IOPS at 4 and 8 KiB, and any device has a top bandwidth. Caps above the largest block size and depth tested are not seen",
+        explanation: "`candor sweep` runs random reads and writes at 4 KiB, 8 KiB, 64 KiB and 1 MiB, QD1 and QD32, plus sequential 1 MiB reads at QD1 and QD8. An IOPS cap shows as the top IOPS reached at two or more block sizes (within CAP_PLATEAU_TOLERANCE, plus two operations' worth for points that counted few) while MB/s differs by CAP_OTHER_SPREAD or more along them, with no point above it by more than CAP_OVERSHOOT and fewer points above it than on it, and with a QD1 point on it (a limiter holds even one request in flight; a medium's top IOPS is never at QD1); a bandwidth cap as the top MB/s reached at two or more block sizes while IOPS differs as much, with two block sizes at QD1 on it (one 1 MiB request can fill a slow path, a 64 KiB one cannot). A plateau without that is reported as a ceiling (read_iops_ceiling, ...), not a cap: on a shared VM the virtual disk's per-I/O cost gives equal IOPS at 4 and 8 KiB too (48,161 and 47,314 IOPS measured here unthrottled), and its bandwidth is the same at 64 KiB QD32 and 1 MiB (1.14 GB/s). So a configured cap that QD1 cannot reach (10,000 IOPS over a 3,000 IOPS QD1 medium) is reported as a ceiling, with round-plateau to say when its level is round. Points where candor itself used a whole CPU are not evidence. Real case: a plan capped at 10,000 read IOPS, 2,000 write IOPS and 200 MB/s lost to an HDD plan. Evidence fields read_iops, write_iops, read_bytes_per_sec, write_bytes_per_sec (null: no cap evident), with the supporting points.",
+        thresholds: &[
+            ("CAP_PLATEAU_TOLERANCE", caps::CAP_PLATEAU_TOLERANCE),
+            ("CAP_OTHER_SPREAD", caps::CAP_OTHER_SPREAD),
+            ("CAP_OVERSHOOT", caps::CAP_OVERSHOOT),
+            ("CPU_BOUND_PCT", caps::CPU_BOUND_PCT),
+            ("CAPS_MIN_BLOCK_SIZES", caps::CAPS_MIN_BLOCK_SIZES as f64),
+        ],
+    },
+    FindingInfo {
+        id: "burst-cliff",
+        title: "a drop to a lower sustained level",
+        severity: Severity::Warning,
+        meaning: "burst credits or a cache ran out: the level after the cliff is the sustained one",
+        not_proven: "how long the burst lasts on another day (credits refill), or that the later level holds beyond the test",
+        explanation: "From the per-second series: the split with the largest drop where the median before is at least CLIFF_RATIO times the median after and every later second stays below the geometric middle of the two levels (so one slow second is not a cliff). Reports the level before and after, when the cliff came, and how much data passed before it. Real case: about 1.4 GB/s, then a shelf near 50 MB/s.",
+        thresholds: &[
+            ("CLIFF_RATIO", series::CLIFF_RATIO),
+            ("CLIFF_MIN_POINTS", series::CLIFF_MIN_POINTS as f64),
+            ("CLIFF_MIN_AFTER", series::CLIFF_MIN_AFTER as f64),
+        ],
+    },
+    FindingInfo {
+        id: "write-back",
+        title: "QD1 writes faster than QD1 reads",
+        severity: Severity::Warning,
+        meaning: "writes are acknowledged by a cache; write figures are acknowledgement speed",
+        not_proven: "that the data is lost on power failure: a battery- or flash-backed cache is durable; only that the medium's write speed was not measured",
+        explanation: "A medium that really programs data at QD1 is no faster on writes than on reads. When the QD1 write of a profile beats its QD1 read by more than WRITE_BACK_RATIO, a write-back cache acknowledged the writes before they reached the medium. A read held at a shelf (a deeper read of the same block size within READ_SHELF_MARGIN of QD1) is a read limit, and the pair is skipped.",
+        thresholds: &[
+            ("WRITE_BACK_RATIO", cache::WRITE_BACK_RATIO),
+            ("READ_SHELF_MARGIN", cache::READ_SHELF_MARGIN),
+        ],
+    },
+    FindingInfo {
+        id: "unstable",
+        title: "passes disagree",
+        severity: Severity::Warning,
+        meaning: "neighbours or throttling vary over time; the median hides it",
+        not_proven: "which pass is \"right\": all are real; quote the range",
+        explanation: "Passes run as rounds, spread in time. When max/min over passes reaches UNSTABLE_RATIO (real case: 4269, 4365 and 2901 MB/s, x1.50), quote the range, not just the median. Needs two passes or more.",
+        thresholds: &[("UNSTABLE_RATIO", stability::UNSTABLE_RATIO)],
+    },
+    FindingInfo {
+        id: "thread-imbalance",
+        title: "threads of one job served very differently",
+        severity: Severity::Warning,
+        meaning: "vCPU/SMT scheduling shaped the figure, not the disk or the CPU under test",
+        not_proven: "a slow device: the total may still be right; use fewer threads than physical cores",
+        explanation: "Per-thread figures of one multi-threaded job; fires when max/min reaches THREAD_IMBALANCE_RATIO (real case: three threads at 30k IOPS, one at 1.2k). Single-thread jobs cannot be imbalanced and are not reported; multi-thread jobs without per-thread figures are \"not checked\".",
+        thresholds: &[("THREAD_IMBALANCE_RATIO", stability::THREAD_IMBALANCE_RATIO)],
+    },
+    FindingInfo {
+        id: "sparse-file",
+        title: "sparse test file",
+        severity: Severity::Refusal,
+        meaning: "reads of holes return zeros without touching the medium: read figures from this file are fake",
+        not_proven: "anything about reads from that file",
+        explanation: "A preallocated (fallocate) or sparse file reads back as zeros without I/O and gives \"completely fake, very high IOPS\". candor fills its files with random data and checks st_blocks * 512 >= size; this finding fires when a recorded file has fewer allocated bytes than its size (e.g. an imported fio run).",
+        thresholds: &[],
+    },
+    FindingInfo {
+        id: "not-steady",
+        title: "no steady state reached",
+        severity: Severity::Info,
+        meaning: "the rate was still moving at the end: the figure belongs to this test length",
+        not_proven: "where it settles: results after 1-2 hours can differ",
+        explanation: "After SNIA's performance test specification: over the last half of the per-second series, the range (max - min) exceeds STEADY_RANGE of the mean and the least-squares slope's excursion across the window exceeds STEADY_SLOPE of it. 30 s to 5 min tests may measure caches and credits. Needs a series of STEADY_MIN_POINTS seconds or more.",
+        thresholds: &[
+            ("STEADY_RANGE", series::STEADY_RANGE),
+            ("STEADY_SLOPE", series::STEADY_SLOPE),
+            ("STEADY_MIN_POINTS", series::STEADY_MIN_POINTS as f64),
+        ],
+    },
+    FindingInfo {
+        id: "cpu-steal",
+        title: "CPU steal during the measurements",
+        severity: Severity::Warning,
+        meaning: "neighbours took CPU time while we measured",
+        not_proven: "how much each figure lost: steal is host-wide, not per test",
+        explanation: "Steal time from /proc/stat over each measured interval, as a percentage of all CPUs' time. Fires above CPU_STEAL_PCT in any measurement and names the worst.",
+        thresholds: &[("CPU_STEAL_PCT", host::CPU_STEAL_PCT)],
+    },
+    FindingInfo {
+        id: "smt",
+        title: "logical CPUs share cores",
+        severity: Severity::Info,
+        meaning: "threads beyond the core count share cores: all-thread figures do not scale like cores",
+        not_proven: "how the host schedules vCPUs onto physical cores",
+        explanation: "More logical CPUs than cores (diskspd inside a VM saw 10 CPUs but 5 cores). Multi-thread figures past the core count measure sharing, and disk jobs with more threads than cores show thread-imbalance.",
+        thresholds: &[],
+    },
+    FindingInfo {
+        id: "media-unverifiable",
+        title: "disk type cannot be verified",
+        severity: Severity::Info,
+        meaning: "the disk type (NVMe, SSD, HDD) is the provider's claim",
+        not_proven: "that the claim is false: only that it was not measured",
+        explanation: "Inside a VM the guest sees virtio/QEMU/VMware/Hyper-V devices, no NVMe controller (or an emulated or network-backed one: EBS volumes appear as NVMe), and the ROTA flag is meaningless (1 on some hosts, 0 on others with identical configurations). Say \"claimed, not measured\".",
+        thresholds: &[],
+    },
+    FindingInfo {
+        id: "metric-disagreement",
+        title: "two CPU metrics disagree about the gap between hosts",
+        severity: Severity::Warning,
+        meaning: "the anomaly is in a metric (compiler, library, one instruction), not in the machine",
+        not_proven: "which metric is right for your workload",
+        explanation: "Across hosts: for each pair of hosts, each integer CPU metric (prime counting, compression) gives a gap (host B / host A). When two metrics' gaps differ by DISAGREEMENT_FACTOR or more (real case: sysbench +118 %, 7-Zip +3 %), do not conclude that one machine is faster.",
+        thresholds: &[("DISAGREEMENT_FACTOR", cross::DISAGREEMENT_FACTOR)],
+    },
+    FindingInfo {
+        id: "app-read-chain",
+        title: "a chain of dependent reads",
+        severity: Severity::Info,
+        meaning: "what a database query that reads pages one after another waits, from QD1 random read latencies",
+        not_proven: "a query's real time: caches (shared buffers, page cache) serve many pages without I/O",
+        explanation: "A web request's query is a chain of dependent 4-8 KiB reads (index page, heap page, join index): its time is the sum of the latencies. 200 pages at a QD1 p50 of 68 us is about 14 ms; at 142 us about 28 ms. p99 is the \"sometimes slow\".",
+        thresholds: &[],
+    },
+    FindingInfo {
+        id: "app-commit",
+        title: "fsync-bound commit ceiling",
+        severity: Severity::Info,
+        meaning: "one writer that syncs every commit cannot commit faster than 1 / fsync latency",
+        not_proven: "the rate with group commit or several writers, which share syncs",
+        explanation: "Every commit fsyncs the write-ahead log: 2,000 commits/s at a p99 fsync of 620 us spend 1.2 s of every second waiting; at 28 us, 56 ms. From the FSYNC4K latencies.",
+        thresholds: &[],
+    },
+    FindingInfo {
+        id: "app-postgres-mysql",
+        title: "PostgreSQL and MySQL/InnoDB",
+        severity: Severity::Info,
+        meaning: "they feel fsync latency (commits) and QD1 random reads (lookups)",
+        not_proven: "throughput of a tuned server with a warm buffer pool",
+        explanation: "Combines app-commit and app-read-chain into one line for PostgreSQL/MySQL.",
+        thresholds: &[],
+    },
+    FindingInfo {
+        id: "app-redis",
+        title: "Redis appendfsync everysec",
+        severity: Severity::Info,
+        meaning: "fsync stalls show up as latency spikes",
+        not_proven: "how often they happen under your write rate",
+        explanation: "With appendfsync everysec Redis syncs its AOF once a second in the background; a slow fsync makes writes wait. The fsync p99.9 and worst case show the size of such stalls.",
+        thresholds: &[],
+    },
+    FindingInfo {
+        id: "app-merges",
+        title: "ClickHouse/Elasticsearch merges",
+        severity: Severity::Info,
+        meaning: "background merges feel sequential bandwidth",
+        not_proven: "merge time under concurrent queries, or with compression",
+        explanation: "A merge reads parts and writes a new one: time ~ bytes / read bandwidth + bytes / write bandwidth, from the best sequential large-block figures.",
+        thresholds: &[],
+    },
+    FindingInfo {
+        id: "app-sqlite",
+        title: "SQLite transactions",
+        severity: Severity::Info,
+        meaning: "each transaction syncs at least once: fsync latency bounds the transaction rate",
+        not_proven: "the rate with synchronous=OFF or batched transactions",
+        explanation: "In WAL mode a commit syncs the WAL once; with a rollback journal a transaction syncs the journal and the database (two or more syncs).",
+        thresholds: &[],
+    },
+    FindingInfo {
+        id: "claims",
+        title: "what can be claimed, and what cannot",
+        severity: Severity::Info,
+        meaning: "plain sentences built from the findings and from what was not checked",
+        not_proven: "anything beyond the sentences themselves",
+        explanation: "The last finding of every analysis: evidence.can and evidence.cannot hold the sentences a report ends with. A check that could not run becomes a \"cannot\" sentence, never an \"ok\".",
+        thresholds: &[],
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_unique_and_explained() {
+        for (i, f) in CATALOGUE.iter().enumerate() {
+            assert!(
+                CATALOGUE[i + 1..].iter().all(|g| g.id != f.id),
+                "duplicate id {}",
+                f.id
+            );
+            assert!(f.explanation.len() > 60, "{} has a thin explanation", f.id);
+        }
+        for id in [
+            "host-cache",
+            "cache-unexcluded",
+            "residency",
+            "limiter-flat",
+            "limiter-rw-equal",
+            "limiter-qd-flat",
+            "round-plateau",
+            "caps",
+            "burst-cliff",
+            "write-back",
+            "unstable",
+            "thread-imbalance",
+            "sparse-file",
+            "not-steady",
+            "cpu-steal",
+            "smt",
+            "media-unverifiable",
+            "metric-disagreement",
+            "tmpfs",
+        ] {
+            assert!(info(id).is_some(), "{id} missing from the catalogue");
+        }
+    }
+}

@@ -1,0 +1,231 @@
+//! "Can claim / cannot claim": plain sentences per host, built from the
+//! findings and from what was not checked. A report ends with these, so
+//! that nobody has to read the evidence to know what a number is good for.
+
+use super::metrics::max_passes;
+use crate::result::{Finding, FindingStatus, Run, RunStatus, Severity};
+use serde::{Deserialize, Serialize};
+
+/// What the numbers of one Run support, and what they do not.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Claims {
+    pub can: Vec<String>,
+    pub cannot: Vec<String>,
+}
+
+/// The claims of a Run, from its findings as the current rules compute them.
+pub fn claims(run: &Run) -> Claims {
+    from_findings(run, &super::analyze_checks(run))
+}
+
+fn subject(f: &Finding) -> String {
+    f.subject.clone().unwrap_or_else(|| "this host".into())
+}
+
+/// Adds `subject` to the group of `id` (created with `sentence`).
+fn group(
+    grouped: &mut Vec<(String, Vec<String>, String)>,
+    id: &str,
+    subject: String,
+    sentence: String,
+) {
+    match grouped.iter_mut().find(|g| g.0 == id) {
+        Some(g) => g.1.push(subject),
+        None => grouped.push((id.to_string(), vec![subject], sentence)),
+    }
+}
+
+/// The claims given already computed findings.
+pub fn from_findings(run: &Run, findings: &[Finding]) -> Claims {
+    let mut c = Claims::default();
+    let has_disk = run.disk().next().is_some();
+    let has_compute = run.compute().next().is_some();
+    let passes = max_passes(run);
+
+    if run.status != RunStatus::Complete && run.status != RunStatus::Running {
+        c.cannot.push(format!(
+            "The run is {}: only the measurements that finished count, and the battery is incomplete.",
+            run.status.as_str()
+        ));
+    }
+    if has_disk {
+        let refused = findings.iter().any(|f| f.severity == Severity::Refusal);
+        if !refused {
+            c.can.push(format!(
+                "The disk figures are what this host delivered to candor's test file during this test{}.",
+                if passes >= 2 { format!(" (median of {passes} passes)") } else { String::new() }
+            ));
+        }
+    } else {
+        c.cannot
+            .push("Nothing about the disk: no disk measurement in this run.".into());
+    }
+    if has_compute {
+        c.can.push(
+            "The compute figures come from one implementation linked into candor, the same on every host: they compare across candor runs."
+                .into(),
+        );
+    } else {
+        c.cannot.push(
+            "Nothing about CPU, memory, crypto or compression: not measured in this run.".into(),
+        );
+    }
+
+    let mut apps_unchecked: Vec<&str> = Vec::new();
+    // Findings that fire on many profiles at once become one sentence per id.
+    let mut grouped: Vec<(String, Vec<String>, String)> = Vec::new();
+    for f in findings {
+        let s = subject(f);
+        let e = &f.evidence;
+        if f.status == FindingStatus::NotChecked {
+            if f.id.starts_with("app-") {
+                apps_unchecked.push(f.id.trim_start_matches("app-"));
+            } else {
+                c.cannot
+                    .push(format!("Not checked ({}): {}.", f.id, f.verdict));
+            }
+            continue;
+        }
+        match f.id.as_str() {
+            "host-cache" => c.cannot.push(format!(
+                "{s}: the figure is not the disk's; a file larger than RAM reads {}x slower, so the main figure came from a cache.",
+                crate::units::sig3(1.0 / e["control_over_main"].as_f64().unwrap_or(1.0).max(1e-9))
+            )),
+            "cache-unexcluded" => {
+                let size = e["control_file_bytes"]
+                    .as_u64()
+                    .map_or("the control file".into(), crate::units::fmt_bytes);
+                c.can.push(format!("{s}: not served by a cache smaller than {size}."));
+                c.cannot.push(format!("{s}: a host cache larger than {size} is not ruled out."));
+            }
+            "residency" => c.cannot.push(format!("{s}: the file was read many times over; the figure probably came from a cache.")),
+            "limiter-flat" | "limiter-rw-equal" | "limiter-qd-flat" => {
+                group(&mut grouped, f.id.as_str(), s, "the figures are a limiter's setting, not the medium's speed".into())
+            }
+            "round-plateau" if f.severity >= Severity::Warning => group(
+                &mut grouped,
+                "round-plateau",
+                format!(
+                    "{s} ({} {})",
+                    crate::units::fmt_count(e["round_value"].as_f64().unwrap_or(0.0)),
+                    e["round_unit"].as_str().unwrap_or("")
+                ),
+                "the figures sit on round commercial steps: probably configured caps, not the medium".into(),
+            ),
+            "caps" => {
+                if f.severity >= Severity::Warning {
+                    c.can.push(format!("Caps reached by the sweep: {}.", f.verdict.trim_start_matches("inferred caps: ")));
+                    c.cannot.push("The medium's own speed above the caps: the caps hide it.".into());
+                } else {
+                    c.can.push("No IOPS or bandwidth cap is evident within the block sizes and queue depths swept.".into());
+                }
+            }
+            "burst-cliff" => {
+                c.can.push(format!(
+                    "{s}: the sustained level after the cliff is {} MB/s.",
+                    crate::units::sig3(e["level_after_bytes_per_sec"].as_f64().unwrap_or(0.0) / 1e6)
+                ));
+                c.cannot.push(format!("{s}: the level before the cliff is a burst, not a sustained speed."));
+            }
+            "write-back" => c.cannot.push(format!(
+                "{s}: the write figures are acknowledgement speed from a cache, not guaranteed medium speed."
+            )),
+            "unstable" => c.cannot.push(format!("{s}: a single figure; the passes varied by x{}.", e["max_over_min"])),
+            "thread-imbalance" => c.cannot.push(format!("{s}: per-thread shares differ widely; multi-thread figures reflect scheduling.")),
+            "sparse-file" => c.cannot.push(format!("{s}: any read figure from this sparse file (holes read as zeros).")),
+            "not-steady" => c.cannot.push(format!("{s}: sustained performance beyond the test's length (no steady state reached).")),
+            "cpu-steal" => c.cannot.push(format!(
+                "Figures free of neighbours' CPU contention: steal reached {} %.",
+                e["max_steal_pct"]
+            )),
+            "smt" => c.cannot.push(format!(
+                "All {} logical CPUs count as cores: only {} are.",
+                e["cpu_threads"], e["cpu_cores"]
+            )),
+            "media-unverifiable" => c.cannot.push("The disk type (NVMe, SSD, HDD): inside a VM it is the provider's claim, not measured.".into()),
+            "app-commit" => c.can.push(format!(
+                "A single writer that syncs each commit manages about {} commits/s here.",
+                crate::units::fmt_count(e["commits_per_sec_at_p50"].as_f64().unwrap_or(0.0))
+            )),
+            "app-read-chain" => c.can.push(format!(
+                "A chain of {} dependent 4 KiB reads takes about {} at p50.",
+                crate::units::fmt_count(e["reads"].as_f64().unwrap_or(0.0)),
+                crate::units::fmt_ns(e["chain_p50_ns"].as_f64().unwrap_or(0.0))
+            )),
+            _ => {}
+        }
+    }
+    for (id, subjects, sentence) in grouped {
+        c.cannot
+            .push(format!("{}: {sentence} ({id}).", subjects.join(", ")));
+    }
+    if !apps_unchecked.is_empty() {
+        c.cannot.push(format!(
+            "Not checked (application translation: {}): the latency profiles they need (FSYNC4K, RND4K Q1T1, SEQ1M read and write) were not all measured.",
+            apps_unchecked.join(", ")
+        ));
+    }
+    if has_disk && passes < 2 {
+        c.cannot.push(
+            "Stability over time: one pass only; a second pass at another time can differ.".into(),
+        );
+    }
+    c.cannot.dedup();
+    c.can.dedup();
+    c
+}
+
+/// The claims as the last finding of a Run (id `claims`), so that they are stored with it.
+pub fn as_finding(c: &Claims) -> Finding {
+    super::checked(
+        "claims",
+        None,
+        format!(
+            "can claim: {}, cannot claim: {}",
+            c.can.len(),
+            c.cannot.len()
+        ),
+        serde_json::json!({ "can": c.can, "cannot": c.cannot }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::findings::synth::*;
+
+    #[test]
+    fn cache_and_missing_control_become_sentences() {
+        let mut run = run();
+        run.measurements
+            .push(job_mb(Some("SEQ1M Q8T1"), "read", 1 << 20, 8, 1, 1474.8));
+        let c = claims(&run);
+        assert!(
+            c.cannot
+                .iter()
+                .any(|s| s.contains("host-cache") && s.contains("control series")),
+            "{c:?}"
+        );
+        assert!(c.cannot.iter().any(|s| s.contains("one pass only")));
+        run.measurements.push(control(job_mb(
+            Some("SEQ1M Q8T1"),
+            "read",
+            1 << 20,
+            8,
+            1,
+            49.3,
+        )));
+        let c = claims(&run);
+        assert!(
+            c.cannot.iter().any(|s| s.contains("came from a cache")),
+            "{c:?}"
+        );
+        let f = crate::findings::analyze(&run);
+        let last = f.last().unwrap();
+        assert_eq!(last.id, "claims");
+        assert_eq!(
+            last.evidence["cannot"].as_array().unwrap().len(),
+            c.cannot.len()
+        );
+    }
+}

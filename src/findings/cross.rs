@@ -1,0 +1,166 @@
+//! `metric-disagreement` (across hosts): two integer CPU metrics that disagree
+//! about the gap between two hosts by a multiple. Real case: sysbench said one
+//! host was 118 % faster, 7-Zip said 3 %: the anomaly is in a metric (a
+//! compiler, a library, an instruction one test leans on), not in the machine.
+
+use super::stability::compute_value;
+use super::{checked, not_checked, round_to};
+use crate::result::{median, Finding, Measurement, Run};
+use crate::units::sig3;
+use serde_json::json;
+
+/// Ratio of the two gaps (host B / host A per metric) at or above which the
+/// metrics disagree. 2.18 vs 1.03 is x2.1; two honest integer metrics agree on
+/// a gap within tens of percent, so x1.5 is well outside noise.
+pub const DISAGREEMENT_FACTOR: f64 = 1.5;
+
+/// (metric name, median value) of the integer CPU metrics of one Run: CPU
+/// (primes) and compression, by test and thread count.
+fn integer_metrics(run: &Run) -> Vec<(String, f64)> {
+    let mut groups: Vec<(String, Vec<f64>)> = Vec::new();
+    for m in &run.measurements {
+        let c = match m {
+            Measurement::Cpu(c) | Measurement::Compress(c) => c,
+            _ => continue,
+        };
+        let Some(v) = compute_value(c) else { continue };
+        let key = format!("{} {} T{}", m.kind(), c.spec.test, c.spec.threads);
+        match groups.iter_mut().find(|g| g.0 == key) {
+            Some(g) => g.1.push(v),
+            None => groups.push((key, vec![v])),
+        }
+    }
+    groups
+        .into_iter()
+        .filter_map(|(k, v)| median(&v).map(|m| (k, m)))
+        .filter(|(_, v)| *v > 0.0)
+        .collect()
+}
+
+/// One finding per pair of hosts whose metrics disagree.
+pub fn metric_disagreement(runs: &[Run]) -> Vec<Finding> {
+    let per: Vec<Vec<(String, f64)>> = runs.iter().map(integer_metrics).collect();
+    let mut compared = 0;
+    let mut out = Vec::new();
+    for i in 0..runs.len() {
+        for j in i + 1..runs.len() {
+            let common: Vec<(&str, f64, f64)> = per[i]
+                .iter()
+                .filter_map(|(k, a)| {
+                    per[j]
+                        .iter()
+                        .find(|(l, _)| l == k)
+                        .map(|(_, b)| (k.as_str(), *a, *b))
+                })
+                .collect();
+            if common.len() < 2 {
+                continue;
+            }
+            compared += 1;
+            let mut worst: Option<(f64, usize, usize)> = None;
+            for x in 0..common.len() {
+                for y in x + 1..common.len() {
+                    let gx = common[x].2 / common[x].1;
+                    let gy = common[y].2 / common[y].1;
+                    let d = (gx / gy).max(gy / gx);
+                    if worst.map_or(true, |w| d > w.0) {
+                        worst = Some((d, x, y));
+                    }
+                }
+            }
+            let Some((d, x, y)) = worst else { continue };
+            if d < DISAGREEMENT_FACTOR {
+                continue;
+            }
+            let (a, b) = (runs[i].display_name(), runs[j].display_name());
+            let gap = |c: &(&str, f64, f64)| (c.2 / c.1 - 1.0) * 100.0;
+            let side = |c: &(&str, f64, f64)| json!({"metric": c.0, "host_a": round_to(c.1, 3), "host_b": round_to(c.2, 3), "gap_pct": round_to(gap(c), 1)});
+            out.push(checked(
+                "metric-disagreement",
+                Some(format!("{a} vs {b}")),
+                format!(
+                    "{b} vs {a}: {} says {:+} %, {} says {:+} % (x{} apart): the anomaly is in a metric, not the machine",
+                    common[x].0,
+                    sig3(gap(&common[x])),
+                    common[y].0,
+                    sig3(gap(&common[y])),
+                    sig3(d)
+                ),
+                json!({
+                    "host_a": a,
+                    "host_b": b,
+                    "first": side(&common[x]),
+                    "second": side(&common[y]),
+                    "gap_ratio": round_to(d, 3),
+                    "threshold_gap_ratio": DISAGREEMENT_FACTOR,
+                }),
+            ));
+        }
+    }
+    if compared == 0 {
+        return vec![not_checked(
+            "metric-disagreement",
+            "fewer than two hosts with two common CPU metrics: disagreement between metrics was not checked".into(),
+            "two hosts with at least two common integer CPU metrics",
+        )];
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::findings::synth::run;
+    use crate::result::{ComputeMeasurement, ComputeSpec, FindingStatus};
+
+    fn compute(kind: &str, test: &str, v: f64) -> Measurement {
+        let c = ComputeMeasurement {
+            pass: Some(1),
+            started_at: None,
+            spec: ComputeSpec {
+                test: test.into(),
+                threads: 1,
+                runtime_ns: 0,
+                params: Default::default(),
+            },
+            events_per_sec: (kind == "cpu").then_some(v),
+            bytes_per_sec: (kind != "cpu").then_some(v),
+            ops_per_sec: None,
+            per_thread: vec![],
+            measured_ns: 0,
+            cpu: Default::default(),
+            notes: vec![],
+        };
+        if kind == "cpu" {
+            Measurement::Cpu(c)
+        } else {
+            Measurement::Compress(c)
+        }
+    }
+
+    fn host(name: &str, primes: f64, lzma: f64) -> Run {
+        let mut r = run();
+        r.label = Some(name.into());
+        r.measurements.push(compute("cpu", "primes", primes));
+        r.measurements
+            .push(compute("compress", "lzma-compress", lzma));
+        r
+    }
+
+    #[test]
+    fn sysbench_plus_118_vs_7zip_plus_3() {
+        let runs = [host("a", 1000.0, 5.0e6), host("b", 2180.0, 5.15e6)];
+        let f = metric_disagreement(&runs);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].evidence["first"]["gap_pct"], 118.0);
+        assert_eq!(f[0].evidence["second"]["gap_pct"], 3.0);
+        // Agreeing metrics: silent.
+        let runs = [host("a", 1000.0, 5.0e6), host("b", 1200.0, 5.8e6)];
+        assert!(metric_disagreement(&runs).is_empty());
+        // One host: not checked.
+        assert_eq!(
+            metric_disagreement(&runs[..1])[0].status,
+            FindingStatus::NotChecked
+        );
+    }
+}

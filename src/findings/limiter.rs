@@ -1,0 +1,304 @@
+//! A QoS limiter's fingerprints: passes identical to the last digit
+//! (`limiter-flat`), reads and writes equal (`limiter-rw-equal`), and queue depth
+//! that buys nothing (`limiter-qd-flat`). A medium varies; a token bucket does not.
+
+use super::metrics::{is_random, metrics, Dir, Metric};
+use super::{checked, not_checked, pct, round_to};
+use crate::result::{FileRole, Finding, Run};
+use crate::units::{fmt_count, sig3};
+use serde_json::json;
+
+/// (max - min) / median over passes below which a metric is a limiter's
+/// setting. The real case: 40132.5 to 40132.7 IOPS over three 30 s passes,
+/// 0.0005 %. A medium shows at least a few tenths of a percent between passes
+/// (wear levelling, garbage collection, neighbours); 0.05 % leaves a 100x margin
+/// above the real case and stays below what media do.
+pub const LIMITER_FLAT_SPREAD: f64 = 0.0005;
+
+/// |read - write| / max below which reads and writes of one profile hit one
+/// shared counter. Real case: 40329 vs 40327 IOPS (0.005 %). Media read and
+/// write at different speeds, rarely within a percent, never within 0.1 %.
+pub const LIMITER_RW_EQUAL: f64 = 0.001;
+
+/// |deep - QD1| / QD1 throughput below which queue depth buys nothing.
+/// Real case: 49.3 vs 49.2 MB/s (0.2 %). Any SSD gains tens of percent from
+/// queue depth; 2 % covers noise. A single spinning disk's sequential rate is
+/// also flat across depths, which the finding's "not proven" says.
+pub const LIMITER_QD_FLAT: f64 = 0.02;
+
+/// A limiter enforces its rate over windows (cgroup blk-throttle: 100 ms
+/// slices; token buckets: a burst allowance), so a short measurement can sit
+/// a window's share off the setting: under a 2,000 IOPS cgroup throttle, 1 s
+/// points at QD1 and QD32 gave 1,979 and 2,016 IOPS (1.9 %), and 1 MiB reads
+/// under 50 MB/s gave 49.8 and 51.1 MB/s (2.5 %). The tolerance is therefore
+/// at least this many seconds' worth of the measured interval: 5 % for 1 s
+/// points, the 2 % floor from 2.5 s on.
+pub const LIMITER_WINDOW_S: f64 = 0.05;
+
+/// The smallest queue depth that counts as "deep" for limiter-qd-flat.
+pub const LIMITER_QD_DEEP: u32 = 4;
+
+fn main_metrics(run: &Run) -> Vec<Metric<'_>> {
+    metrics(run)
+        .into_iter()
+        .filter(|m| m.role == FileRole::Main)
+        .collect()
+}
+
+/// `limiter-flat`: a metric identical across passes.
+pub fn limiter_flat(run: &Run) -> Vec<Finding> {
+    let all = main_metrics(run);
+    let multi: Vec<&Metric> = all.iter().filter(|m| m.passes() >= 2).collect();
+    if multi.is_empty() {
+        return vec![not_checked(
+            "limiter-flat",
+            "one pass only: identical passes (a limiter's fingerprint) could not be checked".into(),
+            "two or more passes of a profile",
+        )];
+    }
+    let mut out = Vec::new();
+    for m in multi {
+        let s = m.iops_spread();
+        if s.median <= 0.0 {
+            continue;
+        }
+        let spread = (s.max - s.min) / s.median;
+        if spread < LIMITER_FLAT_SPREAD {
+            out.push(checked(
+                "limiter-flat",
+                Some(m.subject()),
+                format!(
+                    "{}: {} passes within {} % ({:.1} to {:.1} IOPS): a limiter's setting, not the medium",
+                    m.subject(),
+                    s.n,
+                    pct(spread),
+                    s.min,
+                    s.max
+                ),
+                json!({
+                    "iops": m.iops(),
+                    "bytes_per_sec": m.bps(),
+                    "spread": round_to(spread, 9),
+                    "threshold_spread": LIMITER_FLAT_SPREAD,
+                }),
+            ));
+        }
+    }
+    out
+}
+
+/// `limiter-rw-equal`: read and write of one profile equal.
+pub fn limiter_rw_equal(run: &Run) -> Vec<Finding> {
+    let all = main_metrics(run);
+    let mut pairs = 0;
+    let mut out = Vec::new();
+    for r in all.iter().filter(|m| m.dir == Dir::Read && m.is_plain()) {
+        let Some(w) = all
+            .iter()
+            .find(|m| m.dir == Dir::Write && m.is_plain() && m.label == r.label)
+        else {
+            continue;
+        };
+        pairs += 1;
+        let ri = r.iops_spread().median;
+        let wi = w.iops_spread().median;
+        let hi = ri.max(wi);
+        if hi <= 0.0 {
+            continue;
+        }
+        let diff = (ri - wi).abs() / hi;
+        if diff < LIMITER_RW_EQUAL {
+            out.push(checked(
+                "limiter-rw-equal",
+                Some(r.label.clone()),
+                format!(
+                    "{}: read {} IOPS, write {} IOPS ({} % apart): one shared limit, not the medium",
+                    r.label,
+                    fmt_count(ri),
+                    fmt_count(wi),
+                    pct(diff)
+                ),
+                json!({
+                    "read_iops": round_to(ri, 2),
+                    "write_iops": round_to(wi, 2),
+                    "difference": round_to(diff, 9),
+                    "threshold_difference": LIMITER_RW_EQUAL,
+                }),
+            ));
+        }
+    }
+    if pairs == 0 {
+        return vec![not_checked(
+            "limiter-rw-equal",
+            "no profile ran as both read and write: a shared read/write limit was not checked"
+                .into(),
+            "a read and a write of the same profile",
+        )];
+    }
+    out
+}
+
+/// `limiter-qd-flat`: QD1 and a deep queue give the same throughput.
+pub fn limiter_qd_flat(run: &Run) -> Vec<Finding> {
+    let all = main_metrics(run);
+    let plain: Vec<&Metric> = all.iter().filter(|m| m.is_plain()).collect();
+    let mut pairs = 0;
+    let mut out = Vec::new();
+    for lo in plain.iter().filter(|m| m.job().spec.iodepth == 1) {
+        let same = |m: &&&Metric| {
+            m.dir == lo.dir
+                && is_random(m.job()) == is_random(lo.job())
+                && m.job().spec.bs == lo.job().spec.bs
+                && m.job().spec.numjobs == lo.job().spec.numjobs
+                && m.job().spec.iodepth >= LIMITER_QD_DEEP
+        };
+        let Some(hi) = plain
+            .iter()
+            .filter(same)
+            .max_by_key(|m| m.job().spec.iodepth)
+        else {
+            continue;
+        };
+        pairs += 1;
+        let l = lo.bps_spread().median;
+        let h = hi.bps_spread().median;
+        if l <= 0.0 {
+            continue;
+        }
+        let diff = (h - l).abs() / l;
+        let secs = lo
+            .points
+            .iter()
+            .chain(&hi.points)
+            .map(|p| p.job.measured_ns as f64 / 1e9)
+            .filter(|s| *s > 0.0)
+            .fold(f64::INFINITY, f64::min);
+        let tolerance = if secs.is_finite() {
+            LIMITER_QD_FLAT.max(LIMITER_WINDOW_S / secs)
+        } else {
+            LIMITER_QD_FLAT
+        };
+        if diff < tolerance {
+            out.push(checked(
+                "limiter-qd-flat",
+                Some(hi.subject()),
+                format!(
+                    "{} vs {}: {} MB/s at QD{} and {} MB/s at QD1 ({} % apart): queue depth buys nothing, a bandwidth or IOPS shelf",
+                    hi.subject(),
+                    lo.subject(),
+                    sig3(h / 1e6),
+                    hi.job().spec.iodepth,
+                    sig3(l / 1e6),
+                    pct(diff)
+                ),
+                json!({
+                    "qd1_bytes_per_sec": round_to(l, 0),
+                    "deep_bytes_per_sec": round_to(h, 0),
+                    "qd1_iops": round_to(lo.iops_spread().median, 2),
+                    "deep_iops": round_to(hi.iops_spread().median, 2),
+                    "deep_iodepth": hi.job().spec.iodepth,
+                    "difference": round_to(diff, 6),
+                    "threshold_difference": round_to(tolerance, 4),
+                    "shortest_measured_sec": if secs.is_finite() { Some(round_to(secs, 3)) } else { None },
+                }),
+            ));
+        }
+    }
+    if pairs == 0 {
+        return vec![not_checked(
+            "limiter-qd-flat",
+            "no profile ran at both QD1 and a deep queue: a queue-depth shelf was not checked"
+                .into(),
+            "the same pattern and block size at QD1 and at QD4 or deeper",
+        )];
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::findings::synth::*;
+    use crate::result::FindingStatus;
+
+    #[test]
+    fn flat_fires_on_40132_5_to_40132_7() {
+        let mut run = run();
+        for (pass, iops) in [(1, 40132.5), (2, 40132.7), (3, 40132.6)] {
+            run.measurements
+                .push(job(Some("RND4K Q32T1"), "randread", 4096, 32, pass, iops));
+        }
+        let f = limiter_flat(&run);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].id, "limiter-flat");
+        assert!(f[0].evidence["spread"].as_f64().unwrap() < 1e-5);
+    }
+
+    #[test]
+    fn flat_silent_on_media_noise_and_not_checked_with_one_pass() {
+        let mut run = run();
+        for (pass, iops) in [(1, 40100.0), (2, 40350.0), (3, 39900.0)] {
+            run.measurements
+                .push(job(Some("RND4K Q32T1"), "randread", 4096, 32, pass, iops));
+        }
+        assert!(limiter_flat(&run).is_empty());
+        run.measurements.truncate(1);
+        let f = limiter_flat(&run);
+        assert_eq!(f[0].status, FindingStatus::NotChecked);
+    }
+
+    #[test]
+    fn rw_equal_fires_on_40329_vs_40327() {
+        let mut run = run();
+        run.measurements
+            .push(job(Some("RND4K Q32T1"), "randread", 4096, 32, 1, 40329.0));
+        run.measurements
+            .push(job(Some("RND4K Q32T1"), "randwrite", 4096, 32, 1, 40327.0));
+        let f = limiter_rw_equal(&run);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].evidence["read_iops"], 40329.0);
+        // Media: writes slower.
+        dm(&mut run.measurements[1]).write = Some(stats(31000.0, 4096));
+        assert!(limiter_rw_equal(&run).is_empty());
+        run.measurements.truncate(1);
+        assert_eq!(limiter_rw_equal(&run)[0].status, FindingStatus::NotChecked);
+    }
+
+    fn run_short(qd1_mb: f64, qd8_mb: f64, ns: u64) -> crate::result::Run {
+        let mut run = run();
+        run.measurements
+            .push(job_mb(Some("SEQ1M Q1T1"), "read", 1 << 20, 1, 1, qd1_mb));
+        run.measurements
+            .push(job_mb(Some("SEQ1M Q8T1"), "read", 1 << 20, 8, 1, qd8_mb));
+        for m in &mut run.measurements {
+            dm(m).measured_ns = ns;
+        }
+        run
+    }
+
+    #[test]
+    fn qd_flat_fires_on_49_3_vs_49_2_mb() {
+        let mut run = run();
+        run.measurements
+            .push(job_mb(Some("SEQ1M Q1T1"), "read", 1 << 20, 1, 1, 49.3));
+        run.measurements
+            .push(job_mb(Some("SEQ1M Q8T1"), "read", 1 << 20, 8, 1, 49.2));
+        let f = limiter_qd_flat(&run);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(f[0].verdict.contains("QD8"), "{}", f[0].verdict);
+        // An SSD gains from depth: silent.
+        dm(&mut run.measurements[1]).read = Some(stats(1500.0, 1 << 20));
+        assert!(limiter_qd_flat(&run).is_empty());
+        // 1 s points under a cgroup throttle: 49.83 vs 51.1 MB/s (2.5 %) is flat for 1 s.
+        let mut short = run_short(49.83, 51.1, 1_000_000_000);
+        assert_eq!(limiter_qd_flat(&short).len(), 1);
+        // The same gap over 30 s is outside the 2 % floor.
+        for m in &mut short.measurements {
+            dm(m).measured_ns = 30_000_000_000;
+        }
+        assert!(limiter_qd_flat(&short).is_empty());
+        // Only one depth: not checked.
+        run.measurements.truncate(1);
+        assert_eq!(limiter_qd_flat(&run)[0].status, FindingStatus::NotChecked);
+    }
+}
