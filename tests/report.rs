@@ -725,3 +725,56 @@ fn an_empty_run_says_so() {
         "the header only"
     );
 }
+
+/// Two integer CPU metrics that disagree about the gap between two hosts
+/// (sysbench-style primes +118 %, LZMA +3 %) are listed under the table as a
+/// finding across hosts.
+#[test]
+fn compare_lists_findings_across_hosts() {
+    use candor::result::Measurement;
+    let a = common::battery("alpha", 1.0);
+    let mut b = common::battery("bravo", 1.0);
+    for m in &mut b.measurements {
+        if let Measurement::Cpu(c) = m {
+            if c.spec.threads == 1 {
+                c.events_per_sec = c.events_per_sec.map(|v| v * 2.18);
+            }
+        }
+    }
+    let mut runs = vec![a, b];
+    for (run, factor) in runs.iter_mut().zip([1.0, 1.03]) {
+        let lzma = candor::result::ComputeMeasurement {
+            pass: Some(1),
+            started_at: None,
+            spec: candor::result::ComputeSpec {
+                test: "lzma-compress".into(),
+                threads: 1,
+                runtime_ns: 1_000_000_000,
+                params: Default::default(),
+            },
+            events_per_sec: None,
+            bytes_per_sec: Some(4.0e6 * factor),
+            ops_per_sec: None,
+            per_thread: Vec::new(),
+            measured_ns: 1_000_000_000,
+            cpu: Default::default(),
+            notes: Vec::new(),
+        };
+        run.measurements.push(Measurement::Compress(lzma));
+    }
+    let text = render_compare(&runs, Format::Text, None).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.contains("across hosts:"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        line.contains("metric-disagreement (alpha vs bravo)"),
+        "{line}"
+    );
+    // With one host there is nothing to compare: the check says so.
+    let one = render_compare(&runs[..1], Format::Text, None).unwrap();
+    assert!(
+        one.contains("across hosts: metric-disagreement not checked"),
+        "{one}"
+    );
+}

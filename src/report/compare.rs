@@ -119,6 +119,9 @@ pub struct Comparison {
     pub rows: Vec<HostRow>,
     /// Where the Runs differ in ways that affect the comparison.
     pub notes: Vec<String>,
+    /// Findings across the hosts (`metric-disagreement`), computed now by
+    /// `candor::findings::analyze_many`.
+    pub cross: Vec<Finding>,
     /// The column the rows are sorted by (best first), if any.
     pub sorted_by: Option<String>,
 }
@@ -243,6 +246,7 @@ impl Comparison {
             columns,
             rows,
             notes,
+            cross: crate::findings::analyze_many(runs),
             sorted_by: None,
         }
     }
@@ -344,13 +348,29 @@ impl Comparison {
         }
     }
 
-    /// The lines under the table: every host's checked findings with evidence.
+    /// The lines under the table: the findings across hosts, then every
+    /// host's checked findings with evidence.
     ///
     /// The anomalies are the warnings and refusals, with their evidence;
     /// informational findings (application translations, chance round
     /// figures) are only counted: each host's own report has them.
     pub fn finding_lines(&self) -> Vec<(String, String)> {
         let mut out = Vec::new();
+        for f in &self.cross {
+            let line = match f.status {
+                FindingStatus::Checked => {
+                    let mut line =
+                        format!("[{}] {}", fmt::severity(f.severity), fmt::finding_head(f));
+                    let ev = fmt::evidence(&f.evidence);
+                    if !ev.is_empty() {
+                        line.push_str(&format!(" (evidence: {ev})"));
+                    }
+                    line
+                }
+                FindingStatus::NotChecked => format!("{} not checked: {}", f.id, f.verdict),
+            };
+            out.push(("across hosts".to_string(), line));
+        }
         for row in &self.rows {
             let info = row
                 .findings
