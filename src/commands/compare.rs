@@ -1,9 +1,45 @@
-//! `candor compare` (not built yet: its issue is in progress).
+//! `candor compare`: several Runs side by side, one row per host.
+
+use crate::error::usage;
+use crate::report::{render_compare_with, Format, Options, RateUnit};
+use std::path::PathBuf;
 
 /// Flags of `candor compare`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// The Run files, one per host (or per run), in the order the rows should appear.
+    #[arg(value_name = "RUN.json")]
+    pub files: Vec<PathBuf>,
+    /// Output format (json gives the comparison table with raw figures).
+    #[arg(long, short, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Sort the hosts by this column, best first (e.g. "SEQ1M Q8T1 read",
+    /// "RND4K Q1T1 read p99", "cpu primes 1T", or "host").
+    #[arg(long, value_name = "COLUMN")]
+    pub sort: Option<String>,
+    /// Write to this file instead of standard output.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Unit of byte rates: MB (10^6 bytes/s) or MiB (2^20 bytes/s).
+    #[arg(long, value_enum, default_value = "MB")]
+    pub unit: RateUnit,
+}
 
-pub fn execute(_args: Args) -> anyhow::Result<()> {
-    Err(anyhow::anyhow!("'candor compare' is not built yet"))
+pub fn execute(args: Args) -> anyhow::Result<()> {
+    if args.files.is_empty() {
+        return Err(usage(
+            "no Run files given: candor compare A.json B.json ... [--format text|md|csv|json|html]",
+        ));
+    }
+    let mut runs = Vec::with_capacity(args.files.len());
+    for f in &args.files {
+        runs.push(crate::result::read_run(f)?);
+    }
+    let text = render_compare_with(
+        &runs,
+        args.format,
+        args.sort.as_deref(),
+        &Options { unit: args.unit },
+    )?;
+    super::report::write_output(args.output.as_deref(), &text)
 }

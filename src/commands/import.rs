@@ -1,9 +1,54 @@
-//! `candor import` (not built yet: its issue is in progress).
+//! `candor import`: fio JSON output (`--output-format=json` or `json+`) into a Run.
+
+use crate::error::usage;
+use crate::report::{render, Format};
+use std::path::PathBuf;
 
 /// Flags of `candor import`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// fio output files (json or json+; lines fio printed before the JSON are
+    /// kept as notes). A job name found in several files becomes several passes.
+    #[arg(value_name = "FIO.json")]
+    pub files: Vec<PathBuf>,
+    /// A name for this host or run (reports and comparisons show it); default:
+    /// the first file's name without its extension.
+    #[arg(long)]
+    pub label: Option<String>,
+    /// Write the Run here (atomically); a summary goes to standard output.
+    /// Without it, the Run's JSON goes to standard output.
+    #[arg(long, short, value_name = "RUN.json")]
+    pub output: Option<PathBuf>,
+}
 
-pub fn execute(_args: Args) -> anyhow::Result<()> {
-    Err(anyhow::anyhow!("'candor import' is not built yet"))
+pub fn execute(args: Args) -> anyhow::Result<()> {
+    if args.files.is_empty() {
+        return Err(usage("no fio output files given: candor import FIO.json... [--label NAME] [--output RUN.json]"));
+    }
+    // Without --label, the first file's name (reports would otherwise say "unknown host":
+    // fio records no host name).
+    let label = args.label.or_else(|| {
+        args.files[0]
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_string())
+    });
+    let run = crate::result::import_fio::import_files(&args.files, label)
+        .map_err(|e| usage(e.to_string()))?;
+    match &args.output {
+        None => super::report::write_output(None, &render(&run, Format::Json)),
+        Some(path) => {
+            if path
+                .parent()
+                .is_some_and(|d| !d.as_os_str().is_empty() && !d.is_dir())
+            {
+                return Err(usage(format!(
+                    "--output {}: its directory does not exist",
+                    path.display()
+                )));
+            }
+            crate::result::write_run_atomic(&run, path)
+                .map_err(|e| anyhow::anyhow!("--output {}: cannot write: {e}", path.display()))?;
+            super::report::write_output(None, &render(&run, Format::Text))
+        }
+    }
 }

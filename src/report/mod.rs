@@ -1,1 +1,129 @@
-//! (in progress)
+//! Reports: render one Run, or several side by side, as text, Markdown, CSV,
+//! JSON or one self-contained HTML file.
+//!
+//! Reporting never measures: everything here is a pure function of Runs.
+//! The figures are first reduced to a summary (`summary.rs`: medians over
+//! passes, spread, main/control ratios) or a comparison (`compare.rs`), then
+//! each format (one exporter per file, behind the `Exporter` trait, as
+//! hyperfine's exporters) only lays them out. Units are always written, and
+//! rates can be shown in MB/s (10^6) or MiB/s (2^20) because caps hide in one
+//! of them.
+
+mod compare;
+mod csv;
+mod fmt;
+mod html;
+mod json;
+mod markdown;
+mod summary;
+mod svg;
+mod table;
+mod text;
+
+pub use compare::{Column, Comparison, HostRow, Metric};
+pub use summary::{ComputeRow, Direction, DiskRow, Summary};
+
+use crate::result::Run;
+
+/// An output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// A terminal summary.
+    Text,
+    /// Markdown tables that paste into a forum post or a README.
+    #[value(alias = "markdown")]
+    Md,
+    /// One row per measurement and direction (report) or per host (compare), stable columns.
+    Csv,
+    /// The Run itself, normalised (report), or the comparison table (compare).
+    Json,
+    /// One self-contained HTML file: tables, findings, inline SVG charts, no scripts.
+    Html,
+}
+
+/// How byte rates are shown. Both are always available; the unit is always written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum RateUnit {
+    /// MB/s: 10^6 bytes per second (what most tools and vendors print).
+    #[default]
+    #[value(name = "MB", alias = "mb")]
+    Mb,
+    /// MiB/s: 2^20 bytes per second (where caps such as "500 MiB/s" are often set).
+    #[value(name = "MiB", alias = "mib")]
+    Mib,
+}
+
+impl RateUnit {
+    /// `MB/s` or `MiB/s`.
+    pub fn label(self) -> &'static str {
+        match self {
+            RateUnit::Mb => "MB/s",
+            RateUnit::Mib => "MiB/s",
+        }
+    }
+
+    /// Bytes per second in this unit.
+    pub fn scale(self, bytes_per_sec: f64) -> f64 {
+        match self {
+            RateUnit::Mb => crate::units::mb_per_sec(bytes_per_sec),
+            RateUnit::Mib => crate::units::mib_per_sec(bytes_per_sec),
+        }
+    }
+}
+
+/// Rendering options beyond the format.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// The unit of byte rates in tables and charts.
+    pub unit: RateUnit,
+}
+
+/// One output format: how a Run and a comparison are laid out.
+pub trait Exporter {
+    /// One Run.
+    fn run(&self, run: &Run, options: &Options) -> String;
+    /// Several Runs side by side (already sorted).
+    fn compare(&self, comparison: &Comparison, options: &Options) -> String;
+}
+
+fn exporter(format: Format) -> Box<dyn Exporter> {
+    match format {
+        Format::Text => Box::new(text::TextExporter),
+        Format::Md => Box::new(markdown::MarkdownExporter),
+        Format::Csv => Box::new(csv::CsvExporter),
+        Format::Json => Box::new(json::JsonExporter),
+        Format::Html => Box::new(html::HtmlExporter),
+    }
+}
+
+/// Renders a Run in a format, rates in MB/s.
+pub fn render(run: &Run, format: Format) -> String {
+    render_with(run, format, &Options::default())
+}
+
+/// Renders a Run in a format with options (e.g. rates in MiB/s).
+pub fn render_with(run: &Run, format: Format, options: &Options) -> String {
+    exporter(format).run(run, options)
+}
+
+/// Renders several Runs side by side, one row per host, rates in MB/s.
+/// `sort` names a column (or a unique part of its name, or `host`); the
+/// best value comes first. An unknown or ambiguous column is a usage error
+/// (exit code 2) that lists the columns.
+pub fn render_compare(runs: &[Run], format: Format, sort: Option<&str>) -> anyhow::Result<String> {
+    render_compare_with(runs, format, sort, &Options::default())
+}
+
+/// `render_compare` with options.
+pub fn render_compare_with(
+    runs: &[Run],
+    format: Format,
+    sort: Option<&str>,
+    options: &Options,
+) -> anyhow::Result<String> {
+    let mut comparison = Comparison::of(runs);
+    if let Some(key) = sort {
+        comparison.sort_by(key).map_err(crate::error::usage)?;
+    }
+    Ok(exporter(format).compare(&comparison, options))
+}

@@ -4,6 +4,7 @@
 //! or format.
 
 mod file;
+pub mod import_fio;
 mod run;
 mod stats;
 

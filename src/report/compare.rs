@@ -1,0 +1,519 @@
+//! Several Runs side by side, as a careful published comparison lays them
+//! out: one row per host, columns per profile (large blocks in bytes/s,
+//! small ones in IOPS, QD1 and fsync latency p50/p99, compute figures),
+//! medians over passes with their spread, the per-host findings under the
+//! table, and notes where the Runs differ in a way that matters (version,
+//! preset, engine, file size, source, status). Missing tests stay missing.
+
+use super::fmt;
+use super::summary::{ComputeUnit, Summary};
+use super::RateUnit;
+use crate::result::{Finding, FindingStatus, Run, Spread};
+use serde::Serialize;
+
+/// What a column counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Metric {
+    /// Bytes per second (shown in MB/s or MiB/s).
+    Rate,
+    Iops,
+    /// Nanoseconds; lower is better.
+    Latency,
+    Events,
+    Ops,
+}
+
+/// One column of the comparison.
+#[derive(Debug, Clone, Serialize)]
+pub struct Column {
+    /// Stable key: `SEQ1M Q8T1 read`, `RND4K Q1T1 read p99`, `cpu primes 4T`.
+    pub key: String,
+    /// The test part of the key (`SEQ1M Q8T1`, `cpu primes`): the first header line.
+    pub test: String,
+    /// `disk`, `latency` or `compute`: the text table is split into these blocks.
+    pub group: &'static str,
+    pub metric: Metric,
+}
+
+impl Column {
+    /// Larger is better for everything but latency.
+    pub fn higher_is_better(&self) -> bool {
+        self.metric != Metric::Latency
+    }
+
+    /// The unit word for headers: `MB/s`, `IOPS`, `events/s`, ...; latency keys carry their percentile.
+    pub fn unit(&self, unit: RateUnit) -> &'static str {
+        match self.metric {
+            Metric::Rate => unit.label(),
+            Metric::Iops => "IOPS",
+            Metric::Latency => "",
+            Metric::Events => "events/s",
+            Metric::Ops => "ops/s",
+        }
+    }
+
+    /// Key and unit: `SEQ1M Q8T1 read MB/s`.
+    pub fn name(&self, unit: RateUnit) -> String {
+        let u = self.unit(unit);
+        if u.is_empty() {
+            self.key.clone()
+        } else {
+            format!("{} {u}", self.key)
+        }
+    }
+
+    /// A two-line header for narrow text tables: the test, then direction and unit.
+    pub fn header(&self, unit: RateUnit) -> String {
+        let name = self.name(unit);
+        match name.strip_prefix(&self.test) {
+            Some(rest) if !rest.trim().is_empty() => format!("{}\n{}", self.test, rest.trim()),
+            _ => name,
+        }
+    }
+
+    /// A value in this column's display unit, without the unit.
+    pub fn value(&self, v: f64, unit: RateUnit) -> String {
+        match self.metric {
+            Metric::Rate => fmt::rate(v, unit),
+            Metric::Iops | Metric::Events | Metric::Ops => fmt::iops(v),
+            Metric::Latency => fmt::latency(v),
+        }
+    }
+
+    /// A value as a plain number in the display unit (CSV): latency in microseconds.
+    pub fn number(&self, v: f64, unit: RateUnit) -> f64 {
+        match self.metric {
+            Metric::Rate => unit.scale(v),
+            Metric::Latency => v / 1e3,
+            _ => v,
+        }
+    }
+
+    /// The CSV header: name with the unit a spreadsheet needs (`... p99 us`).
+    pub fn csv_name(&self, unit: RateUnit) -> String {
+        match self.metric {
+            Metric::Latency => format!("{} us", self.key),
+            _ => self.name(unit),
+        }
+    }
+}
+
+/// One host (Run) of the comparison.
+#[derive(Debug, Clone, Serialize)]
+pub struct HostRow {
+    /// The Run's label, else its hostname (made unique with ` (2)`, ...).
+    pub name: String,
+    /// One cell per column: median, min, max, passes; None when the Run lacks the test.
+    pub cells: Vec<Option<Spread>>,
+    /// The Run's checked findings.
+    pub findings: Vec<Finding>,
+    /// How many findings could not be checked.
+    pub not_checked: usize,
+}
+
+/// Runs side by side.
+#[derive(Debug, Clone, Serialize)]
+pub struct Comparison {
+    pub columns: Vec<Column>,
+    pub rows: Vec<HostRow>,
+    /// Where the Runs differ in ways that affect the comparison.
+    pub notes: Vec<String>,
+    /// Findings across the hosts (`metric-disagreement`), computed now by
+    /// `candor::findings::analyze_many`.
+    pub cross: Vec<Finding>,
+    /// The column the rows are sorted by (best first), if any.
+    pub sorted_by: Option<String>,
+}
+
+/// The spread mark after a median: nothing below x1.10, `~` up to x1.5, `!`
+/// from x1.5 (the `unstable` threshold), `?` with one pass (spread unknown).
+pub fn spread_mark(s: &Spread) -> &'static str {
+    match (s.n, s.ratio) {
+        (0 | 1, _) => "?",
+        (_, None) => "!",
+        (_, Some(r)) if r >= 1.5 => "!",
+        (_, Some(r)) if r >= 1.10 => "~",
+        _ => "",
+    }
+}
+
+/// The legend for the marks.
+pub const MARK_LEGEND: &str = "medians over passes; ~ passes differ by 10-50 % (max/min), ! by 50 % or more, ? one pass (spread unknown), – not measured";
+
+impl Comparison {
+    /// Builds the comparison of the Runs, in the order given.
+    pub fn of(runs: &[Run]) -> Comparison {
+        let summaries: Vec<Summary> = runs.iter().map(Summary::of).collect();
+        let mut columns: Vec<Column> = Vec::new();
+        let add = |c: Column, columns: &mut Vec<Column>| {
+            if !columns
+                .iter()
+                .any(|x| x.key == c.key && x.metric == c.metric)
+            {
+                columns.push(c);
+            }
+        };
+        for s in &summaries {
+            for r in s.main_rows() {
+                let key = format!("{} {}", r.label, r.direction.as_str());
+                let metric = if r.bandwidth_bound() {
+                    Metric::Rate
+                } else {
+                    Metric::Iops
+                };
+                add(
+                    Column {
+                        key,
+                        test: r.label.clone(),
+                        group: "disk",
+                        metric,
+                    },
+                    &mut columns,
+                );
+            }
+        }
+        // What users feel: small-block QD1 chains and commits (fsync).
+        let wants_latency =
+            |r: &super::summary::DiskRow| (r.is_qd1() && !r.bandwidth_bound()) || r.spec.fsync > 0;
+        let any_qd1 = summaries.iter().any(|s| s.main_rows().any(wants_latency));
+        for s in &summaries {
+            for r in s.main_rows().filter(|r| !any_qd1 || wants_latency(r)) {
+                for p in ["p50", "p99"] {
+                    let key = format!("{} {} {p}", r.label, r.direction.as_str());
+                    add(
+                        Column {
+                            key,
+                            test: r.label.clone(),
+                            group: "latency",
+                            metric: Metric::Latency,
+                        },
+                        &mut columns,
+                    );
+                }
+            }
+        }
+        for s in &summaries {
+            for r in &s.compute {
+                let metric = match r.unit {
+                    ComputeUnit::Events => Metric::Events,
+                    ComputeUnit::Bytes => Metric::Rate,
+                    ComputeUnit::Ops => Metric::Ops,
+                };
+                let key = compute_key(s, r);
+                add(
+                    Column {
+                        key,
+                        test: r.name(),
+                        group: "compute",
+                        metric,
+                    },
+                    &mut columns,
+                );
+            }
+        }
+        let mut rows = Vec::new();
+        let mut names: Vec<String> = Vec::new();
+        for (run, s) in runs.iter().zip(&summaries) {
+            let cells = columns.iter().map(|c| cell(c, s)).collect();
+            let mut name = run.display_name();
+            if names.contains(&name) {
+                let mut k = 2;
+                while names.contains(&format!("{name} ({k})")) {
+                    k += 1;
+                }
+                name = format!("{name} ({k})");
+            }
+            names.push(name.clone());
+            rows.push(HostRow {
+                name,
+                cells,
+                findings: run
+                    .findings
+                    .iter()
+                    .filter(|f| f.status == FindingStatus::Checked && f.id != fmt::CLAIMS_ID)
+                    .cloned()
+                    .collect(),
+                not_checked: run
+                    .findings
+                    .iter()
+                    .filter(|f| f.status == FindingStatus::NotChecked)
+                    .count(),
+            });
+        }
+        let notes = differences(runs, &summaries, &names);
+        Comparison {
+            columns,
+            rows,
+            notes,
+            cross: crate::findings::analyze_many(runs),
+            sorted_by: None,
+        }
+    }
+
+    /// Finds a column by its key or name (case-insensitive), else by a part
+    /// of its name that only one column has. `host` (or `name`) sorts by name.
+    pub fn find_column(&self, wanted: &str) -> Result<Option<usize>, String> {
+        let w = wanted.trim().to_lowercase();
+        if w == "host" || w == "name" {
+            return Ok(None);
+        }
+        let names: Vec<(String, String)> = self
+            .columns
+            .iter()
+            .map(|c| (c.key.to_lowercase(), c.name(RateUnit::Mb).to_lowercase()))
+            .collect();
+        let alt = |n: &str| n.replace("mb/s", "mib/s");
+        if let Some(i) = names
+            .iter()
+            .position(|(k, n)| *k == w || *n == w || alt(n) == w)
+        {
+            return Ok(Some(i));
+        }
+        let hits: Vec<usize> = names
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, n))| n.contains(&w) || alt(n).contains(&w))
+            .map(|(i, _)| i)
+            .collect();
+        let list = || {
+            self.columns
+                .iter()
+                .map(|c| format!("'{}'", c.key))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match hits.len() {
+            1 => Ok(Some(hits[0])),
+            0 => Err(format!(
+                "--sort '{wanted}': no such column; columns: 'host', {}",
+                list()
+            )),
+            _ => Err(format!(
+                "--sort '{wanted}' matches {} columns ({}); name one exactly",
+                hits.len(),
+                hits.iter()
+                    .map(|&i| format!("'{}'", self.columns[i].key))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        }
+    }
+
+    /// Sorts the rows by a column, best first (highest, or lowest for
+    /// latency); hosts without the figure go last. Stable.
+    pub fn sort_by(&mut self, wanted: &str) -> Result<(), String> {
+        match self.find_column(wanted)? {
+            None => {
+                self.rows.sort_by(|a, b| a.name.cmp(&b.name));
+                self.sorted_by = Some("host".to_string());
+            }
+            Some(i) => {
+                let higher = self.columns[i].higher_is_better();
+                self.rows.sort_by(|a, b| match (&a.cells[i], &b.cells[i]) {
+                    (Some(x), Some(y)) => {
+                        let o = x.median.total_cmp(&y.median);
+                        if higher {
+                            o.reverse()
+                        } else {
+                            o
+                        }
+                    }
+                    (Some(_), None) => std::cmp::Ordering::Less,
+                    (None, Some(_)) => std::cmp::Ordering::Greater,
+                    (None, None) => std::cmp::Ordering::Equal,
+                });
+                self.sorted_by = Some(self.columns[i].key.clone());
+            }
+        }
+        Ok(())
+    }
+
+    /// The column indices of a group, in order.
+    pub fn group(&self, group: &str) -> Vec<usize> {
+        (0..self.columns.len())
+            .filter(|&i| self.columns[i].group == group)
+            .collect()
+    }
+
+    /// A cell as text: median, unit-less, with its spread mark; `–` when missing.
+    pub fn cell_text(&self, row: &HostRow, col: usize, unit: RateUnit) -> String {
+        match &row.cells[col] {
+            None => "–".to_string(),
+            Some(s) => format!(
+                "{}{}",
+                self.columns[col].value(s.median, unit),
+                spread_mark(s)
+            ),
+        }
+    }
+
+    /// The lines under the table: the findings across hosts, then every
+    /// host's checked findings with evidence.
+    ///
+    /// The anomalies are the warnings and refusals, with their evidence;
+    /// informational findings (application translations, chance round
+    /// figures) are only counted: each host's own report has them.
+    pub fn finding_lines(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for f in &self.cross {
+            let line = match f.status {
+                FindingStatus::Checked => {
+                    let mut line =
+                        format!("[{}] {}", fmt::severity(f.severity), fmt::finding_head(f));
+                    let ev = fmt::evidence(&f.evidence);
+                    if !ev.is_empty() {
+                        line.push_str(&format!(" (evidence: {ev})"));
+                    }
+                    line
+                }
+                FindingStatus::NotChecked => format!("{} not checked: {}", f.id, f.verdict),
+            };
+            out.push(("across hosts".to_string(), line));
+        }
+        for row in &self.rows {
+            let info = row
+                .findings
+                .iter()
+                .filter(|f| f.severity == crate::result::Severity::Info)
+                .count();
+            for f in row
+                .findings
+                .iter()
+                .filter(|f| f.severity >= crate::result::Severity::Warning)
+            {
+                let mut line = format!("[{}] {}", fmt::severity(f.severity), fmt::finding_head(f));
+                let ev = fmt::evidence(&f.evidence);
+                if !ev.is_empty() {
+                    line.push_str(&format!(" (evidence: {ev})"));
+                }
+                out.push((row.name.clone(), line));
+            }
+            let mut rest = Vec::new();
+            if info > 0 {
+                rest.push(format!(
+                    "{info} informational finding{} (see its report)",
+                    if info == 1 { "" } else { "s" }
+                ));
+            }
+            if row.not_checked > 0 {
+                rest.push(format!(
+                    "{} check{} not made (evidence missing)",
+                    row.not_checked,
+                    if row.not_checked == 1 { "" } else { "s" }
+                ));
+            }
+            if !rest.is_empty() {
+                out.push((row.name.clone(), rest.join("; ")));
+            }
+        }
+        out
+    }
+}
+
+fn cell(column: &Column, s: &Summary) -> Option<Spread> {
+    match column.group {
+        "disk" => s
+            .main_rows()
+            .find(|r| format!("{} {}", r.label, r.direction.as_str()) == column.key)
+            .map(|r| match column.metric {
+                Metric::Rate => r.bytes_per_sec,
+                _ => r.iops,
+            }),
+        "latency" => s.main_rows().find_map(|r| {
+            let base = format!("{} {}", r.label, r.direction.as_str());
+            if column.key == format!("{base} p50") {
+                Some(r.p50)
+            } else if column.key == format!("{base} p99") {
+                Some(r.p99)
+            } else {
+                None
+            }
+        }),
+        _ => s
+            .compute
+            .iter()
+            .find(|r| compute_key(s, r) == column.key)
+            .map(|r| r.value),
+    }
+}
+
+/// The column key of a compute row: `cpu primes 1T`, or `cpu primes all threads`
+/// for the Run's largest thread count above one (hosts differ in vCPUs, and a
+/// published comparison puts their all-thread figures in one column).
+fn compute_key(s: &Summary, r: &super::summary::ComputeRow) -> String {
+    let max = s
+        .compute
+        .iter()
+        .filter(|x| x.kind == r.kind && x.test == r.test)
+        .map(|x| x.threads)
+        .max()
+        .unwrap_or(r.threads);
+    if r.threads > 1 && r.threads == max {
+        format!("{} all threads", r.name())
+    } else {
+        format!("{} {}T", r.name(), r.threads)
+    }
+}
+
+/// Notes where the Runs differ in a way a reader must know.
+fn differences(runs: &[Run], summaries: &[Summary], names: &[String]) -> Vec<String> {
+    let mut notes = Vec::new();
+    let mut differ = |what: &str, values: Vec<String>| {
+        let mut distinct = values.clone();
+        distinct.sort();
+        distinct.dedup();
+        if distinct.len() > 1 {
+            let per: Vec<String> = names
+                .iter()
+                .zip(&values)
+                .map(|(n, v)| format!("{n}: {v}"))
+                .collect();
+            notes.push(format!("Different {what} ({}).", per.join("; ")));
+        }
+    };
+    differ(
+        "tool versions: figures may not be comparable where a method changed",
+        runs.iter()
+            .map(|r| format!("{} {}", r.tool.name, r.tool.version))
+            .collect(),
+    );
+    differ(
+        "presets",
+        summaries
+            .iter()
+            .map(|s| s.preset.clone().unwrap_or_else(|| "none".into()))
+            .collect(),
+    );
+    differ("sources", runs.iter().map(|r| r.source.clone()).collect());
+    differ(
+        "engines",
+        summaries.iter().map(|s| s.engines.join(", ")).collect(),
+    );
+    differ(
+        "main file sizes: a small file may be served from a cache",
+        summaries
+            .iter()
+            .map(|s| {
+                s.main_sizes
+                    .iter()
+                    .map(|&b| crate::units::fmt_bytes(b))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .collect(),
+    );
+    differ(
+        "pass counts",
+        summaries.iter().map(|s| s.passes.to_string()).collect(),
+    );
+    for (run, name) in runs.iter().zip(names) {
+        if run.status != crate::result::RunStatus::Complete {
+            notes.push(format!(
+                "{name} is {}: its missing tests show as –.",
+                run.status.as_str()
+            ));
+        }
+    }
+    notes
+}

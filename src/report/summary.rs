@@ -1,0 +1,523 @@
+//! The summary of one Run that every format lays out: one row per disk test
+//! and direction (median over passes, spread, main/control ratio), one row
+//! per compute test, and the facts a reader needs to judge them (test
+//! directory, file sizes, engine, duration). Pure: no formatting here.
+
+use crate::result::{
+    ComputeMeasurement, DirectionStats, DiskMeasurement, DiskSpec, FileRole, Finding,
+    FindingStatus, Measurement, Run, Spread,
+};
+use crate::units::block_label;
+
+/// Reads or writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Direction {
+    Read,
+    Write,
+}
+
+impl Direction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::Read => "read",
+            Direction::Write => "write",
+        }
+    }
+
+    /// This direction's figures in a measurement, if it did any.
+    pub fn of(self, m: &DiskMeasurement) -> Option<&DirectionStats> {
+        match self {
+            Direction::Read => m.read.as_ref(),
+            Direction::Write => m.write.as_ref(),
+        }
+    }
+}
+
+/// One disk test and direction over its passes.
+#[derive(Debug, Clone)]
+pub struct DiskRow {
+    /// The profile (`SEQ1M Q8T1`) or, for a single job, a label from its spec (`randread 4K Q32T1`).
+    pub label: String,
+    pub direction: Direction,
+    pub role: FileRole,
+    /// The spec of the first pass (the passes share it).
+    pub spec: DiskSpec,
+    /// Bytes per second, over passes.
+    pub bytes_per_sec: Spread,
+    pub iops: Spread,
+    pub lat_mean: Spread,
+    pub p50: Spread,
+    pub p90: Spread,
+    pub p99: Spread,
+    pub p99_9: Spread,
+    pub p99_99: Spread,
+    pub lat_max: Spread,
+    /// candor's CPU use (user + system, percent of one CPU) over passes.
+    pub cpu_pct: Spread,
+    /// The host's steal time (percent of all CPUs) over passes.
+    pub steal_pct: Spread,
+    /// The index in `Run::measurements` of each pass, in pass order.
+    pub measurements: Vec<usize>,
+    /// For a main row: the control file's bytes/s median for the same test
+    /// and direction, and main/control (above 1: the small file is faster).
+    pub control: Option<(Spread, f64)>,
+}
+
+impl DiskRow {
+    /// `SEQ1M Q8T1 read`, with `(control)` for control rows.
+    pub fn name(&self) -> String {
+        match self.role {
+            FileRole::Main => format!("{} {}", self.label, self.direction.as_str()),
+            FileRole::Control => format!("{} {} (control)", self.label, self.direction.as_str()),
+        }
+    }
+
+    /// Large blocks are judged by bandwidth, small ones by IOPS (as CrystalDiskMark does).
+    pub fn bandwidth_bound(&self) -> bool {
+        self.spec.bs >= 64 * 1024
+    }
+
+    /// One I/O in flight in total: the latency a single dependent chain feels.
+    pub fn is_qd1(&self) -> bool {
+        self.spec.iodepth.max(1) * self.spec.numjobs.max(1) == 1
+    }
+}
+
+/// What a compute figure counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ComputeUnit {
+    Events,
+    Bytes,
+    Ops,
+}
+
+/// One compute test over its passes.
+#[derive(Debug, Clone)]
+pub struct ComputeRow {
+    /// `cpu`, `memory`, `crypto`, `compress` or `os`.
+    pub kind: &'static str,
+    pub test: String,
+    pub threads: u32,
+    pub unit: ComputeUnit,
+    pub value: Spread,
+    /// For the all-threads row of a test also run with one thread: this / one thread.
+    pub scaling: Option<f64>,
+    pub notes: Vec<String>,
+}
+
+impl ComputeRow {
+    /// `cpu primes` and so on.
+    pub fn name(&self) -> String {
+        format!("{} {}", self.kind, self.test)
+    }
+}
+
+/// A Run reduced to what a report shows.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    pub disk: Vec<DiskRow>,
+    pub compute: Vec<ComputeRow>,
+    /// The most passes any test ran.
+    pub passes: u32,
+    /// Distinct engines that ran, with their fallback notes.
+    pub engines: Vec<String>,
+    /// O_DIRECT for every disk test (Some(true)), none (Some(false)), mixed or no disk tests (None).
+    pub direct: Option<bool>,
+    /// Tests that ran through the page cache (not O_DIRECT), by label.
+    pub buffered_tests: Vec<String>,
+    /// Distinct file sizes (bytes) per role.
+    pub main_sizes: Vec<u64>,
+    pub control_sizes: Vec<u64>,
+    /// Distinct test file paths.
+    pub file_paths: Vec<String>,
+    /// Wall time of the run in seconds (finished - started), else the sum of measured intervals.
+    pub duration_s: Option<f64>,
+    /// Whether the duration comes from timestamps (true) or measured intervals (false).
+    pub duration_from_clock: bool,
+    /// `plan.preset`, if the plan names one.
+    pub preset: Option<String>,
+}
+
+impl Summary {
+    pub fn of(run: &Run) -> Summary {
+        let disk = disk_rows(run);
+        let compute = compute_rows(run);
+        let passes = run
+            .measurements
+            .iter()
+            .filter_map(|m| m.pass())
+            .max()
+            .unwrap_or(1);
+        let mut engines: Vec<String> = Vec::new();
+        let mut directs: Vec<bool> = Vec::new();
+        let mut buffered_tests: Vec<String> = Vec::new();
+        let mut main_sizes = Vec::new();
+        let mut control_sizes = Vec::new();
+        let mut file_paths = Vec::new();
+        let mut measured_ns: u64 = 0;
+        for m in &run.measurements {
+            match m {
+                Measurement::Disk(d) => {
+                    let engine = match &d.spec.engine_note {
+                        Some(note) => format!("{} ({note})", d.spec.engine),
+                        None => d.spec.engine.clone(),
+                    };
+                    push_unique(&mut engines, engine);
+                    push_unique(&mut directs, d.spec.direct);
+                    if !d.spec.direct {
+                        push_unique(&mut buffered_tests, disk_label(d));
+                    }
+                    let sizes = match d.role {
+                        FileRole::Main => &mut main_sizes,
+                        FileRole::Control => &mut control_sizes,
+                    };
+                    push_unique(sizes, d.file.as_ref().map_or(d.spec.size, |f| f.size));
+                    if let Some(f) = &d.file {
+                        push_unique(&mut file_paths, f.path.clone());
+                    }
+                    measured_ns += d.measured_ns;
+                }
+                other => measured_ns += other.as_compute().map_or(0, |c| c.measured_ns),
+            }
+        }
+        let clock = match (&run.started_at, &run.finished_at) {
+            (Some(a), Some(b)) => match (parse_rfc3339(a), parse_rfc3339(b)) {
+                (Some(a), Some(b)) if b >= a => Some((b - a) as f64),
+                _ => None,
+            },
+            _ => None,
+        };
+        let (duration_s, duration_from_clock) = match clock {
+            Some(s) => (Some(s), true),
+            None if measured_ns > 0 => (Some(measured_ns as f64 / 1e9), false),
+            None => (None, false),
+        };
+        let preset = run
+            .plan
+            .as_ref()
+            .and_then(|p| p.get("preset"))
+            .and_then(|p| p.as_str())
+            .map(str::to_string);
+        Summary {
+            disk,
+            compute,
+            passes,
+            engines,
+            direct: (directs.len() == 1).then(|| directs[0]),
+            buffered_tests,
+            main_sizes,
+            control_sizes,
+            file_paths,
+            duration_s,
+            duration_from_clock,
+            preset,
+        }
+    }
+
+    /// The main-file rows (what tables lead with).
+    pub fn main_rows(&self) -> impl Iterator<Item = &DiskRow> {
+        self.disk.iter().filter(|r| r.role == FileRole::Main)
+    }
+
+    /// Control rows that have no main row to sit beside (shown on their own).
+    pub fn lone_control_rows(&self) -> impl Iterator<Item = &DiskRow> {
+        self.disk.iter().filter(move |r| {
+            r.role == FileRole::Control
+                && !self.disk.iter().any(|m| {
+                    m.role == FileRole::Main && m.label == r.label && m.direction == r.direction
+                })
+        })
+    }
+}
+
+fn push_unique<T: PartialEq>(list: &mut Vec<T>, value: T) {
+    if !list.contains(&value) {
+        list.push(value);
+    }
+}
+
+/// The label of a disk measurement: its profile, or one made from its spec.
+pub fn disk_label(m: &DiskMeasurement) -> String {
+    match &m.profile {
+        Some(p) if !p.trim().is_empty() => p.clone(),
+        _ => spec_label(&m.spec),
+    }
+}
+
+/// `randread 4K Q32T1`, `randrw 70/30 4K Q16T1`, `randwrite 4K Q1T1 fsync=1`.
+pub fn spec_label(spec: &DiskSpec) -> String {
+    let mut label = spec.rw.clone();
+    if let Some(mix) = spec.rwmixread {
+        label.push_str(&format!(" {}/{}", mix, 100u32.saturating_sub(mix)));
+    }
+    label.push_str(&format!(
+        " {} Q{}T{}",
+        block_label(spec.bs),
+        spec.iodepth,
+        spec.numjobs
+    ));
+    if spec.fsync > 0 {
+        label.push_str(&format!(" fsync={}", spec.fsync));
+    }
+    label
+}
+
+fn spread(values: &[f64]) -> Spread {
+    Spread::of(values).unwrap_or(Spread {
+        median: 0.0,
+        min: 0.0,
+        max: 0.0,
+        ratio: None,
+        n: 0,
+    })
+}
+
+fn disk_rows(run: &Run) -> Vec<DiskRow> {
+    // Group by (label, role, direction) in order of first appearance.
+    let mut groups: Vec<((String, FileRole, Direction), Vec<usize>)> = Vec::new();
+    for (i, m) in run.measurements.iter().enumerate() {
+        let Measurement::Disk(d) = m else { continue };
+        for dir in [Direction::Read, Direction::Write] {
+            if dir.of(d).is_none() {
+                continue;
+            }
+            let key = (disk_label(d), d.role, dir);
+            match groups.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, list)) => list.push(i),
+                None => groups.push((key, vec![i])),
+            }
+        }
+    }
+    let disk_at = |i: usize| match &run.measurements[i] {
+        Measurement::Disk(d) => d,
+        _ => unreachable!("grouped indices point at disk measurements"),
+    };
+    let mut rows: Vec<DiskRow> = groups
+        .into_iter()
+        .map(|((label, role, direction), mut idx)| {
+            idx.sort_by_key(|&i| (disk_at(i).pass.unwrap_or(0), i));
+            let stats: Vec<&DirectionStats> = idx
+                .iter()
+                .filter_map(|&i| direction.of(disk_at(i)))
+                .collect();
+            let f = |get: &dyn Fn(&DirectionStats) -> f64| -> Spread {
+                spread(&stats.iter().map(|s| get(s)).collect::<Vec<_>>())
+            };
+            DiskRow {
+                label,
+                direction,
+                role,
+                spec: disk_at(idx[0]).spec.clone(),
+                bytes_per_sec: f(&|s| s.bytes_per_sec),
+                iops: f(&|s| s.iops),
+                lat_mean: f(&|s| s.lat_ns.mean),
+                p50: f(&|s| s.lat_ns.p50 as f64),
+                p90: f(&|s| s.lat_ns.p90 as f64),
+                p99: f(&|s| s.lat_ns.p99 as f64),
+                p99_9: f(&|s| s.lat_ns.p99_9 as f64),
+                p99_99: f(&|s| s.lat_ns.p99_99 as f64),
+                lat_max: f(&|s| s.lat_ns.max as f64),
+                cpu_pct: spread(
+                    &idx.iter()
+                        .map(|&i| disk_at(i).cpu.usr_pct + disk_at(i).cpu.sys_pct)
+                        .collect::<Vec<_>>(),
+                ),
+                steal_pct: spread(
+                    &idx.iter()
+                        .map(|&i| disk_at(i).cpu.steal_pct)
+                        .collect::<Vec<_>>(),
+                ),
+                measurements: idx,
+                control: None,
+            }
+        })
+        .collect();
+    let controls: Vec<(String, Direction, Spread)> = rows
+        .iter()
+        .filter(|r| r.role == FileRole::Control)
+        .map(|r| (r.label.clone(), r.direction, r.bytes_per_sec))
+        .collect();
+    for row in rows.iter_mut().filter(|r| r.role == FileRole::Main) {
+        if let Some((_, _, c)) = controls
+            .iter()
+            .find(|(l, d, _)| *l == row.label && *d == row.direction)
+        {
+            if c.median > 0.0 {
+                row.control = Some((*c, row.bytes_per_sec.median / c.median));
+            }
+        }
+    }
+    rows
+}
+
+/// Per-thread IOPS of a row, one list per pass (pass number, IOPS of each
+/// thread in thread order); passes whose job ran one thread are left out.
+pub fn thread_iops(run: &Run, row: &DiskRow) -> Vec<(Option<u32>, Vec<f64>)> {
+    row.measurements
+        .iter()
+        .filter_map(|&i| match &run.measurements[i] {
+            Measurement::Disk(d) if d.threads.len() > 1 => {
+                let iops = d
+                    .threads
+                    .iter()
+                    .map(|t| {
+                        let st = match row.direction {
+                            Direction::Read => t.read.as_ref(),
+                            Direction::Write => t.write.as_ref(),
+                        };
+                        st.map_or(0.0, |s| s.iops)
+                    })
+                    .collect();
+                Some((d.pass, iops))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The fio command of each test (first pass), by label, without repeats.
+pub fn fio_commands(run: &Run) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for d in run.disk() {
+        let label = disk_label(d);
+        let label = match d.role {
+            FileRole::Main => label,
+            FileRole::Control => format!("{label} (control)"),
+        };
+        if !d.fio_command.is_empty() && !out.iter().any(|(l, _)| *l == label) {
+            out.push((label, d.fio_command.clone()));
+        }
+    }
+    out
+}
+
+/// The headline figure of a compute measurement and what it counts.
+pub fn compute_value(c: &ComputeMeasurement) -> Option<(ComputeUnit, f64)> {
+    if let Some(v) = c.events_per_sec {
+        Some((ComputeUnit::Events, v))
+    } else if let Some(v) = c.bytes_per_sec {
+        Some((ComputeUnit::Bytes, v))
+    } else {
+        c.ops_per_sec.map(|v| (ComputeUnit::Ops, v))
+    }
+}
+
+/// A compute test's identity: kind, test, threads, unit.
+type ComputeKey = (&'static str, String, u32, ComputeUnit);
+
+fn compute_rows(run: &Run) -> Vec<ComputeRow> {
+    let mut groups: Vec<(ComputeKey, Vec<f64>, Vec<String>)> = Vec::new();
+    for m in &run.measurements {
+        let Some(c) = m.as_compute() else { continue };
+        let Some((unit, value)) = compute_value(c) else {
+            continue;
+        };
+        let key = (m.kind(), c.spec.test.clone(), c.spec.threads, unit);
+        match groups.iter_mut().find(|(k, _, _)| *k == key) {
+            Some((_, values, notes)) => {
+                values.push(value);
+                for n in &c.notes {
+                    push_unique(notes, n.clone());
+                }
+            }
+            None => groups.push((key, vec![value], c.notes.clone())),
+        }
+    }
+    let mut rows: Vec<ComputeRow> = groups
+        .into_iter()
+        .map(|((kind, test, threads, unit), values, notes)| ComputeRow {
+            kind,
+            test,
+            threads,
+            unit,
+            value: spread(&values),
+            scaling: None,
+            notes,
+        })
+        .collect();
+    let singles: Vec<(&'static str, String, f64)> = rows
+        .iter()
+        .filter(|r| r.threads == 1)
+        .map(|r| (r.kind, r.test.clone(), r.value.median))
+        .collect();
+    for row in rows.iter_mut().filter(|r| r.threads > 1) {
+        if let Some((_, _, one)) = singles
+            .iter()
+            .find(|(k, t, _)| *k == row.kind && *t == row.test)
+        {
+            if *one > 0.0 {
+                row.scaling = Some(row.value.median / one);
+            }
+        }
+    }
+    rows
+}
+
+/// Findings in reading order: refusals, then warnings, then information;
+/// checked ones first within each. Not-checked findings come last.
+/// The `claims` finding is left out: reports show it as the claims section.
+pub fn ordered_findings(run: &Run) -> Vec<&Finding> {
+    let mut list: Vec<&Finding> = run
+        .findings
+        .iter()
+        .filter(|f| f.id != super::fmt::CLAIMS_ID)
+        .collect();
+    list.sort_by_key(|f| {
+        (
+            f.status == FindingStatus::NotChecked,
+            std::cmp::Reverse(f.severity),
+        )
+    });
+    list
+}
+
+/// Parses `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)` into Unix seconds.
+pub fn parse_rfc3339(text: &str) -> Option<i64> {
+    let b = text.as_bytes();
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !(b[10] == b'T' || b[10] == b' ') {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| text.get(r)?.parse::<i64>().ok();
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, s) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    let mut rest = &text[19..];
+    if let Some(frac) = rest.strip_prefix('.') {
+        let digits = frac
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(frac.len());
+        rest = &frac[digits..];
+    }
+    let offset = match rest {
+        "Z" | "z" => 0,
+        _ if rest.len() == 6 && (rest.starts_with('+') || rest.starts_with('-')) => {
+            let oh: i64 = rest[1..3].parse().ok()?;
+            let om: i64 = rest[4..6].parse().ok()?;
+            let sign = if rest.starts_with('-') { -1 } else { 1 };
+            sign * (oh * 3600 + om * 60)
+        }
+        _ => return None,
+    };
+    // Howard Hinnant's days_from_civil.
+    let y = if mo <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (mo + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146097 + doe - 719468;
+    Some(days * 86400 + h * 3600 + mi * 60 + s - offset)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_round_trips_with_units() {
+        let t = 1_796_021_390u64;
+        assert_eq!(parse_rfc3339(&crate::units::rfc3339_utc(t)), Some(t as i64));
+        assert_eq!(parse_rfc3339("2026-11-30T07:49:50+01:00"), Some(t as i64));
+        assert_eq!(parse_rfc3339("2026-11-30T06:49:50.250Z"), Some(t as i64));
+        assert_eq!(parse_rfc3339("yesterday"), None);
+    }
+}

@@ -1,0 +1,282 @@
+//! The terminal summary: the facts, the disk table (median over passes,
+//! spread, main/control), the compute figures, the findings with evidence,
+//! and what can and cannot be claimed. Also the compare table, split into
+//! disk, latency and compute blocks so that it fits a terminal.
+
+use super::compare::{Comparison, MARK_LEGEND};
+use super::fmt;
+use super::summary::{ordered_findings, DiskRow, Summary};
+use super::table::{Align, Table};
+use super::{Exporter, Options, RateUnit};
+use crate::result::{FindingStatus, Run};
+
+pub struct TextExporter;
+
+/// The disk table shared by text and Markdown: one row per test and direction.
+pub fn disk_table(summary: &Summary, unit: RateUnit) -> Table {
+    let has_control = summary.disk.iter().any(|r| r.control.is_some())
+        || summary.lone_control_rows().next().is_some();
+    let mut headers: Vec<String> = [
+        "test",
+        "op",
+        unit.label(),
+        "IOPS",
+        "p50",
+        "p99",
+        "p99.9",
+        "spread",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    if has_control {
+        headers.push(format!("control {}", unit.label()));
+        headers.push("main/control".into());
+    }
+    let mut t = Table::new(headers);
+    t.align[1] = Align::Left;
+    let row = |r: &DiskRow, label: String| -> Vec<String> {
+        let mut cells = vec![
+            label,
+            r.direction.as_str().to_string(),
+            fmt::rate(r.bytes_per_sec.median, unit),
+            fmt::iops(r.iops.median),
+            fmt::latency(r.p50.median),
+            fmt::latency(r.p99.median),
+            fmt::latency(r.p99_9.median),
+            fmt::spread(&r.bytes_per_sec),
+        ];
+        if has_control {
+            match &r.control {
+                Some((c, ratio)) => {
+                    cells.push(fmt::rate(c.median, unit));
+                    cells.push(fmt::ratio(*ratio));
+                }
+                None => {
+                    cells.push("–".into());
+                    cells.push("–".into());
+                }
+            }
+        }
+        cells
+    };
+    for r in summary.main_rows() {
+        t.push(row(r, r.label.clone()));
+    }
+    for r in summary.lone_control_rows() {
+        let mut cells = row(r, format!("{} (control only)", r.label));
+        if has_control {
+            let n = cells.len();
+            cells[n - 2] = fmt::rate(r.bytes_per_sec.median, unit);
+        }
+        t.push(cells);
+    }
+    t
+}
+
+/// The compute table shared by text and Markdown.
+pub fn compute_table(summary: &Summary, unit: RateUnit) -> Table {
+    let mut t = Table::new(vec![
+        "test".into(),
+        "threads".into(),
+        "figure".into(),
+        "spread".into(),
+        "scaling".into(),
+    ]);
+    for r in &summary.compute {
+        t.push(vec![
+            r.name(),
+            r.threads.to_string(),
+            fmt::compute_value(r, r.value.median, unit),
+            fmt::spread(&r.value),
+            r.scaling
+                .map_or(String::new(), |s| format!("{s:.2}x of 1 thread")),
+        ]);
+    }
+    t
+}
+
+impl Exporter for TextExporter {
+    fn run(&self, run: &Run, options: &Options) -> String {
+        let unit = options.unit;
+        let s = Summary::of(run);
+        let mut out = format!("candor report: {}\n", run.display_name());
+        for (name, value) in fmt::facts(run, &s) {
+            out.push_str(&format!("  {name:<9} {value}\n"));
+        }
+        if !s.disk.is_empty() {
+            out.push_str(&format!(
+                "\nDisk ({} = {} bytes/s; latency = submission to completion)\n",
+                unit.label(),
+                if unit == RateUnit::Mb { "10^6" } else { "2^20" }
+            ));
+            out.push_str(&disk_table(&s, unit).to_text("  "));
+            let threads = thread_lines(run, &s);
+            if !threads.is_empty() {
+                out.push_str("\nThreads (IOPS per thread)\n");
+                for t in threads {
+                    out.push_str(&format!("  {t}\n"));
+                }
+            }
+            // A single job: the fio command that reproduces it (a battery's are in the HTML).
+            let commands = super::summary::fio_commands(run);
+            if commands.len() == 1 {
+                out.push_str(&format!("\nReproduce with fio:\n  {}\n", commands[0].1));
+            }
+        }
+        if !s.compute.is_empty() {
+            out.push_str("\nCompute\n");
+            out.push_str(&compute_table(&s, unit).to_text("  "));
+        }
+        let findings = ordered_findings(run);
+        if !findings.is_empty() {
+            out.push_str("\nFindings\n");
+            let mut not_checked = Vec::new();
+            for f in findings {
+                if f.status == FindingStatus::NotChecked {
+                    not_checked.push(f.id.clone());
+                    continue;
+                }
+                out.push_str(&format!(
+                    "  {:<8} {}\n",
+                    fmt::severity(f.severity).to_uppercase(),
+                    fmt::finding_head(f)
+                ));
+                let ev = fmt::evidence(&f.evidence);
+                if !ev.is_empty() {
+                    out.push_str(&format!("           evidence: {ev}\n"));
+                }
+                if !f.meaning.is_empty() {
+                    out.push_str(&format!("           means: {}\n", f.meaning));
+                }
+                if !f.not_proven.is_empty() {
+                    out.push_str(&format!("           does not prove: {}\n", f.not_proven));
+                }
+            }
+            if !not_checked.is_empty() {
+                out.push_str(&format!(
+                    "  not checked (evidence missing): {}\n",
+                    not_checked.join(", ")
+                ));
+            }
+        }
+        let (can, cannot) = fmt::claims(run);
+        if !can.is_empty() {
+            out.push_str("\nWhat can be claimed\n");
+            for c in can {
+                out.push_str(&format!("  - {c}\n"));
+            }
+        }
+        if !cannot.is_empty() {
+            out.push_str("\nWhat cannot be claimed\n");
+            for c in cannot {
+                out.push_str(&format!("  - {c}\n"));
+            }
+        }
+        let notes = all_notes(run);
+        if !notes.is_empty() {
+            out.push_str("\nNotes\n");
+            for n in notes {
+                out.push_str(&format!("  - {n}\n"));
+            }
+        }
+        if s.disk.is_empty() && s.compute.is_empty() {
+            out.push_str("\n(no measurements in this Run)\n");
+        }
+        out
+    }
+
+    fn compare(&self, c: &Comparison, options: &Options) -> String {
+        let unit = options.unit;
+        let mut out = format!(
+            "candor compare: {} run{}{}\n",
+            c.rows.len(),
+            if c.rows.len() == 1 { "" } else { "s" },
+            c.sorted_by
+                .as_ref()
+                .map_or(String::new(), |k| format!(", sorted by {k} (best first)"))
+        );
+        for (group, title) in [
+            ("disk", "Disk"),
+            ("latency", "Latency"),
+            ("compute", "Compute"),
+        ] {
+            let cols = c.group(group);
+            if cols.is_empty() {
+                continue;
+            }
+            // At most six figure columns per table, so that a table fits a terminal.
+            let chunks: Vec<&[usize]> = cols.chunks(6).collect();
+            for (k, chunk) in chunks.iter().enumerate() {
+                let mut headers = vec!["host".to_string()];
+                headers.extend(chunk.iter().map(|&i| c.columns[i].header(unit)));
+                let mut t = Table::new(headers);
+                for row in &c.rows {
+                    let mut cells = vec![row.name.clone()];
+                    cells.extend(chunk.iter().map(|&i| c.cell_text(row, i, unit)));
+                    t.push(cells);
+                }
+                if chunks.len() > 1 {
+                    out.push_str(&format!("\n{title} ({}/{})\n", k + 1, chunks.len()));
+                } else {
+                    out.push_str(&format!("\n{title}\n"));
+                }
+                out.push_str(&t.to_text("  "));
+            }
+        }
+        out.push_str(&format!("  ({MARK_LEGEND})\n"));
+        let lines = c.finding_lines();
+        if !lines.is_empty() {
+            out.push_str("\nFindings\n");
+            for (host, line) in lines {
+                out.push_str(&format!("  {host}: {line}\n"));
+            }
+        }
+        if !c.notes.is_empty() {
+            out.push_str("\nNotes\n");
+            for n in &c.notes {
+                out.push_str(&format!("  - {n}\n"));
+            }
+        }
+        out
+    }
+}
+
+/// The Run's notes and each measurement's notes (labelled), without repeats.
+pub fn all_notes(run: &Run) -> Vec<String> {
+    let mut notes: Vec<String> = Vec::new();
+    let mut push = |n: String| {
+        if !notes.contains(&n) {
+            notes.push(n);
+        }
+    };
+    for n in &run.notes {
+        push(n.clone());
+    }
+    for d in run.disk() {
+        for n in &d.notes {
+            push(format!("{}: {n}", super::summary::disk_label(d)));
+        }
+    }
+    // What a compute figure is and is not ("CPU cache, NOT RAM"), per test.
+    for m in &run.measurements {
+        if let Some(c) = m.as_compute() {
+            for n in &c.notes {
+                push(format!("{} {}: {n}", m.kind(), c.spec.test));
+            }
+        }
+    }
+    notes
+}
+
+/// One line per pass of each multi-thread test: how evenly the threads worked.
+pub fn thread_lines(run: &Run, summary: &Summary) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in &summary.disk {
+        for (pass, iops) in super::summary::thread_iops(run, r) {
+            let pass = pass.map_or(String::new(), |p| format!(" pass {p}"));
+            out.push(format!("{}{pass}: {}", r.name(), fmt::threads_line(&iops)));
+        }
+    }
+    out
+}

@@ -1,0 +1,511 @@
+//! `candor import` on real fio output produced on this machine
+//! (tests/fixtures/fio/make-fixtures.sh): the imported IOPS, bytes/s and
+//! percentiles equal fio's own figures, clones merge as documented, and bad
+//! input exits 2 with one line naming the file.
+
+use assert_cmd::Command;
+use candor::result::import_fio::{import_files, percentile_from_bins};
+use candor::result::{DirectionStats, Run};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/fio")
+        .join(name)
+}
+
+/// fio's own JSON, read independently of the importer.
+fn fio_json(name: &str) -> Value {
+    let text = std::fs::read_to_string(fixture(name)).unwrap();
+    let start = text.find("\n{").map(|i| i + 1).unwrap_or(0);
+    let mut s = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
+    s.next().unwrap().unwrap()
+}
+
+fn import(name: &str) -> Run {
+    import_files(&[fixture(name)], Some(name.to_string())).unwrap()
+}
+
+fn pct(dir: &Value, p: &str) -> u64 {
+    dir["clat_ns"]["percentile"][p].as_u64().unwrap()
+}
+
+/// Every figure of one direction equals fio's (latency from `clat_ns`, fio's default).
+fn assert_same(ours: &DirectionStats, fio: &Value) {
+    assert_same_lat(ours, fio, "clat_ns")
+}
+
+/// Every figure of one direction equals fio's, latency from fio's `lat` key.
+fn assert_same_lat(ours: &DirectionStats, fio: &Value, lat: &str) {
+    let pct = |dir: &Value, p: &str| dir[lat]["percentile"][p].as_u64().unwrap();
+    assert_eq!(ours.iops, fio["iops"].as_f64().unwrap(), "iops");
+    assert_eq!(
+        ours.bytes_per_sec,
+        fio["bw_bytes"].as_f64().unwrap(),
+        "bytes/s"
+    );
+    // fio's bw is KiB/s: bytes/s / 1024, rounded down.
+    assert_eq!(
+        (ours.bytes_per_sec / 1024.0).floor() as u64,
+        fio["bw"].as_u64().unwrap(),
+        "bw KiB/s"
+    );
+    assert_eq!(ours.ops, fio["total_ios"].as_u64().unwrap());
+    assert_eq!(ours.bytes, fio["io_bytes"].as_u64().unwrap());
+    let l = &ours.lat_ns;
+    assert_eq!(l.p50, pct(fio, "50.000000"));
+    assert_eq!(l.p90, pct(fio, "90.000000"));
+    assert_eq!(l.p99, pct(fio, "99.000000"));
+    assert_eq!(l.p99_9, pct(fio, "99.900000"));
+    assert_eq!(l.p99_99, pct(fio, "99.990000"));
+    assert_eq!(l.min, fio[lat]["min"].as_u64().unwrap());
+    assert_eq!(l.max, fio[lat]["max"].as_u64().unwrap());
+    assert_eq!(l.mean, fio[lat]["mean"].as_f64().unwrap());
+}
+
+fn disk(run: &Run, i: usize) -> &candor::result::DiskMeasurement {
+    run.disk().nth(i).unwrap()
+}
+
+#[test]
+fn single_job_json_equals_fio() {
+    let run = import("randread-iouring-q16.json");
+    let fio = fio_json("randread-iouring-q16.json");
+    assert_eq!(run.source, "fio-import");
+    assert_eq!(run.tool.name, "fio");
+    assert_eq!(run.tool.version, "3.33");
+    assert_eq!(run.disk().count(), 1);
+    let d = disk(&run, 0);
+    assert_same(d.read.as_ref().unwrap(), &fio["jobs"][0]["read"]);
+    assert!(d.write.is_none(), "a read job has no write direction");
+    assert_eq!(d.profile.as_deref(), Some("randread-q16"));
+    assert_eq!(
+        (
+            d.spec.rw.as_str(),
+            d.spec.bs,
+            d.spec.iodepth,
+            d.spec.numjobs
+        ),
+        ("randread", 4096, 16, 1)
+    );
+    assert_eq!(
+        (d.spec.engine.as_str(), d.spec.direct, d.spec.size),
+        ("io_uring", true, 64 << 20)
+    );
+    assert_eq!(d.spec.runtime_ns, 2_000_000_000);
+    assert!(
+        d.fio_command.starts_with("fio --name=randread-q16 "),
+        "{}",
+        d.fio_command
+    );
+    assert!(d.fio_command.contains("--rw=randread") && d.fio_command.contains("--iodepth=16"));
+    assert_eq!(
+        d.measured_ns,
+        fio["jobs"][0]["job_runtime"].as_u64().unwrap() * 1_000_000
+    );
+}
+
+#[test]
+fn lat_percentiles_are_preferred_as_candor_measures_from_submission() {
+    let name = "randread-libaio-latpct.json";
+    let run = import(name);
+    let fio = fio_json(name);
+    let r = &fio["jobs"][0]["read"];
+    assert!(r["clat_ns"]["percentile"].is_object() && r["lat_ns"]["percentile"].is_object());
+    assert_same_lat(disk(&run, 0).read.as_ref().unwrap(), r, "lat_ns");
+    // Without --lat_percentiles the note says the figures are clat.
+    let d = disk(&import("randread-iouring-q16.json"), 0).clone();
+    assert!(d
+        .notes
+        .iter()
+        .any(|n| n.contains("clat_ns") && n.contains("--lat_percentiles=1")));
+    assert!(!disk(&run, 0).notes.iter().any(|n| n.contains("clat_ns")));
+}
+
+#[test]
+fn json_plus_equals_fio_and_bins_reproduce_its_percentiles() {
+    let name = "read-iouring-1m.jsonplus.json";
+    let run = import(name);
+    let fio = fio_json(name);
+    let r = &fio["jobs"][0]["read"];
+    assert_same(disk(&run, 0).read.as_ref().unwrap(), r);
+    assert_eq!(disk(&run, 0).spec.bs, 1 << 20);
+    // Our percentile-from-bins is fio's: every percentile fio printed.
+    let bins: BTreeMap<u64, u64> = r["clat_ns"]["bins"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| (k.parse().unwrap(), v.as_u64().unwrap()))
+        .collect();
+    let printed = r["clat_ns"]["percentile"].as_object().unwrap();
+    assert!(printed.len() >= 17);
+    for (p, v) in printed {
+        assert_eq!(
+            percentile_from_bins(&bins, p.parse().unwrap()),
+            v.as_u64().unwrap(),
+            "p{p}"
+        );
+    }
+}
+
+fn base64_decode(text: &str) -> Vec<u8> {
+    let val = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        _ => 63,
+    } as u32;
+    let mut out = Vec::new();
+    for chunk in text.as_bytes().chunks(4) {
+        let pad = chunk.iter().filter(|&&c| c == b'=').count();
+        let n = chunk
+            .iter()
+            .fold(0u32, |n, &c| n << 6 | if c == b'=' { 0 } else { val(c) });
+        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+        out.extend_from_slice(&bytes[..3 - pad]);
+    }
+    out
+}
+
+/// json+ bins become an HDR histogram (as candor's own Runs keep) whose
+/// percentiles agree with fio's to HDR's 3 significant digits.
+#[test]
+fn json_plus_bins_become_a_mergeable_histogram() {
+    use hdrhistogram::serialization::Deserializer;
+    for name in [
+        "read-iouring-1m.jsonplus.json",
+        "randread-libaio-j2.jsonplus.json",
+    ] {
+        let run = import(name);
+        let read = disk(&run, 0).read.clone().unwrap();
+        let b64 = read.lat_ns.histogram.expect("json+ gives a histogram");
+        let raw = base64_decode(&b64);
+        let h: hdrhistogram::Histogram<u64> =
+            Deserializer::new().deserialize(&mut &raw[..]).unwrap();
+        assert_eq!(h.len(), read.ops, "{name}: every I/O recorded");
+        for (q, ours) in [(0.5, read.lat_ns.p50), (0.99, read.lat_ns.p99)] {
+            let v = h.value_at_quantile(q);
+            assert!(h.equivalent(v, ours), "{name}: q{q}: hdr {v} vs {ours}");
+        }
+    }
+    // Plain json has no bins, so no histogram.
+    let run = import("randread-iouring-q16.json");
+    assert!(disk(&run, 0)
+        .read
+        .as_ref()
+        .unwrap()
+        .lat_ns
+        .histogram
+        .is_none());
+}
+
+#[test]
+fn clones_without_group_reporting_merge_and_stay_as_threads() {
+    // json+: percentiles exact from the summed bins.
+    let name = "randread-libaio-j2.jsonplus.json";
+    let run = import(name);
+    let fio = fio_json(name);
+    let jobs = fio["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 2);
+    assert_eq!(run.disk().count(), 1, "two clones, one measurement");
+    let d = disk(&run, 0);
+    assert_eq!(d.spec.numjobs, 2);
+    let read = d.read.as_ref().unwrap();
+    let sum = |k: &str| {
+        jobs.iter()
+            .map(|j| j["read"][k].as_f64().unwrap())
+            .sum::<f64>()
+    };
+    assert_eq!(read.iops, sum("iops"));
+    assert_eq!(read.bytes_per_sec, sum("bw_bytes"));
+    assert_eq!(read.ops as f64, sum("total_ios"));
+    let mut bins: BTreeMap<u64, u64> = BTreeMap::new();
+    for j in jobs {
+        for (k, v) in j["read"]["clat_ns"]["bins"].as_object().unwrap() {
+            *bins.entry(k.parse().unwrap()).or_insert(0) += v.as_u64().unwrap();
+        }
+    }
+    assert_eq!(read.lat_ns.p99, percentile_from_bins(&bins, 99.0));
+    assert_eq!(read.lat_ns.p50, percentile_from_bins(&bins, 50.0));
+    assert_eq!(d.threads.len(), 2);
+    for (t, j) in d.threads.iter().zip(jobs) {
+        assert_same(t.read.as_ref().unwrap(), &j["read"]);
+    }
+    assert!(
+        d.notes
+            .iter()
+            .any(|n| n.contains("2 clones merged") && n.contains("exact")),
+        "{:?}",
+        d.notes
+    );
+    // The report shows how evenly the clones worked.
+    let text = candor::report::render(&run, candor::report::Format::Text);
+    let t0 = candor::units::fmt_count(jobs[0]["read"]["iops"].as_f64().unwrap());
+    let t1 = candor::units::fmt_count(jobs[1]["read"]["iops"].as_f64().unwrap());
+    assert!(
+        text.contains(&format!("t0 {t0} · t1 {t1} (max/min")),
+        "{text}"
+    );
+
+    // json: percentiles approximate, and the note says so.
+    let name = "randwrite-libaio-j2.json";
+    let run = import(name);
+    let fio = fio_json(name);
+    let d = disk(&run, 0);
+    let w = d.write.as_ref().unwrap();
+    let jobs = fio["jobs"].as_array().unwrap();
+    assert_eq!(
+        w.iops,
+        jobs.iter()
+            .map(|j| j["write"]["iops"].as_f64().unwrap())
+            .sum::<f64>()
+    );
+    assert_eq!(
+        w.bytes_per_sec,
+        jobs.iter()
+            .map(|j| j["write"]["bw_bytes"].as_f64().unwrap())
+            .sum::<f64>()
+    );
+    let lo = jobs
+        .iter()
+        .map(|j| pct(&j["write"], "99.000000"))
+        .min()
+        .unwrap();
+    let hi = jobs
+        .iter()
+        .map(|j| pct(&j["write"], "99.000000"))
+        .max()
+        .unwrap();
+    assert!(
+        w.lat_ns.p99 >= lo && w.lat_ns.p99 <= hi,
+        "merged p99 between the clones'"
+    );
+    assert!(
+        d.notes.iter().any(|n| n.contains("approximate")),
+        "{:?}",
+        d.notes
+    );
+}
+
+#[test]
+fn group_reporting_and_notes_before_the_json() {
+    let name = "randrw-psync-j2-group-notes.json";
+    let raw = std::fs::read_to_string(fixture(name)).unwrap();
+    assert!(
+        raw.starts_with("note: both iodepth"),
+        "the fixture has fio's notes before its JSON"
+    );
+    let run = import(name);
+    let fio = fio_json(name);
+    let d = disk(&run, 0);
+    assert_eq!(run.disk().count(), 1);
+    assert_same(d.read.as_ref().unwrap(), &fio["jobs"][0]["read"]);
+    assert_same(d.write.as_ref().unwrap(), &fio["jobs"][0]["write"]);
+    assert_eq!(
+        (d.spec.rw.as_str(), d.spec.rwmixread, d.spec.numjobs),
+        ("randrw", Some(70), 2)
+    );
+    assert!(d.threads.is_empty());
+    // psync runs at depth 1 whatever --iodepth=4 asked; fio says so, and so do we.
+    assert_eq!(d.spec.iodepth, 1);
+    assert!(d.notes.iter().any(|n| n.contains("iodepth=4 asked")));
+    assert!(d.notes.iter().any(|n| n.contains("group_reporting")));
+    assert!(run
+        .notes
+        .iter()
+        .any(|n| n.contains("fio printed before its JSON: note: both iodepth")));
+}
+
+#[test]
+fn global_options_and_several_jobs() {
+    let name = "two-jobs-global.json";
+    let run = import(name);
+    let fio = fio_json(name);
+    assert_eq!(run.disk().count(), 2);
+    let (a, b) = (disk(&run, 0), disk(&run, 1));
+    assert_same(a.read.as_ref().unwrap(), &fio["jobs"][0]["read"]);
+    assert_same(b.write.as_ref().unwrap(), &fio["jobs"][1]["write"]);
+    // ioengine and direct come from fio's "global options".
+    assert_eq!(
+        (a.spec.engine.as_str(), a.spec.direct, a.spec.bs),
+        ("libaio", true, 1 << 20)
+    );
+    assert_eq!(
+        (b.spec.engine.as_str(), b.spec.rw.as_str(), b.spec.iodepth),
+        ("libaio", "randwrite", 16)
+    );
+    assert!(
+        run.notes.iter().any(|n| n.contains("seq-read: (g=0)")),
+        "fio's text line kept"
+    );
+}
+
+#[test]
+fn fsync_job_keeps_the_sync_latency_in_a_note() {
+    let run = import("randwrite-psync-fsync.json");
+    let fio = fio_json("randwrite-psync-fsync.json");
+    let d = disk(&run, 0);
+    assert_same(d.write.as_ref().unwrap(), &fio["jobs"][0]["write"]);
+    assert_eq!(
+        (d.spec.fsync, d.spec.direct, d.spec.engine.as_str()),
+        (1, false, "psync")
+    );
+    assert!(d
+        .notes
+        .iter()
+        .any(|n| n.contains("syncs") && n.contains("excludes the sync")));
+}
+
+#[test]
+fn the_same_job_in_several_files_becomes_passes() {
+    let f = fixture("randread-iouring-q16.json");
+    let run = import_files(&[f.clone(), f], None).unwrap();
+    let passes: Vec<Option<u32>> = run.disk().map(|d| d.pass).collect();
+    assert_eq!(passes, [Some(1), Some(2)]);
+    let text = candor::report::render(&run, candor::report::Format::Text);
+    assert!(text.contains("2 passes"));
+    assert!(text.contains("x1.00"), "identical passes: spread x1.00");
+}
+
+#[test]
+fn reports_work_on_imports() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run.json");
+    Command::cargo_bin("candor")
+        .unwrap()
+        .args(["import", "--label", "fio host", "-o", out.to_str().unwrap()])
+        .arg(fixture("randread-iouring-q16.json"))
+        .arg(fixture("randrw-psync-j2-group-notes.json"))
+        .assert()
+        .success();
+    let run = candor::result::read_run(&out).unwrap();
+    assert_eq!(run.label.as_deref(), Some("fio host"));
+    assert_eq!(run.disk().count(), 2);
+    for format in ["text", "md", "csv", "json", "html"] {
+        Command::cargo_bin("candor")
+            .unwrap()
+            .args(["report", out.to_str().unwrap(), "--format", format])
+            .assert()
+            .success();
+    }
+    // Without --output the Run's JSON goes to standard output.
+    let o = Command::cargo_bin("candor")
+        .unwrap()
+        .arg("import")
+        .arg(fixture("randread-iouring-q16.json"))
+        .assert()
+        .success();
+    let v: Value = serde_json::from_slice(&o.get_output().stdout).unwrap();
+    assert_eq!(v["schema"], "candor.run/1");
+    assert_eq!(v["source"], "fio-import");
+}
+
+#[test]
+fn bad_input_exits_2_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let real = std::fs::read_to_string(fixture("randread-iouring-q16.json")).unwrap();
+    let run = serde_json::to_string(&candor::result::Run::new(vec![])).unwrap();
+    let cases = [
+        (
+            p("text.json", "fio: unrecognized option\n"),
+            "no JSON found",
+        ),
+        (p("other.json", "{\"hello\": 1}"), "not fio output"),
+        (p("truncated.json", &real[..real.len() / 2]), "truncated"),
+        (p("run.json", &run), "candor Run"),
+        (p("empty.json", ""), "empty file"),
+        (
+            p(
+                "nojobs.json",
+                "{\"fio version\": \"fio-3.33\", \"jobs\": []}",
+            ),
+            "no jobs",
+        ),
+        (
+            p(
+                "badbs.json",
+                &real.replace("\"bs\" : \"4k\"", "\"bs\" : \"lots\""),
+            ),
+            "option bs=lots",
+        ),
+        (
+            dir.path()
+                .join("missing.json")
+                .to_str()
+                .unwrap()
+                .to_string(),
+            "cannot read",
+        ),
+    ];
+    for (file, problem) in &cases {
+        let o = Command::cargo_bin("candor")
+            .unwrap()
+            .args(["import", file])
+            .assert()
+            .code(2);
+        let err = String::from_utf8_lossy(&o.get_output().stderr).to_string();
+        assert_eq!(err.lines().count(), 1, "one line: {err}");
+        assert!(
+            err.contains(file.as_str()) && err.contains(problem),
+            "{file}: {err}"
+        );
+    }
+    let o = Command::cargo_bin("candor")
+        .unwrap()
+        .args(["import", "-o", "/nonexistent-dir/run.json"])
+        .arg(fixture("randread-iouring-q16.json"))
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&o.get_output().stderr).to_string();
+    assert!(
+        err.contains("/nonexistent-dir") && err.lines().count() == 1,
+        "{err}"
+    );
+    let o = Command::cargo_bin("candor")
+        .unwrap()
+        .arg("import")
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&o.get_output().stderr).to_string();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("no fio output files given"));
+}
+
+/// Every prefix of every fixture either imports or fails with a message
+/// naming the file: never a panic.
+#[test]
+fn truncated_fixtures_never_panic() {
+    let dir = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fio"))
+        .unwrap();
+    let mut checked = 0;
+    for entry in dir {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("json") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for k in 1..60 {
+            let mut cut = text.len() * k / 60;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            let name = Path::new("cut.json");
+            match candor::result::import_fio::parse_fio(&text[..cut], name) {
+                Ok(out) => {
+                    let _ = candor::result::import_fio::import(&[out], None);
+                }
+                Err(e) => assert!(e.to_string().starts_with("cut.json: "), "{e}"),
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 8 * 59, "{checked}");
+}
