@@ -60,10 +60,16 @@ fn tiny(dir: &Path, out: &Path, extra: &[&str]) -> Vec<String> {
 fn quick_disk_battery_end_to_end() {
     let dir = workdir();
     let out = dir.path().join("run.json");
-    let args = tiny(dir.path(), &out, &["--only", "disk", "--label", "t1"]);
+    let args = tiny(
+        dir.path(),
+        &out,
+        &["--only", "disk", "--label", "t1", "--format", "md"],
+    );
     let assert = candor().args(&args).assert().success();
+    // --format md: the report's Markdown tables (a header, a separator row, a row per test).
     let stdout = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
-    assert!(stdout.contains("SEQ1M Q8T1"), "{stdout}");
+    assert!(stdout.contains("| SEQ1M Q8T1 | read |"), "{stdout}");
+    assert!(stdout.lines().any(|l| l.starts_with("|:---")), "{stdout}");
     let run = read_run(&out).unwrap();
     assert_eq!(run.status, RunStatus::Complete);
     assert_eq!(run.label.as_deref(), Some("t1"));
