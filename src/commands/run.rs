@@ -359,101 +359,12 @@ fn random_seed() -> u64 {
 
 /// The summary in the chosen format.
 fn summary(run: &Run, format: OutputFormat) -> String {
+    use crate::report::{render, Format};
     match format {
-        OutputFormat::Json => serde_json::to_string_pretty(run).unwrap_or_default() + "\n",
-        OutputFormat::Text => minimal_table(run, false),
-        OutputFormat::Md => minimal_table(run, true),
+        OutputFormat::Json => render(run, Format::Json),
+        OutputFormat::Text => render(run, Format::Text),
+        OutputFormat::Md => render(run, Format::Md),
     }
-}
-
-/// A minimal table (median of passes, spread, p50/p99) until the report
-/// module's renderer is on main.
-fn minimal_table(run: &Run, md: bool) -> String {
-    use crate::result::{FileRole, Spread};
-    use crate::units::{fmt_ns, sig3};
-    // (name, MB/s, IOPS, p50 ns, p99 ns) per pass.
-    type Row = (String, Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>);
-    let mut rows: Vec<Row> = Vec::new();
-    for d in run.disk() {
-        for (dir, stats) in [("read", &d.read), ("write", &d.write)] {
-            let Some(s) = stats else { continue };
-            let role = if d.role == FileRole::Control {
-                " (control)"
-            } else {
-                ""
-            };
-            let name = format!("{} {dir}{role}", d.profile.as_deref().unwrap_or("?"));
-            let i = match rows.iter().position(|r| r.0 == name) {
-                Some(i) => i,
-                None => {
-                    rows.push((name, vec![], vec![], vec![], vec![]));
-                    rows.len() - 1
-                }
-            };
-            rows[i].1.push(s.bytes_per_sec / 1e6);
-            rows[i].2.push(s.iops);
-            rows[i].3.push(s.lat_ns.p50 as f64);
-            rows[i].4.push(s.lat_ns.p99 as f64);
-        }
-    }
-    let mut out = String::new();
-    let sep = if md { " | " } else { "  " };
-    let line = |cells: &[String]| {
-        if md {
-            format!("| {} |\n", cells.join(sep))
-        } else {
-            format!("{}\n", cells.join(sep))
-        }
-    };
-    out += &format!(
-        "candor run on {} ({})\n\n",
-        run.display_name(),
-        run.status.as_str()
-    );
-    out += &line(&[
-        "test".into(),
-        "MB/s".into(),
-        "IOPS".into(),
-        "p50".into(),
-        "p99".into(),
-        "passes max/min".into(),
-    ]);
-    if md {
-        out += "|---|---:|---:|---:|---:|---:|\n";
-    }
-    for (name, mbs, iops, p50, p99) in &rows {
-        let m = |v: &[f64]| Spread::of(v).map(|s| s.median).unwrap_or(0.0);
-        let spread = Spread::of(mbs)
-            .and_then(|s| s.ratio)
-            .map(|r| format!("x{:.3}", r))
-            .unwrap_or_else(|| "-".into());
-        out += &line(&[
-            name.clone(),
-            sig3(m(mbs)),
-            sig3(m(iops)),
-            fmt_ns(m(p50)),
-            fmt_ns(m(p99)),
-            spread,
-        ]);
-    }
-    let compute: Vec<_> = run.compute().collect();
-    if !compute.is_empty() {
-        out += "\n";
-        out += &line(&["compute test".into(), "threads".into(), "figure".into()]);
-        if md {
-            out += "|---|---:|---:|\n";
-        }
-        for c in compute {
-            let figure = c
-                .events_per_sec
-                .map(|v| format!("{} events/s", sig3(v)))
-                .or(c.bytes_per_sec.map(|v| format!("{} MB/s", sig3(v / 1e6))))
-                .or(c.ops_per_sec.map(|v| format!("{} ops/s", sig3(v))))
-                .unwrap_or_default();
-            out += &line(&[c.spec.test.clone(), c.spec.threads.to_string(), figure]);
-        }
-    }
-    out
 }
 
 #[cfg(test)]
