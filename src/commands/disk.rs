@@ -104,16 +104,13 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     }
     let mut run = Run::new(std::env::args().collect());
     run.label = args.label.clone();
-    run.host.hostname = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .ok()
-        .map(|h| h.trim().to_string());
+    run.host = crate::host::collect(Some(&args.dir));
 
     let null = job.engine == EngineChoice::Exact(EngineKind::Null);
     let outcome = if null {
         disk::run_null_job(&job)
     } else {
         let dir = TestDir::open(&args.dir)?;
-        run.host.storage = Some(dir.storage_facts());
         for w in dir.warnings() {
             eprintln!("candor: warning: {w}");
             run.notes.push(w.clone());
@@ -158,7 +155,10 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     }
     match args.format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&run)?),
-        Format::Text => print!("{}", summary(&run)),
+        Format::Text => print!(
+            "{}",
+            crate::report::render(&run, crate::report::Format::Text)
+        ),
     }
     Ok(())
 }
@@ -180,47 +180,4 @@ pub fn check_output_path(out: &std::path::Path) -> anyhow::Result<()> {
         return Err(usage(format!("--output {}: is a directory", out.display())));
     }
     Ok(())
-}
-
-/// A short terminal summary of a single job.
-fn summary(run: &Run) -> String {
-    use crate::units::{fmt_count, fmt_ns, mb_per_sec, mib_per_sec, sig3};
-    let mut out = String::new();
-    for m in run.disk() {
-        let s = &m.spec;
-        out.push_str(&format!(
-            "{} bs={} iodepth={} numjobs={} engine={}{} size={} runtime={} ramp={}\n",
-            s.rw,
-            crate::units::block_label(s.bs),
-            s.iodepth,
-            s.numjobs,
-            s.engine,
-            if s.direct { " direct" } else { " buffered" },
-            crate::units::fmt_bytes(s.size),
-            crate::units::fmt_duration(std::time::Duration::from_nanos(s.runtime_ns)),
-            crate::units::fmt_duration(std::time::Duration::from_nanos(s.ramp_ns)),
-        ));
-        for (name, d) in [("read", &m.read), ("write", &m.write)] {
-            let Some(d) = d else { continue };
-            out.push_str(&format!(
-                "  {name:5} {:>10} IOPS  {:>9} MB/s  {:>9} MiB/s  lat p50 {}  p99 {}  p99.9 {}  max {}\n",
-                fmt_count(d.iops),
-                sig3(mb_per_sec(d.bytes_per_sec)),
-                sig3(mib_per_sec(d.bytes_per_sec)),
-                fmt_ns(d.lat_ns.p50 as f64),
-                fmt_ns(d.lat_ns.p99 as f64),
-                fmt_ns(d.lat_ns.p99_9 as f64),
-                fmt_ns(d.lat_ns.max as f64),
-            ));
-        }
-        out.push_str(&format!(
-            "  cpu   usr {:.1}%  sys {:.1}%  steal {:.1}%\n",
-            m.cpu.usr_pct, m.cpu.sys_pct, m.cpu.steal_pct
-        ));
-        for n in &m.notes {
-            out.push_str(&format!("  note: {n}\n"));
-        }
-        out.push_str(&format!("  reproduce with: {}\n", m.fio_command));
-    }
-    out
 }

@@ -360,16 +360,11 @@ fn random_seed() -> u64 {
 /// The summary in the chosen format (reports render; this command only picks).
 fn summary(run: &Run, format: OutputFormat) -> String {
     use crate::report::{render, Format};
-    let format = match format {
-        OutputFormat::Text => Format::Text,
-        OutputFormat::Md => Format::Md,
-        OutputFormat::Json => Format::Json,
-    };
-    let mut text = render(run, format);
-    if !text.ends_with('\n') {
-        text.push('\n');
+    match format {
+        OutputFormat::Json => render(run, Format::Json),
+        OutputFormat::Text => render(run, Format::Text),
+        OutputFormat::Md => render(run, Format::Md),
     }
-    text
 }
 
 #[cfg(test)]

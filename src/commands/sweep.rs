@@ -213,10 +213,7 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     let dir = TestDir::open(&args.dir)?;
 
     let mut run = Run::new(std::env::args().collect());
-    run.host.hostname = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .ok()
-        .map(|h| h.trim().to_string());
-    run.host.storage = Some(dir.storage_facts());
+    run.host = crate::host::collect(Some(dir.path()));
     run.plan = Some(plan_json(&jobs, dir.path()));
     for w in dir.warnings() {
         eprintln!("candor: warning: {w}");

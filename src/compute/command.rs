@@ -164,6 +164,7 @@ pub fn execute_with(
     }
 
     let mut run = Run::new(std::env::args().collect());
+    run.host = crate::host::collect(None);
     run.tool.libraries = super::library_versions();
     run.plan = Some(serde_json::json!({
         "group": group.name(),
@@ -175,6 +176,7 @@ pub fn execute_with(
     run.measurements = measurements.into_iter().map(|m| group.wrap(m)).collect();
     run.status = RunStatus::Complete;
     run.finished_at = Some(crate::units::now_rfc3339());
+    run.findings = crate::findings::analyze(&run);
     if let Some(path) = &args.output {
         crate::result::write_run_atomic(&run, path)
             .map_err(|e| anyhow::anyhow!("{}: cannot write the Run: {e}", path.display()))?;
