@@ -3,17 +3,14 @@
 //! record without sharing anything; totals are merged at the end, so the
 //! totals are by construction the sum of the threads.
 
+use crate::result::histogram::{self, HIGHEST_NS};
 use crate::result::{DirectionStats, LatencyStats, SeriesPoint};
-use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
 use hdrhistogram::Histogram;
 
 /// One second: the series' interval.
 pub const INTERVAL_NS: u64 = 1_000_000_000;
-/// Latencies are tracked up to an hour (longer ones are clamped there).
-const HIGHEST_NS: u64 = 3_600_000_000_000;
-
 fn total_histogram() -> Histogram<u64> {
-    Histogram::new_with_bounds(1, HIGHEST_NS, 3).expect("valid histogram bounds")
+    histogram::latency_histogram()
 }
 
 /// Per-interval histograms only feed the interval's p99: two significant
@@ -200,37 +197,8 @@ pub fn latency_stats(hist: &Histogram<u64>, keep_histogram: bool) -> LatencyStat
         p99_9: q(0.999),
         p99_99: q(0.9999),
         max: hist.max(),
-        histogram: keep_histogram.then(|| encode(hist)).flatten(),
+        histogram: keep_histogram.then(|| histogram::encode(hist)).flatten(),
     }
-}
-
-/// The histogram in HDR's V2 deflate format, base64 (what HdrHistogram's
-/// tools read), so that histograms can be merged across Runs later.
-fn encode(hist: &Histogram<u64>) -> Option<String> {
-    let mut raw = Vec::new();
-    V2DeflateSerializer::new().serialize(hist, &mut raw).ok()?;
-    Some(base64_encode(&raw))
-}
-
-fn base64_encode(bytes: &[u8]) -> String {
-    const TABLE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
-        for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
-            if i <= chunk.len() {
-                out.push(TABLE[(n >> shift & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -271,12 +239,5 @@ mod tests {
         let s = a.stats(1_500_000_000);
         assert_eq!(s.series.len(), 2);
         assert_eq!(s.series[1].dur_ns, 500_000_000);
-    }
-
-    #[test]
-    fn base64_matches_known() {
-        assert_eq!(base64_encode(b"foobar"), "Zm9vYmFy");
-        assert_eq!(base64_encode(b"fooba"), "Zm9vYmE=");
-        assert_eq!(base64_encode(b"foob"), "Zm9vYg==");
     }
 }

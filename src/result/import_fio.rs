@@ -382,37 +382,12 @@ fn lookup(pct: &[(f64, u64)], p: f64) -> Option<u64> {
 /// base64: the form candor's own Runs keep), so imported json+ latencies
 /// can be merged with other Runs'. Bins above an hour are clamped there.
 pub fn bins_to_hdr_base64(bins: &BTreeMap<u64, u64>) -> Option<String> {
-    use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
-    const HIGHEST_NS: u64 = 3_600_000_000_000;
-    let mut h = hdrhistogram::Histogram::<u64>::new_with_bounds(1, HIGHEST_NS, 3).ok()?;
+    use super::histogram::{encode, latency_histogram, HIGHEST_NS};
+    let mut h = latency_histogram();
     for (&v, &n) in bins {
         h.record_n(v.clamp(1, HIGHEST_NS), n).ok()?;
     }
-    let mut raw = Vec::new();
-    V2DeflateSerializer::new().serialize(&h, &mut raw).ok()?;
-    Some(base64(&raw))
-}
-
-/// Standard base64 with padding.
-fn base64(bytes: &[u8]) -> String {
-    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(T[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
+    encode(&h)
 }
 
 /// The percentiles candor keeps, in order: p50, p90, p99, p99.9, p99.99.
@@ -807,13 +782,6 @@ fn measurement(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn base64_matches_known() {
-        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
-        assert_eq!(base64(b"fooba"), "Zm9vYmE=");
-        assert_eq!(base64(b"foob"), "Zm9vYg==");
-    }
 
     #[test]
     fn bins_follow_fio() {

@@ -4,6 +4,7 @@
 //! or format.
 
 mod file;
+pub mod histogram;
 pub mod import_fio;
 mod run;
 mod stats;
