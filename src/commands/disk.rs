@@ -88,13 +88,14 @@ pub fn job_from_args(args: &Args) -> anyhow::Result<JobSpec> {
     Ok(job)
 }
 
-/// A seed from the clock and the pid: different every run unless --seed is given.
+/// A seed from the clock and the pid, well mixed: different every run unless
+/// `--seed` is given (the seed is recorded in the Run so a run can be repeated).
 pub fn fresh_seed() -> u64 {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)
         .unwrap_or(0);
-    nanos ^ ((std::process::id() as u64) << 32)
+    crate::battery::plan::splitmix64(nanos ^ (u64::from(std::process::id()) << 32))
 }
 
 pub fn execute(args: Args) -> anyhow::Result<()> {
@@ -115,14 +116,8 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
             eprintln!("candor: warning: {w}");
             run.notes.push(w.clone());
         }
-        if job.direct && job.bs % dir.direct_alignment() != 0 {
-            return Err(usage(format!(
-                "--bs {} is not a multiple of the {}-byte O_DIRECT alignment of {}",
-                job.bs,
-                dir.direct_alignment(),
-                dir.path().display()
-            )));
-        }
+        // Refuse a misaligned block size before spending time on the fill.
+        dir.check_block_size(job.bs, job.direct)?;
         let file = TestFile::create(&dir, "disk", job.size, job.seed)?;
         disk::run_job(&dir, &file, &job)
         // `file` is dropped (removed) here, whatever the outcome.

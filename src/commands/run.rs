@@ -228,7 +228,7 @@ fn start(args: &Args) -> anyhow::Result<(Plan, Run, PathBuf, TestDir)> {
         free_bytes: Some(test_dir.free_bytes()),
         margin_bytes: crate::disk::space_margin(test_dir.total_bytes()),
         unavailable: Vec::new(),
-        seed: random_seed(),
+        seed: crate::commands::disk::fresh_seed(),
     };
     let plan = Plan::build(preset, &flags, &env).map_err(usage)?;
     let output = match &args.output {
@@ -346,15 +346,6 @@ pub fn default_output_name(hostname: Option<&str>, rfc3339: &str) -> String {
         .collect();
     let stamp: String = rfc3339.chars().filter(|c| *c != '-' && *c != ':').collect();
     format!("candor-{host}-{stamp}.json")
-}
-
-/// A seed from the clock and the pid: different every run unless asked.
-fn random_seed() -> u64 {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
-    crate::battery::plan::splitmix64(nanos ^ (u64::from(std::process::id()) << 32))
 }
 
 /// The summary in the chosen format (reports render; this command only picks).

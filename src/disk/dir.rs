@@ -187,6 +187,18 @@ impl TestDir {
             .max(1)
     }
 
+    /// Refuses (usage error) a block size that O_DIRECT cannot use here.
+    pub fn check_block_size(&self, bs: u64, direct: bool) -> anyhow::Result<()> {
+        let align = self.direct_alignment();
+        if direct && bs % align != 0 {
+            return Err(usage(format!(
+                "--bs {bs} is not a multiple of the {align}-byte O_DIRECT alignment of {}",
+                self.path.display()
+            )));
+        }
+        Ok(())
+    }
+
     /// The memory alignment for O_DIRECT buffers (at least a page, which is always enough).
     pub fn buffer_alignment(&self) -> usize {
         let page = 4096u64;

@@ -44,14 +44,7 @@ pub fn run_job(dir: &TestDir, file: &TestFile, job: &JobSpec) -> anyhow::Result<
             file.size()
         ));
     }
-    if job.direct && job.bs % dir.direct_alignment() != 0 {
-        return Err(usage(format!(
-            "--bs {} is not a multiple of the {}-byte O_DIRECT alignment of {}",
-            job.bs,
-            dir.direct_alignment(),
-            dir.path().display()
-        )));
-    }
+    dir.check_block_size(job.bs, job.direct)?;
     let mut m = run(Some(file), job, dir.buffer_alignment(), dir.path())?;
     m.file = Some(file.info());
     Ok(m)
