@@ -122,6 +122,34 @@ fn every_engine_in_every_mode() {
     );
 }
 
+/// Submitting in calls of several operations (fio's iodepth_batch_submit),
+/// including a batch that does not divide the depth and syncs that ride
+/// along, keeps every figure consistent on every queueing engine.
+#[test]
+fn submit_batches_keep_the_figures_consistent() {
+    let tmp = scratch();
+    let dir = TestDir::open(tmp.path()).unwrap();
+    let file = TestFile::create(&dir, "test", SIZE, 4).unwrap();
+    for engine in [EngineKind::IoUring, EngineKind::Libaio, EngineKind::Null] {
+        for (batch, fsync) in [(3, 0), (8, 0), (3, 4)] {
+            let mut j = job(Rw::Randrw, engine, 8);
+            j.iodepth_batch = batch;
+            j.fsync = fsync;
+            j.numjobs = 2;
+            let m = disk::run_job(&dir, &file, &j)
+                .unwrap_or_else(|e| panic!("{} batch {batch}: {e:#}", engine.as_str()));
+            assert_eq!(m.spec.iodepth_batch, Some(batch));
+            for d in [&m.read, &m.write].into_iter().flatten() {
+                check_direction(d, m.measured_ns);
+            }
+            check_threads_sum(&m);
+            assert!(m
+                .fio_command
+                .contains(&format!("--iodepth_batch_submit={batch}")));
+        }
+    }
+}
+
 #[test]
 fn randrw_respects_the_mix() {
     let tmp = scratch();
@@ -509,6 +537,14 @@ fn bad_input_exits_2_with_one_line() {
     bad(
         &["--dir", d, "--iodepth", "0"],
         "--iodepth must be at least 1",
+    );
+    bad(
+        &["--dir", d, "--iodepth-batch", "0"],
+        "--iodepth-batch must be at least 1",
+    );
+    bad(
+        &["--dir", d, "--iodepth", "4", "--iodepth-batch", "8"],
+        "--iodepth-batch 8 is above --iodepth 4",
     );
     bad(&["--dir", d, "--engine", "posixaio"], "posixaio");
     bad(&["--dir", "/nonexistent/candor"], "no such directory");

@@ -45,6 +45,7 @@ fn job(
             rwmixread: None,
             bs,
             iodepth: qd,
+            iodepth_batch: Some(1),
             numjobs: 1,
             size: 1 << 30,
             runtime_ns: 30_000_000_000,

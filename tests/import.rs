@@ -70,6 +70,20 @@ fn disk(run: &Run, i: usize) -> &candor::result::DiskMeasurement {
 }
 
 #[test]
+fn submit_batch_is_recorded() {
+    // fio writes --iodepth_batch_submit=4 as "iodepth_batch" in its JSON.
+    let run = import("randread-iouring-batch4.json");
+    let d = disk(&run, 0);
+    assert_same(
+        d.read.as_ref().unwrap(),
+        &fio_json("randread-iouring-batch4.json")["jobs"][0]["read"],
+    );
+    assert_eq!((d.spec.iodepth, d.spec.iodepth_batch), (16, Some(4)));
+    let plain = import("randread-iouring-q16.json");
+    assert_eq!(disk(&plain, 0).spec.iodepth_batch, Some(1), "fio's default");
+}
+
+#[test]
 fn single_job_json_equals_fio() {
     let run = import("randread-iouring-q16.json");
     let fio = fio_json("randread-iouring-q16.json");

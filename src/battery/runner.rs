@@ -337,6 +337,7 @@ mod tests {
                 rwmixread: t.rwmixread,
                 bs: t.bs,
                 iodepth: t.iodepth,
+                iodepth_batch: Some(1),
                 numjobs: t.numjobs,
                 size: 1 << 20,
                 runtime_ns: 1,

@@ -24,6 +24,11 @@ pub struct Args {
     /// Operations kept in flight per thread.
     #[arg(long, default_value_t = 32)]
     pub iodepth: u32,
+    /// Operations per submit call (fio's iodepth_batch_submit). 1, as in fio,
+    /// hands each freed slot to the device at once; larger values save system
+    /// calls but reach the device in bursts.
+    #[arg(long, default_value_t = 1)]
+    pub iodepth_batch: u32,
     /// Threads (fio job clones), each with its own queue.
     #[arg(long, default_value_t = 1)]
     pub numjobs: u32,
@@ -75,6 +80,7 @@ pub fn job_from_args(args: &Args) -> anyhow::Result<JobSpec> {
         rwmixread: args.rwmixread,
         bs: size_flag("--bs", &args.bs)?,
         iodepth: args.iodepth,
+        iodepth_batch: args.iodepth_batch,
         numjobs: args.numjobs,
         size: size_flag("--size", &args.size)?,
         runtime: dur_flag("--runtime", &args.runtime)?,

@@ -83,6 +83,7 @@ fn run(
             job.iodepth
         ));
         job.iodepth = 1;
+        job.iodepth_batch = 1;
     }
     let file = if selected.kind == EngineKind::Null {
         None

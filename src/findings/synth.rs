@@ -37,6 +37,7 @@ pub fn job(profile: Option<&str>, rw: &str, bs: u64, qd: u32, pass: u32, iops: f
             rwmixread: (rw == "randrw").then_some(70),
             bs,
             iodepth: qd,
+            iodepth_batch: Some(1),
             numjobs: 1,
             size: 1 << 30,
             runtime_ns: 30_000_000_000,

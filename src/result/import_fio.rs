@@ -660,11 +660,22 @@ fn measurement(
         ));
         iodepth = 1;
     }
+    // iodepth_batch is fio's alias of iodepth_batch_submit: default 1, 0 means iodepth.
+    let batch_key = if get("iodepth_batch_submit").is_some() {
+        "iodepth_batch_submit"
+    } else {
+        "iodepth_batch"
+    };
+    let iodepth_batch = match num(batch_key, 1)? {
+        0 => iodepth,
+        n => n.min(iodepth),
+    };
     let spec = DiskSpec {
         rw,
         rwmixread,
         bs,
         iodepth,
+        iodepth_batch: Some(iodepth_batch),
         numjobs,
         size: size_opt("size")?.unwrap_or(0),
         runtime_ns: secs("runtime")?,

@@ -369,6 +369,10 @@ pub struct DiskSpec {
     pub bs: u64,
     /// I/Os kept in flight per thread.
     pub iodepth: u32,
+    /// Operations per submit call (fio's `iodepth_batch_submit`). Absent in
+    /// Runs written before it was recorded: those submitted each refill whole.
+    #[serde(default)]
+    pub iodepth_batch: Option<u32>,
     /// Threads (fio job clones).
     pub numjobs: u32,
     /// Test file size in bytes.

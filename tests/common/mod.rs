@@ -52,6 +52,7 @@ fn spec(rw: &str, bs: u64, qd: u32, fsync: u32, size: u64) -> DiskSpec {
         rwmixread: (rw == "randrw").then_some(if qd == 64 { 75 } else { 70 }),
         bs,
         iodepth: qd,
+        iodepth_batch: Some(1),
         numjobs: 1,
         size,
         runtime_ns: 10_000_000_000,

@@ -46,7 +46,8 @@ pub trait Engine {
 
     /// Submits `new_ops`, then waits until at least `min_complete` operations
     /// (new or earlier) have completed, and appends every completion that is
-    /// ready to `out`.
+    /// ready to `out`. With `min_complete` 0 an engine may return without
+    /// reaping; what completed is then reaped by a later call.
     fn submit_and_reap(
         &mut self,
         new_ops: &[Op],
