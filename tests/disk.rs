@@ -194,6 +194,32 @@ fn fsync_latency_includes_the_sync() {
     assert!(m.fio_command.contains("--fsync=1"));
 }
 
+/// Every write carries fresh random bytes: after a job has overwritten a
+/// small file many times, no 512-byte sector of it appears twice. (Changing
+/// a few bytes per block, as fio's default does, fails this: the rest of a
+/// slot's buffer repeats, and a compressing layer below would shrink it.)
+#[test]
+fn written_blocks_never_repeat_content() {
+    let tmp = scratch();
+    let dir = TestDir::open(tmp.path()).unwrap();
+    let size = 4 << 20;
+    let file = TestFile::create(&dir, "test", size, 5).unwrap();
+    let mut j = job(Rw::Write, EngineKind::IoUring, 4);
+    j.size = size;
+    j.runtime = Duration::from_millis(300);
+    let m = disk::run_job(&dir, &file, &j).unwrap();
+    let written = m.write.unwrap().ops;
+    assert!(
+        written > 2 * (size / 4096),
+        "the job should wrap the file several times ({written} writes)"
+    );
+    let bytes = std::fs::read(file.path()).unwrap();
+    let mut seen = std::collections::HashSet::new();
+    for sector in bytes.chunks(512) {
+        assert!(seen.insert(sector), "a 512-byte sector repeats");
+    }
+}
+
 #[test]
 fn test_file_is_filled_with_random_data_and_allocated() {
     let tmp = scratch();

@@ -1,7 +1,8 @@
 //! The per-thread loop: keep `iodepth` operations in flight, time each one,
 //! record it. Generic over the engine, so the hot path has no dynamic
-//! dispatch; one clock read per submit call and one per completion batch
-//! (every completion in a batch was observed at that instant).
+//! dispatch; a clock read after each engine call (when its completions were
+//! seen, and the start of the next call's operations) and one before a call
+//! whose preparation took time (a refreshed payload, completions processed).
 //!
 //! Freed slots are handed back `iodepth_batch` at a time (fio's
 //! `iodepth_batch_submit`, 1 by default as in fio), so the device sees the
@@ -70,6 +71,8 @@ pub fn drive<E: Engine>(
     let mut state = vec![SlotState::Free; depth];
     let mut submitted_at = vec![0u64; depth];
     let mut new_ops: Vec<Op> = Vec::with_capacity(depth);
+    // Syncs to issue after writes that completed (fsync mode).
+    let mut syncs: Vec<Op> = Vec::new();
     let mut done: Vec<Completion> = Vec::with_capacity(depth * 2);
     // When each completion in `done` was observed (one clock read per call).
     let mut observed: Vec<u64> = Vec::with_capacity(depth * 2);
@@ -82,9 +85,24 @@ pub fn drive<E: Engine>(
     let elapsed = || start.elapsed().as_nanos() as u64;
     let mut first_error: Option<anyhow::Error> = None;
 
-    loop {
-        if !stopping {
-            while let Some(slot) = free.pop() {
+    'run: loop {
+        // Hand work to the engine `batch` operations per call: queued syncs
+        // first, then a fresh operation for each free slot, prepared just
+        // before its call so that a slot never waits behind the preparation
+        // of the others. Only the last call waits for a completion.
+        let mut now;
+        // The clock read after the previous call, while nothing slow (a
+        // payload refresh) has happened since: it can start the next call.
+        let mut recent: Option<u64> = None;
+        loop {
+            new_ops.clear();
+            let mut refreshed = false;
+            while new_ops.len() < batch {
+                let Some(op) = syncs.pop() else { break };
+                new_ops.push(op);
+            }
+            while !stopping && new_ops.len() < batch {
+                let Some(slot) = free.pop() else { break };
                 let write = match job.rw {
                     Rw::Read | Rw::Randread => false,
                     Rw::Write | Rw::Randwrite => true,
@@ -101,7 +119,8 @@ pub fn drive<E: Engine>(
                 let buf = unsafe { base.add(slot as usize * bs) };
                 if write {
                     // SAFETY: this slot is free, so nothing else uses its bytes.
-                    payload.stamp(unsafe { std::slice::from_raw_parts_mut(buf, bs) });
+                    payload.refresh(unsafe { std::slice::from_raw_parts_mut(buf, bs) });
+                    refreshed = true;
                 }
                 state[slot as usize] = if write {
                     SlotState::Write
@@ -116,39 +135,34 @@ pub fn drive<E: Engine>(
                     buf,
                 });
             }
-        }
-        if new_ops.is_empty() && in_flight == 0 {
-            break;
-        }
-        // Submit in calls of at most `batch` operations; only the last call
-        // waits for a completion. An operation's clock starts just before its
-        // own call, as fio's does; the clock read after a call serves both
-        // as its completions' time and as the next call's start.
-        let mut next = 0;
-        let mut now = elapsed();
-        loop {
-            let end = (next + batch).min(new_ops.len());
-            let chunk = &new_ops[next..end];
-            let last = end == new_ops.len();
-            for op in chunk {
+            let last = syncs.is_empty() && (stopping || free.is_empty());
+            if new_ops.is_empty() && in_flight == 0 {
+                break 'run;
+            }
+            // An operation's clock starts just before its own call, as fio's
+            // does (a sync keeps its write's start).
+            let t_submit = match recent {
+                Some(t) if !refreshed => t,
+                _ => elapsed(),
+            };
+            for op in &new_ops {
                 if op.kind != OpKind::Sync {
-                    submitted_at[op.slot as usize] = now;
+                    submitted_at[op.slot as usize] = t_submit;
                 }
             }
-            in_flight += chunk.len();
+            in_flight += new_ops.len();
             let wait = if last { 1.min(in_flight) } else { 0 };
-            if let Err(e) = engine.submit_and_reap(chunk, wait, &mut done) {
+            if let Err(e) = engine.submit_and_reap(&new_ops, wait, &mut done) {
                 // The engine failed as a whole: nothing more can be reaped safely.
                 return Err(anyhow::anyhow!("{} engine: {e}", engine.name()));
             }
             now = elapsed();
+            recent = Some(now);
             observed.resize(done.len(), now);
-            next = end;
             if last {
                 break;
             }
         }
-        new_ops.clear();
         for (c, now) in done.drain(..).zip(observed.drain(..)) {
             in_flight -= 1;
             let slot = c.slot as usize;
@@ -171,7 +185,7 @@ pub fn drive<E: Engine>(
                 if writes_since_sync >= job.fsync {
                     writes_since_sync = 0;
                     state[slot] = SlotState::SyncAfterWrite;
-                    new_ops.push(Op {
+                    syncs.push(Op {
                         kind: OpKind::Sync,
                         slot: c.slot,
                         offset: 0,
@@ -194,8 +208,10 @@ pub fn drive<E: Engine>(
         }
         if now >= plan.end_ns || stop.load(Ordering::Relaxed) || crate::cancel::cancelled() {
             stopping = true;
+        }
+        if stopping {
             // Syncs queued for writes that will not be counted are not needed.
-            for op in new_ops.drain(..) {
+            for op in syncs.drain(..) {
                 state[op.slot as usize] = SlotState::Free;
                 free.push(op.slot);
             }
