@@ -44,6 +44,16 @@ run_fio() { # name rw bs qd engine pair
   # fresh random data, so fio gets --refill_buffers for an equal comparison
   # (FIO_DEFAULT_BUFFERS=1 shows fio's default instead).
   case "$2" in *write*|*rw*) [ -n "${FIO_DEFAULT_BUFFERS:-}" ] || extra+=(--refill_buffers) ;; esac
+  # candor overwrites a file it filled first. A write-only fio job without
+  # --overwrite=1 writes into a fallocated, never-written file instead
+  # (unwritten extents converted on the fly: slower and noisier here);
+  # NO_OVERWRITE=1 shows that.
+  case "$2" in *write*|*rw*) [ -n "${NO_OVERWRITE:-}" ] || extra+=(--overwrite=1) ;; esac
+  # FIO_REAP_ALL=1: fio reaps every ready completion per call, as candor
+  # does (and as candor's printed fio command asks); fio's default reaps one
+  # per call, so completions wait in the ring, timed, and its latency reads
+  # higher at depth. IOPS are the same either way.
+  [ -z "${FIO_REAP_ALL:-}" ] || [ "$4" = 1 ] || extra+=(--iodepth_batch_complete_max="$4")
   fio --name=bench --rw="$2" --bs="$3" --iodepth="$4" --ioengine="$5" --size="$SIZE" \
     --time_based --runtime="$RUNTIME" --ramp_time="$RAMP" --norandommap --randrepeat=0 \
     --numjobs=1 --group_reporting "${extra[@]}" --output-format=json >"$OUT/$1.fio.$6.json"
@@ -95,4 +105,5 @@ for n in names:
           f"{med(c,'p50')/1e3:7.1f}/{med(f,'p50')/1e3:.1f} ({med(f,'cp50')/1e3:.1f})  {med(c,'p99')/1e3:7.1f}/{med(f,'p99')/1e3:.1f} ({med(f,'cp99')/1e3:.1f})  "
           f"{med(c,'cpu_per_io'):6.0f}/{med(f,'cpu_per_io'):<6.0f} ({cpu_ratio:.2f})")
     print(f"{'':20} per-pair IOPS ratios: " + " ".join(f"{a['iops']/b['iops']:.3f}" for a, b in zip(c, f)))
+    print(f"{'':20} per-pair IOPS candor/fio: " + " ".join(f"{a['iops']:.0f}/{b['iops']:.0f}" for a, b in zip(c, f)))
 PY

@@ -26,6 +26,12 @@ pub fn fio_command(job: &JobSpec, engine: &str, dir: &Path) -> String {
     if job.iodepth_batch > 1 {
         args.push(format!("--iodepth_batch_submit={}", job.iodepth_batch));
     }
+    if job.iodepth > 1 {
+        // candor reaps every ready completion at once; fio's default reaps
+        // one per call, so completions wait in the ring, timed, while fio
+        // handles the others (its latency then reads higher at depth).
+        args.push(format!("--iodepth_batch_complete_max={}", job.iodepth));
+    }
     args.push(format!("--numjobs={}", job.numjobs));
     if !job.rw.is_random() && job.numjobs > 1 {
         // candor gives each sequential thread its own region of the file.
@@ -40,6 +46,10 @@ pub fn fio_command(job: &JobSpec, engine: &str, dir: &Path) -> String {
         args.push(format!("--fsync={}", job.fsync));
     }
     if job.rw.writes() {
+        // candor overwrites a file it filled first; without --overwrite=1 a
+        // write-only fio job writes into a freshly fallocated (unwritten)
+        // file instead, a different and usually slower thing.
+        args.push("--overwrite=1".into());
         // candor writes fresh random data every time; fio's default only
         // scrambles a buffer filled once, which some virtual disks store
         // faster (up to 2x here, BENCHMARKS.md).
@@ -88,7 +98,7 @@ mod tests {
         let cmd = fio_command(&job, "io_uring", Path::new("/var/tmp"));
         assert_eq!(
             cmd,
-            "fio --name=candor --filename=/var/tmp/fio-candor.test --rw=randread --bs=4k --ioengine=io_uring --iodepth=32 --numjobs=1 --size=1g --direct=1 --time_based --runtime=30s --ramp_time=5s --norandommap --randrepeat=0 --group_reporting"
+            "fio --name=candor --filename=/var/tmp/fio-candor.test --rw=randread --bs=4k --ioengine=io_uring --iodepth=32 --iodepth_batch_complete_max=32 --numjobs=1 --size=1g --direct=1 --time_based --runtime=30s --ramp_time=5s --norandommap --randrepeat=0 --group_reporting"
         );
     }
 
@@ -101,7 +111,7 @@ mod tests {
         assert!(cmd.contains("--filename='/my dir/fio-candor.test'"));
         assert!(cmd.contains("--size=256m --offset_increment=256m"));
         assert!(cmd.contains("--fsync=1"));
-        assert!(cmd.contains("--refill_buffers"));
+        assert!(cmd.contains("--overwrite=1 --refill_buffers"));
         assert!(!cmd.contains("--iodepth_batch_submit"));
     }
 
@@ -110,7 +120,9 @@ mod tests {
         let mut job = JobSpec::new(Rw::Randread, 4096, 32);
         job.iodepth_batch = 8;
         let cmd = fio_command(&job, "io_uring", Path::new("/var/tmp"));
-        assert!(cmd.contains("--iodepth=32 --iodepth_batch_submit=8"));
+        assert!(
+            cmd.contains("--iodepth=32 --iodepth_batch_submit=8 --iodepth_batch_complete_max=32")
+        );
         assert!(
             !cmd.contains("--refill_buffers"),
             "reads need no fresh buffers"
