@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # candor's disk engine against fio on the same machine, in alternation
-# (candor, fio, candor, fio, ...) so that drift of a shared VM's disk hits
-# both alike. Prints per-pair ratios and their median per profile.
+# (candor fio, fio candor, candor fio, ...) so that drift of a shared VM's
+# disk hits both alike. Prints per-pair ratios and their median per profile.
 #
 # Usage: bench/vs-fio.sh [PAIRS] [RUNTIME_S] [RAMP_S] [SIZE]
 #   defaults: 5 pairs, 5 s measured, 1 s ramp, 1G file, in $DIR (/var/tmp).
@@ -66,8 +66,15 @@ for p in "${PROFILES[@]}" "NULL-Q32|randread|4k|32"; do
   [ -z "${ONLY:-}" ] || [[ ",$ONLY," == *",$name,"* ]] || continue
   engine=io_uring; [ "$name" = NULL-Q32 ] && engine=null
   for i in $(seq 1 "$PAIRS"); do
-    run_candor "$name" "$rw" "$bs" "$qd" "$engine" "$i"
-    run_fio "$name" "$rw" "$bs" "$qd" "$engine" "$i"
+    # A B, then B A: drift and whatever the first run of a pair meets
+    # (the other tool's file just deleted) fall on both tools alike.
+    if [ $((i % 2)) = 1 ]; then
+      run_candor "$name" "$rw" "$bs" "$qd" "$engine" "$i"
+      run_fio "$name" "$rw" "$bs" "$qd" "$engine" "$i"
+    else
+      run_fio "$name" "$rw" "$bs" "$qd" "$engine" "$i"
+      run_candor "$name" "$rw" "$bs" "$qd" "$engine" "$i"
+    fi
   done
 done
 

@@ -3,12 +3,34 @@
 use clap::Parser;
 
 fn main() {
-    let cli = candor::cli::Cli::parse();
+    let cli = candor::cli::Cli::try_parse().unwrap_or_else(|e| exit_on_bad_arguments(e));
     candor::cancel::install_handlers();
     if let Err(error) = candor::commands::dispatch(cli.command) {
         eprintln!("candor: error: {}", one_line(&error));
         std::process::exit(candor::error::exit_code(&error));
     }
+}
+
+/// Help and version go to stdout as clap renders them (exit 0); a bad flag or
+/// value gets one line naming it, like every other usage error (exit 2).
+fn exit_on_bad_arguments(e: clap::Error) -> ! {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit();
+    }
+    let rendered = e.to_string();
+    let first = rendered
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("bad arguments")
+        .trim_start_matches("error: ");
+    eprintln!("candor: error: {first} (see --help)");
+    std::process::exit(2);
 }
 
 /// The error and its causes on one line: "outer: inner: root".

@@ -540,10 +540,7 @@ fn bad(args: &[&str], expect: &str) {
     let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(stderr.contains(expect), "{args:?}: {stderr}");
     let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert!(
-        lines.len() == 1 || lines[0].starts_with("error:"),
-        "{args:?}: one line expected: {stderr}"
-    );
+    assert_eq!(lines.len(), 1, "{args:?}: one line expected: {stderr}");
 }
 
 #[test]
@@ -573,6 +570,11 @@ fn bad_input_exits_2_with_one_line() {
         "--iodepth-batch 8 is above --iodepth 4",
     );
     bad(&["--dir", d, "--engine", "posixaio"], "posixaio");
+    bad(
+        &["--dir", d, "--no-such-flag"],
+        "unexpected argument '--no-such-flag'",
+    );
+    bad(&["--dir", d, "--iodepth", "deep"], "invalid value 'deep'");
     bad(&["--dir", "/nonexistent/candor"], "no such directory");
     bad(&["--dir", d, "--size", "100T"], "does not fit");
     bad(&["--dir", d, "--runtime", "soon"], "not a duration");

@@ -3,7 +3,7 @@
 //! long explanation for `candor explain ID`, and the named thresholds with
 //! their current values. Ids are a contract: add, never rename.
 
-use super::{cache, caps, cross, host, limiter, round, series, stability};
+use super::{cache, caps, cpu_bound, cross, host, limiter, round, series, stability};
 use crate::result::Severity;
 
 /// One catalogued finding.
@@ -200,6 +200,15 @@ static CATALOGUE: &[FindingInfo] = &[
         ],
     },
     FindingInfo {
+        id: "io-cpu-bound",
+        title: "the CPU driving the I/O was busy all the time",
+        severity: Severity::Warning,
+        meaning: "the job's threads spent nearly all of their time on CPU (system calls, the virtual disk's notifications, interrupts): the figure may be the CPU's limit, not the disk's",
+        not_proven: "that the disk is faster: only that these threads could not ask for more; rerun with more --numjobs (up to the core count) and see whether the figure grows",
+        explanation: "candor's user + system CPU time over the measured interval, divided by the job's threads, as a percentage of one core. Fires at or above IO_CPU_BOUND_PCT for any disk test except the null engine's, and names the busiest. In a small VM a 4k I/O can cost several microseconds of CPU, so one thread tops out near 10^9 / (CPU ns per I/O) IOPS.",
+        thresholds: &[("IO_CPU_BOUND_PCT", cpu_bound::IO_CPU_BOUND_PCT)],
+    },
+    FindingInfo {
         id: "cpu-steal",
         title: "CPU steal during the measurements",
         severity: Severity::Warning,
@@ -330,6 +339,7 @@ mod tests {
             "sparse-file",
             "not-steady",
             "cpu-steal",
+            "io-cpu-bound",
             "smt",
             "media-unverifiable",
             "metric-disagreement",

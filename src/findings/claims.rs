@@ -134,6 +134,10 @@ pub fn from_findings(run: &Run, findings: &[Finding]) -> Claims {
             "thread-imbalance" => c.cannot.push(format!("{s}: per-thread shares differ widely; multi-thread figures reflect scheduling.")),
             "sparse-file" => c.cannot.push(format!("{s}: any read figure from this sparse file (holes read as zeros).")),
             "not-steady" => c.cannot.push(format!("{s}: sustained performance beyond the test's length (no steady state reached).")),
+            "io-cpu-bound" => c.cannot.push(format!(
+                "{s}: the disk's own ceiling: the threads driving it were CPU-bound ({} % of a core each); the figure is a floor.",
+                e["max_cpu_pct_per_thread"]
+            )),
             "cpu-steal" => c.cannot.push(format!(
                 "Figures free of neighbours' CPU contention: steal reached {} %.",
                 e["max_steal_pct"]

@@ -16,6 +16,7 @@ mod cache;
 pub mod caps;
 mod catalogue;
 mod claims;
+mod cpu_bound;
 mod cross;
 mod file;
 mod host;
@@ -65,6 +66,7 @@ pub(crate) fn analyze_checks(run: &Run) -> Vec<Finding> {
         out.extend(stability::unstable(run));
     }
     out.extend(stability::thread_imbalance(run));
+    out.extend(cpu_bound::io_cpu_bound(run));
     out.extend(host::cpu_steal(run));
     out.extend(host::smt(run));
     if has_disk {
