@@ -73,7 +73,7 @@ pub fn io_cpu_bound(run: &Run) -> Vec<Finding> {
         "io-cpu-bound",
         Some(what.clone()),
         format!(
-            "{what}: each job thread used {pct:.0} % of a core for {} IOPS ({} of {} disk tests at or above {} %): the CPU may have capped the figure, not the disk",
+            "each job thread used {pct:.0} % of a core for {} IOPS ({} of {} disk tests at or above {} %): the CPU may have capped the figure, not the disk",
             sig3(iops),
             bound.len(),
             with_cpu,
