@@ -81,6 +81,18 @@ fn submit_batch_is_recorded() {
     assert_eq!((d.spec.iodepth, d.spec.iodepth_batch), (16, Some(4)));
     let plain = import("randread-iouring-q16.json");
     assert_eq!(disk(&plain, 0).spec.iodepth_batch, Some(1), "fio's default");
+    // At depth, fio's default reaping books ring waits as latency: said so.
+    let reaped = |run: &Run| {
+        disk(run, 0)
+            .notes
+            .iter()
+            .any(|n| n.contains("reaped at most 1 completion(s) per call"))
+    };
+    assert!(reaped(&plain));
+    assert!(
+        !reaped(&import("randwrite-psync-fsync.json")),
+        "depth 1: nothing to say"
+    );
 }
 
 #[test]

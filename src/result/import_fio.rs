@@ -670,6 +670,20 @@ fn measurement(
         0 => iodepth,
         n => n.min(iodepth),
     };
+    // fio reaps at most iodepth_batch_complete_max completions per call
+    // (default: iodepth_batch_complete_min, itself 1). The rest wait in the
+    // ring, timed, so at depth fio's latency reads higher than candor's,
+    // which reaps every ready completion at once (BENCHMARKS.md).
+    let reap_max = match get("iodepth_batch_complete_max") {
+        Some(_) => num("iodepth_batch_complete_max", 1)?,
+        None => num("iodepth_batch_complete_min", 1)?,
+    }
+    .max(1);
+    if iodepth > 1 && reap_max < iodepth {
+        notes.push(format!(
+            "fio reaped at most {reap_max} completion(s) per call (iodepth_batch_complete_max) at iodepth {iodepth}: its latency includes the time completions waited to be reaped, so it reads higher than candor's at the same depth"
+        ));
+    }
     let spec = DiskSpec {
         rw,
         rwmixread,
