@@ -228,6 +228,24 @@ fn sigint_leaves_an_interrupted_run_and_resume_finishes_it() {
         wait_for_measurements(&out, 3, Duration::from_secs(60)),
         "no progress"
     );
+    // While it runs, a second candor on the same Run is refused, new or resumed.
+    let lock = dir.path().join(".run.json.lock");
+    assert!(lock.exists(), "the running battery holds its lock file");
+    for second in [
+        args.clone(),
+        vec![
+            "run".into(),
+            "--resume".into(),
+            out.to_str().unwrap().into(),
+        ],
+    ] {
+        let refused = candor().args(&second).assert().code(2);
+        let stderr = String::from_utf8_lossy(&refused.get_output().stderr).to_string();
+        assert!(
+            stderr.contains("another candor is writing this Run") && stderr.lines().count() == 1,
+            "{second:?}: {stderr}"
+        );
+    }
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let output = child.wait_with_output().unwrap();
     assert_eq!(
@@ -244,6 +262,10 @@ fn sigint_leaves_an_interrupted_run_and_resume_finishes_it() {
         leftovers(dir.path()).is_empty(),
         "{:?}",
         leftovers(dir.path())
+    );
+    assert!(
+        !lock.exists(),
+        "an interrupted battery removes its lock file"
     );
 
     // Resume: the missing measurements run, the finished ones are kept.
@@ -262,6 +284,7 @@ fn sigint_leaves_an_interrupted_run_and_resume_finishes_it() {
         assert_eq!(resumed.disk().filter(|d| d.pass == Some(pass)).count(), 11);
     }
     assert!(leftovers(dir.path()).is_empty());
+    assert!(!lock.exists(), "the lock file goes with the battery");
 
     // A complete Run cannot be resumed.
     let assert = candor()

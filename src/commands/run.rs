@@ -10,7 +10,7 @@ use crate::battery::runner::{self, Outcome};
 use crate::battery::{groups, ControlRequest, Plan, Preset};
 use crate::disk::TestDir;
 use crate::error::usage;
-use crate::result::{read_run, write_run_atomic, Run, RunStatus};
+use crate::result::{read_run, write_run_atomic, Run, RunLock, RunStatus};
 use crate::units::{parse_duration, parse_size};
 use anyhow::Context;
 use std::path::{Path, PathBuf};
@@ -170,7 +170,8 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
         .map(OutputFormat::parse)
         .transpose()?
         .unwrap_or(OutputFormat::Text);
-    let (plan, mut run, output, test_dir) = match &args.resume {
+    // `_lock` keeps other candors off this Run until we return.
+    let (plan, mut run, output, test_dir, _lock) = match &args.resume {
         Some(file) => resume(&args, file)?,
         None => start(&args)?,
     };
@@ -214,7 +215,7 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
 }
 
 /// A new battery: flags, host facts, plan, an empty Run.
-fn start(args: &Args) -> anyhow::Result<(Plan, Run, PathBuf, TestDir)> {
+fn start(args: &Args) -> anyhow::Result<(Plan, Run, PathBuf, TestDir, RunLock)> {
     let (preset, flags) = parse_flags(args)?;
     let dir = args
         .dir
@@ -238,6 +239,8 @@ fn start(args: &Args) -> anyhow::Result<(Plan, Run, PathBuf, TestDir)> {
             &crate::units::now_rfc3339(),
         )),
     };
+    // Locked before the check, so two candors given one name cannot both pass it.
+    let lock = RunLock::acquire(&output)?;
     if output.exists() {
         return Err(usage(format!(
             "--output {}: the file exists; candor never overwrites a file (choose another name)",
@@ -262,11 +265,11 @@ fn start(args: &Args) -> anyhow::Result<(Plan, Run, PathBuf, TestDir)> {
             skipped.reason
         ));
     }
-    Ok((plan, run, output, test_dir))
+    Ok((plan, run, output, test_dir, lock))
 }
 
 /// An interrupted battery: its Run, its plan, the same file.
-fn resume(args: &Args, file: &Path) -> anyhow::Result<(Plan, Run, PathBuf, TestDir)> {
+fn resume(args: &Args, file: &Path) -> anyhow::Result<(Plan, Run, PathBuf, TestDir, RunLock)> {
     let given: Vec<&str> = [
         ("--preset", args.preset.is_some()),
         ("--dir", args.dir.is_some()),
@@ -293,6 +296,7 @@ fn resume(args: &Args, file: &Path) -> anyhow::Result<(Plan, Run, PathBuf, TestD
             given.join(", ")
         )));
     }
+    let lock = RunLock::acquire(file)?;
     let mut run = read_run(file)?;
     if run.status == RunStatus::Complete {
         return Err(usage(format!(
@@ -328,7 +332,7 @@ fn resume(args: &Args, file: &Path) -> anyhow::Result<(Plan, Run, PathBuf, TestD
     }
     let test_dir = TestDir::open(Path::new(&plan.dir))
         .with_context(|| format!("--resume {}: the Run's test directory", file.display()))?;
-    Ok((plan, run, file.to_path_buf(), test_dir))
+    Ok((plan, run, file.to_path_buf(), test_dir, lock))
 }
 
 /// `candor-<hostname>-<20261130T064950Z>.json`, with the hostname made safe for a file name.

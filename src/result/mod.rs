@@ -6,9 +6,11 @@
 mod file;
 pub mod histogram;
 pub mod import_fio;
+mod lock;
 mod run;
 mod stats;
 
 pub use file::{read_run, write_run_atomic, ReadRunError};
+pub use lock::RunLock;
 pub use run::*;
 pub use stats::{median, Spread};
