@@ -21,6 +21,41 @@ fn candor() -> Command {
     Command::cargo_bin("candor").unwrap()
 }
 
+/// A sentence shared by several compute tests is one note naming them all;
+/// the scaling notes stay out (the compute table has that column).
+#[test]
+fn shared_compute_notes_are_grouped() {
+    use candor::result::Measurement;
+    let mut run = common::battery("web-1", 1.0);
+    let shared = "uses the CPU's AES and SHA instructions where present";
+    let mut sha = run
+        .measurements
+        .iter()
+        .find_map(|m| match m {
+            Measurement::Crypto(c) => Some(c.clone()),
+            _ => None,
+        })
+        .expect("the synthetic battery has a crypto test");
+    sha.spec.test = "sha-256".into();
+    run.measurements.push(Measurement::Crypto(sha));
+    for m in &mut run.measurements {
+        if let Measurement::Crypto(c) = m {
+            c.notes.push(shared.to_string());
+            c.notes
+                .push("scaling: 1.99x the 1-thread figure with 2 threads".to_string());
+        }
+    }
+    let text = render(&run, Format::Text);
+    let lines: Vec<&str> = text.lines().filter(|l| l.contains(shared)).collect();
+    assert_eq!(lines.len(), 1, "{text}");
+    assert!(
+        lines[0].trim_start().starts_with("- crypto ") && lines[0].contains(", sha-256: "),
+        "{}",
+        lines[0]
+    );
+    assert!(!text.contains("scaling: 1.99x"), "{text}");
+}
+
 #[test]
 fn text_summary_has_the_battery() {
     let run = common::battery("web-1", 1.0);

@@ -258,13 +258,26 @@ pub fn all_notes(run: &Run) -> Vec<String> {
             push(format!("{}: {n}", super::summary::disk_label(d)));
         }
     }
-    // What a compute figure is and is not ("CPU cache, NOT RAM"), per test.
+    // What a compute figure is and is not ("CPU cache, NOT RAM"): one line
+    // per distinct sentence, naming every test it applies to. The scaling
+    // notes are left out: the compute table has a scaling column.
+    let mut grouped: Vec<(&str, &str, Vec<&str>)> = Vec::new();
     for m in &run.measurements {
-        if let Some(c) = m.as_compute() {
-            for n in &c.notes {
-                push(format!("{} {}: {n}", m.kind(), c.spec.test));
+        let Some(c) = m.as_compute() else { continue };
+        for n in c.notes.iter().filter(|n| !n.starts_with("scaling: ")) {
+            let test = c.spec.test.as_str();
+            match grouped
+                .iter_mut()
+                .find(|(kind, note, _)| *kind == m.kind() && note == n)
+            {
+                Some((_, _, tests)) if !tests.contains(&test) => tests.push(test),
+                Some(_) => {}
+                None => grouped.push((m.kind(), n, vec![test])),
             }
         }
+    }
+    for (kind, note, tests) in grouped {
+        push(format!("{kind} {}: {note}", tests.join(", ")));
     }
     notes
 }
