@@ -150,6 +150,56 @@ fn submit_batches_keep_the_figures_consistent() {
     }
 }
 
+/// The fio command printed for a job is one that Debian's fio accepts and
+/// runs as the same job (pattern, block size, depth, batches, threads).
+#[test]
+fn printed_fio_command_runs_in_fio() {
+    if std::process::Command::new("fio")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("SKIPPED: fio is absent (install Debian's fio package to run this test)");
+        return;
+    }
+    let tmp = scratch();
+    let dir = TestDir::open(tmp.path()).unwrap();
+    let file = TestFile::create(&dir, "test", SIZE, 6).unwrap();
+    for (rw, fsync) in [(Rw::Randread, 0), (Rw::Randrw, 0), (Rw::Write, 4)] {
+        let mut j = job(rw, EngineKind::IoUring, 8);
+        j.iodepth_batch = 2;
+        j.fsync = fsync;
+        j.numjobs = 2;
+        j.runtime = Duration::from_millis(300);
+        let m = disk::run_job(&dir, &file, &j).unwrap();
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("{} --output-format=json", m.fio_command))
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            m.fio_command,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let fio: serde_json::Value =
+            serde_json::from_str(&stdout[stdout.find('{').unwrap()..]).unwrap();
+        let job = &fio["jobs"][0];
+        let opts = &job["job options"];
+        assert_eq!(opts["rw"], rw.as_str(), "{}", m.fio_command);
+        assert_eq!(opts["bs"], "4k");
+        assert_eq!(opts["iodepth"], "8");
+        assert_eq!(opts["iodepth_batch"], "2");
+        assert_eq!(opts["numjobs"], "2");
+        let ios = job["read"]["total_ios"].as_u64().unwrap()
+            + job["write"]["total_ios"].as_u64().unwrap();
+        assert!(ios > 0, "fio did no I/O: {}", m.fio_command);
+        let _ = std::fs::remove_file(tmp.path().join("fio-candor.test"));
+    }
+}
+
 #[test]
 fn randrw_respects_the_mix() {
     let tmp = scratch();
