@@ -5,6 +5,11 @@
 #
 # Usage: bench/vs-fio.sh [PAIRS] [RUNTIME_S] [RAMP_S] [SIZE]
 #   defaults: 5 pairs, 5 s measured, 1 s ramp, 1G file, in $DIR (/var/tmp).
+# Environment: ONLY=name,name (a subset of the profiles); FIO_REAP_ALL=1 (fio
+#   reaps every ready completion per call, as candor does: latencies booked
+#   alike); FIO_DEFAULT_BUFFERS=1 (fio without --refill_buffers for writes);
+#   NO_OVERWRITE=1 (fio writes into a fresh, never-written file);
+#   CANDOR=path (another candor binary).
 # Needs: fio, python3, a release build (cargo build --release).
 set -euo pipefail
 cd "$(dirname "$0")/.."
