@@ -44,9 +44,9 @@ run_fio() { # name rw bs qd engine pair
   rm -f "$FIOFILE"
   [ "$5" = null ] || extra=(--filename="$FIOFILE" --direct=1 --lat_percentiles=1)
   # candor writes fresh incompressible data (METHODOLOGY: payloads random and
-  # refreshed). fio's default buffers are filled once and only scrambled;
-  # on this VM's virtual disk that content is served up to 2x faster than
-  # fresh random data, so fio gets --refill_buffers for an equal comparison
+  # refreshed). fio's default buffers are filled once and only scrambled,
+  # which a compressing or deduplicating disk would store faster, and fresh
+  # data costs CPU; so fio gets --refill_buffers and both pay the same
   # (FIO_DEFAULT_BUFFERS=1 shows fio's default instead).
   case "$2" in *write*|*rw*) [ -n "${FIO_DEFAULT_BUFFERS:-}" ] || extra+=(--refill_buffers) ;; esac
   # candor overwrites a file it filled first. A write-only fio job without

@@ -79,8 +79,8 @@ impl Payload {
 
     /// New random bytes for a block about to be written again. Changing a
     /// few bytes per block (fio's default "scramble") is not enough: a layer
-    /// that compresses records larger than a block finds the rest repeated,
-    /// and this VM's disk wrote such data 1.6x faster (BENCHMARKS.md).
+    /// that compresses records larger than a block, or deduplicates sectors,
+    /// finds the rest repeated and stores less than candor wrote.
     #[inline]
     pub fn refresh(&mut self, block: &mut [u8]) {
         self.lanes.fill(block);
@@ -93,9 +93,9 @@ impl Payload {
     }
 }
 
-/// Four xoshiro256++ generators stepped side by side, their state stored
-/// word by word so that the compiler keeps the lanes in vector registers:
-/// refreshing every written block then costs a fraction of the I/O.
+/// Four independent xoshiro256++ generators stepped side by side, so the
+/// CPU works on four dependency chains at once: 7-8 GB/s per core on the
+/// project's VM (BENCHMARKS.md), enough to refresh every written block.
 struct Lanes {
     s: [[u64; 4]; 4],
 }

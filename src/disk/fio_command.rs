@@ -51,8 +51,8 @@ pub fn fio_command(job: &JobSpec, engine: &str, dir: &Path) -> String {
         // file instead, a different and usually slower thing.
         args.push("--overwrite=1".into());
         // candor writes fresh random data every time; fio's default only
-        // scrambles a buffer filled once, which some virtual disks store
-        // faster (up to 2x here, BENCHMARKS.md).
+        // scrambles a buffer filled once, which a disk that compresses or
+        // deduplicates would store in less space and time.
         args.push("--refill_buffers".into());
     }
     args.push("--time_based".into());
