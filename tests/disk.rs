@@ -244,10 +244,10 @@ fn fsync_latency_includes_the_sync() {
     assert!(m.fio_command.contains("--fsync=1"));
 }
 
-/// Every write carries fresh random bytes: after a job has overwritten a
-/// small file many times, no 512-byte sector of it appears twice. (Changing
-/// a few bytes per block, as fio's default does, fails this: the rest of a
-/// slot's buffer repeats, and a compressing layer below would shrink it.)
+/// Every write carries fresh random bytes: after a job has written each of
+/// its slots many times, no 512-byte sector of the file appears twice.
+/// (Changing a few bytes per block, as fio's default does, fails this: the
+/// rest of a slot's buffer repeats, and a compressing layer would shrink it.)
 #[test]
 fn written_blocks_never_repeat_content() {
     let tmp = scratch();
@@ -258,10 +258,12 @@ fn written_blocks_never_repeat_content() {
     j.size = size;
     j.runtime = Duration::from_millis(300);
     let m = disk::run_job(&dir, &file, &j).unwrap();
+    // Four slots: 64 writes reuse each slot's buffer about 16 times, however
+    // slow the disk is while other tests run beside this one.
     let written = m.write.unwrap().ops;
     assert!(
-        written > 2 * (size / 4096),
-        "the job should wrap the file several times ({written} writes)"
+        written > 64,
+        "too few writes to reuse the slots ({written})"
     );
     let bytes = std::fs::read(file.path()).unwrap();
     let mut seen = std::collections::HashSet::new();
