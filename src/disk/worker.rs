@@ -239,3 +239,94 @@ fn io_error(kind: SlotState, result: i64, bs: usize) -> anyhow::Error {
         anyhow::anyhow!("short {what}: {result} of {bs} bytes")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// An engine that completes whatever it holds when asked to wait, and
+    /// records each call: (operations submitted, completions waited for).
+    #[derive(Default)]
+    struct Recording {
+        calls: Vec<(usize, usize)>,
+        held: Vec<Completion>,
+    }
+
+    impl Engine for Recording {
+        fn name(&self) -> &'static str {
+            "recording"
+        }
+
+        fn submit_and_reap(
+            &mut self,
+            new_ops: &[Op],
+            min_complete: usize,
+            out: &mut Vec<Completion>,
+        ) -> std::io::Result<()> {
+            self.calls.push((new_ops.len(), min_complete));
+            self.held.extend(new_ops.iter().map(|op| Completion {
+                slot: op.slot,
+                result: if op.kind == OpKind::Sync {
+                    0
+                } else {
+                    op.len as i64
+                },
+            }));
+            if min_complete > 0 {
+                out.append(&mut self.held);
+            }
+            Ok(())
+        }
+    }
+
+    fn calls(rw: Rw, depth: u32, batch: u32, fsync: u32) -> Vec<(usize, usize)> {
+        let mut job = JobSpec::new(rw, 4096, depth);
+        job.iodepth_batch = batch;
+        job.fsync = fsync;
+        job.runtime = Duration::from_millis(2);
+        let plan = WorkerPlan {
+            thread: 0,
+            job,
+            blocks: 1024,
+            region: (0, 1024),
+            ramp_ns: 0,
+            end_ns: 2_000_000,
+        };
+        let mut buffers = AlignedBuf::new(depth as usize * 4096, 4096);
+        let mut engine = Recording::default();
+        let stop = AtomicBool::new(false);
+        let r = drive(&mut engine, &plan, &mut buffers, Instant::now(), &stop).unwrap();
+        assert!(r.read.ops() + r.write.ops() > 0);
+        engine.calls
+    }
+
+    #[test]
+    fn each_call_submits_at_most_the_batch_and_only_the_last_waits() {
+        // Depth 8, batch 1 (fio's default): seven submit-only calls, then
+        // one that submits and waits; every refill after that alike.
+        let c = calls(Rw::Randread, 8, 1, 0);
+        let round = [
+            (1, 0),
+            (1, 0),
+            (1, 0),
+            (1, 0),
+            (1, 0),
+            (1, 0),
+            (1, 0),
+            (1, 1),
+        ];
+        assert_eq!(&c[..8], &round);
+        assert_eq!(&c[8..16], &c[..8]);
+        // Batch 3 of depth 8: 3 + 3 + 2, the last call waiting.
+        let c = calls(Rw::Randwrite, 8, 3, 0);
+        assert_eq!(&c[..3], &[(3, 0), (3, 0), (2, 1)]);
+        // Batch = depth: the whole refill in one call.
+        let c = calls(Rw::Read, 8, 8, 0);
+        assert_eq!(&c[..2], &[(8, 1), (8, 1)]);
+        // With syncs riding along, no call ever exceeds the batch either.
+        for (n, wait) in calls(Rw::Randwrite, 8, 3, 2) {
+            assert!(n <= 3 && wait <= 1, "({n}, {wait})");
+        }
+    }
+}
