@@ -56,6 +56,24 @@ fn shared_compute_notes_are_grouped() {
     assert!(!text.contains("scaling: 1.99x"), "{text}");
 }
 
+/// A submit batch other than fio's default of one is named on the Engine line.
+#[test]
+fn submit_batch_is_named_in_the_header() {
+    let mut run = common::battery("web-1", 1.0);
+    assert!(!render(&run, Format::Text).contains("operations per submit call"));
+    for m in &mut run.measurements {
+        if let candor::result::Measurement::Disk(d) = m {
+            d.spec.iodepth_batch = Some(4);
+        }
+    }
+    let text = render(&run, Format::Text);
+    assert!(
+        text.lines()
+            .any(|l| l.contains("Engine") && l.contains("io_uring (4 operations per submit call)")),
+        "{text}"
+    );
+}
+
 #[test]
 fn text_summary_has_the_battery() {
     let run = common::battery("web-1", 1.0);

@@ -158,9 +158,20 @@ impl Summary {
         for m in &run.measurements {
             match m {
                 Measurement::Disk(d) => {
-                    let engine = match &d.spec.engine_note {
-                        Some(note) => format!("{} ({note})", d.spec.engine),
-                        None => d.spec.engine.clone(),
+                    // fio's default of one operation per submit call goes unsaid.
+                    let batch = d
+                        .spec
+                        .iodepth_batch
+                        .filter(|&n| n > 1)
+                        .map(|n| format!("{n} operations per submit call"));
+                    let extras: Vec<String> = batch
+                        .into_iter()
+                        .chain(d.spec.engine_note.clone())
+                        .collect();
+                    let engine = if extras.is_empty() {
+                        d.spec.engine.clone()
+                    } else {
+                        format!("{} ({})", d.spec.engine, extras.join("; "))
                     };
                     push_unique(&mut engines, engine);
                     push_unique(&mut directs, d.spec.direct);
