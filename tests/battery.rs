@@ -328,6 +328,17 @@ fn bad_flags_exit_2_with_one_line() {
         assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
     }
+    // A directory given as --output is refused before anything is created in
+    // it or beside it.
+    let assert = candor()
+        .args(["run", "--dir", &d, "--output", &d, "--quiet"])
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
+    assert!(
+        stderr.contains("a directory; give a file name") && stderr.lines().count() == 1,
+        "{stderr}"
+    );
     // A missing directory and a tmpfs one are refused before anything is written.
     let assert = candor()
         .args(["run", "--dir", "/nonexistent-dir", "--quiet"])

@@ -239,7 +239,13 @@ fn start(args: &Args) -> anyhow::Result<(Plan, Run, PathBuf, TestDir, RunLock)> 
             &crate::units::now_rfc3339(),
         )),
     };
-    // Locked before the check, so two candors given one name cannot both pass it.
+    if output.is_dir() {
+        return Err(usage(format!(
+            "--output {}: a directory; give a file name",
+            output.display()
+        )));
+    }
+    // Locked before the exists check, so two candors given one name cannot both pass it.
     let lock = RunLock::acquire(&output)?;
     if output.exists() {
         return Err(usage(format!(
@@ -296,6 +302,8 @@ fn resume(args: &Args, file: &Path) -> anyhow::Result<(Plan, Run, PathBuf, TestD
             given.join(", ")
         )));
     }
+    // A missing file is named as such, not as a lock file that cannot be made.
+    std::fs::metadata(file).map_err(|e| usage(format!("{}: cannot read: {e}", file.display())))?;
     let lock = RunLock::acquire(file)?;
     let mut run = read_run(file)?;
     if run.status == RunStatus::Complete {
