@@ -72,18 +72,14 @@ impl Payload {
         Payload { rng, lanes }
     }
 
-    /// Fills the slice with pseudo-random bytes.
+    /// Fills the slice with new pseudo-random bytes: the test file, and every
+    /// block before it is written. Changing a few bytes per block (fio's
+    /// default "scramble") is not enough: a layer that compresses records
+    /// larger than a block, or deduplicates sectors, finds the rest repeated
+    /// and stores less than candor wrote.
+    #[inline]
     pub fn fill(&mut self, bytes: &mut [u8]) {
         self.lanes.fill(bytes);
-    }
-
-    /// New random bytes for a block about to be written again. Changing a
-    /// few bytes per block (fio's default "scramble") is not enough: a layer
-    /// that compresses records larger than a block, or deduplicates sectors,
-    /// finds the rest repeated and stores less than candor wrote.
-    #[inline]
-    pub fn refresh(&mut self, block: &mut [u8]) {
-        self.lanes.fill(block);
     }
 
     /// The next raw random word (offsets, read/write mix).
@@ -175,7 +171,7 @@ mod tests {
         assert_eq!(a, b);
         let mut p = Payload::new(2);
         let before = a.clone();
-        p.refresh(&mut a);
+        p.fill(&mut a);
         // Every 16-byte piece changes (equal pieces by chance: 2^-128).
         for (x, y) in a.chunks(16).zip(before.chunks(16)) {
             assert_ne!(x, y);

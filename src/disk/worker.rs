@@ -119,7 +119,7 @@ pub fn drive<E: Engine>(
                 let buf = unsafe { base.add(slot as usize * bs) };
                 if write {
                     // SAFETY: this slot is free, so nothing else uses its bytes.
-                    payload.refresh(unsafe { std::slice::from_raw_parts_mut(buf, bs) });
+                    payload.fill(unsafe { std::slice::from_raw_parts_mut(buf, bs) });
                     refreshed = true;
                 }
                 state[slot as usize] = if write {
