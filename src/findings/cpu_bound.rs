@@ -3,7 +3,7 @@
 //! A job thread that is busy nearly all the time submitting and reaping
 //! cannot ask the disk for more. In a small VM one 4k I/O costs several
 //! microseconds of CPU (system call, the virtual disk's notification, the
-//! interrupt: 7-9 us per write on the 2-vCPU guest of BENCHMARKS.md), so one
+//! interrupt: 7-10 us per 4k write on the 2-vCPU guest of BENCHMARKS.md), so one
 //! thread tops out near 10^9 / (CPU ns per I/O) IOPS whatever the disk could do.
 
 use super::{checked, not_checked, round_to};
