@@ -127,3 +127,25 @@ pub fn render_compare_with(
     }
     Ok(exporter(format).compare(&comparison, options))
 }
+
+/// What `candor sweep` prints at the end: the points, the caps, the findings.
+pub fn sweep_text(run: &Run) -> String {
+    use std::fmt::Write as _;
+    let jobs: Vec<&crate::result::DiskMeasurement> = run.disk().collect();
+    let mut out = crate::commands::sweep::table(&jobs);
+    for n in &run.notes {
+        let _ = writeln!(out, "note: {n}");
+    }
+    out.push('\n');
+    out.push_str(&crate::commands::sweep::caps_text(&run.findings));
+    out.push('\n');
+    crate::commands::analyze::render_text(&mut out, &run.findings);
+    out
+}
+
+/// What a compute command (`candor cpu`, ...) prints at the end: a table per test.
+pub fn compute_text(run: &Run) -> String {
+    let kind = run.measurements.first().map_or("cpu", |m| m.kind());
+    let measurements: Vec<crate::result::ComputeMeasurement> = run.compute().cloned().collect();
+    crate::compute::command::render_text(kind, &measurements)
+}
