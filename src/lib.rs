@@ -12,6 +12,7 @@ pub mod compute;
 pub mod disk;
 pub mod error;
 pub mod findings;
+pub mod fio;
 pub mod host;
 pub mod report;
 pub mod result;

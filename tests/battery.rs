@@ -95,14 +95,8 @@ fn quick_disk_battery_end_to_end() {
     // Each test measured its own directions (a single 200 ms test on a busy
     // shared disk may complete no I/O at all, so only the total must be > 0).
     for d in &disk {
-        assert_eq!(
-            d.read.is_some(),
-            d.spec.rw.contains("read") || d.spec.rw == "randrw"
-        );
-        assert_eq!(
-            d.write.is_some(),
-            d.spec.rw.contains("write") || d.spec.rw == "randrw"
-        );
+        assert_eq!(d.read.is_some(), d.spec.rw.reads());
+        assert_eq!(d.write.is_some(), d.spec.rw.writes());
         assert!(d.measured_ns > 0);
     }
     let ops: u64 = disk

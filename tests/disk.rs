@@ -96,7 +96,7 @@ fn every_engine_in_every_mode() {
     ] {
         for rw in [Rw::Read, Rw::Write, Rw::Randread, Rw::Randwrite, Rw::Randrw] {
             let depth = if engine == EngineKind::Psync { 1 } else { 8 };
-            let mut j = job(rw, engine, depth);
+            let mut j = job(rw.clone(), engine, depth);
             j.numjobs = 2;
             let m = disk::run_job(&dir, &file, &j)
                 .unwrap_or_else(|e| panic!("{} {}: {e:#}", engine.as_str(), rw.as_str()));
@@ -166,7 +166,7 @@ fn printed_fio_command_runs_in_fio() {
     let dir = TestDir::open(tmp.path()).unwrap();
     let file = TestFile::create(&dir, "test", SIZE, 6).unwrap();
     for (rw, fsync) in [(Rw::Randread, 0), (Rw::Randrw, 0), (Rw::Write, 4)] {
-        let mut j = job(rw, EngineKind::IoUring, 8);
+        let mut j = job(rw.clone(), EngineKind::IoUring, 8);
         j.iodepth_batch = 2;
         j.fsync = fsync;
         j.numjobs = 2;

@@ -4,7 +4,7 @@
 //! input exits 2 with one line naming the file.
 
 use assert_cmd::Command;
-use candor::result::import_fio::{import_files, percentile_from_bins};
+use candor::fio::{import_files, percentile_from_bins};
 use candor::result::{DirectionStats, Run};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -524,9 +524,9 @@ fn truncated_fixtures_never_panic() {
                 cut -= 1;
             }
             let name = Path::new("cut.json");
-            match candor::result::import_fio::parse_fio(&text[..cut], name) {
+            match candor::fio::parse_fio(&text[..cut], name) {
                 Ok(out) => {
-                    let _ = candor::result::import_fio::import(&[out], None);
+                    let _ = candor::fio::import(&[out], None);
                 }
                 Err(e) => assert!(e.to_string().starts_with("cut.json: "), "{e}"),
             }

@@ -628,7 +628,7 @@ fn single_job_text_has_its_fio_command() {
         text.contains(&format!("Reproduce with fio:\n  {}", d.fio_command)),
         "{text}"
     );
-    assert!(text.contains("randwrite 4K Q4T1  write"), "{text}");
+    assert!(text.contains("RND4K Q4T1  write"), "{text}");
     let html = render(&run, Format::Html);
     assert!(html.contains("<h2>Reproduce with fio</h2>"));
 }
@@ -660,7 +660,7 @@ fn compare_three_real_runs() {
         }
         // host-c ran only random writes: its random-read cell is missing, and vice versa.
         assert!(
-            out.contains("randread 4K Q4T1") && out.contains("randwrite 4K Q4T1"),
+            out.contains("RND4K Q4T1") && out.contains("read") && out.contains("write"),
             "{format}"
         );
         if format != "csv" {
@@ -714,7 +714,7 @@ fn sweep_charts_iops_and_rate_vs_queue_depth() {
     assert!(html.contains("sweep: randread read MB/s vs queue depth"));
     let text = render(&run, Format::Text);
     assert!(
-        text.contains("randread 64K Q32T1"),
+        text.contains("RND64K Q32T1"),
         "single jobs are labelled from their spec"
     );
 }

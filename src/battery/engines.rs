@@ -9,7 +9,7 @@ use super::plan::Plan;
 use super::profiles::DiskTest;
 use super::runner::Backend;
 use crate::compute::{self, ComputeOptions, Threads};
-use crate::disk::{self, JobSpec, Rw, TestDir, TestFile};
+use crate::disk::{self, JobSpec, TestDir, TestFile};
 use crate::result::{ComputeMeasurement, DiskMeasurement, FileRole};
 use anyhow::Context;
 
@@ -39,13 +39,7 @@ impl Engines {
 
 /// The job of a battery test on a file of `size` bytes.
 pub fn job_for(test: &DiskTest, plan: &Plan, size: u64, seed: u64) -> anyhow::Result<JobSpec> {
-    let rw = Rw::parse(&test.rw).with_context(|| {
-        format!(
-            "plan: test {} has an unknown rw '{}'",
-            test.profile, test.rw
-        )
-    })?;
-    let mut job = JobSpec::new(rw, test.bs, test.iodepth);
+    let mut job = JobSpec::new(test.rw.clone(), test.bs, test.iodepth);
     job.numjobs = test.numjobs;
     if let Some(mix) = test.rwmixread {
         job.rwmixread = mix;

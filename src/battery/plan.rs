@@ -486,7 +486,7 @@ impl Plan {
         match step {
             Step::Disk { pass, test, role } => {
                 let t = &self.disk_tests[*test];
-                disk_key(&t.profile, &t.rw, *role, *pass)
+                disk_key(&t.profile, t.rw.as_str(), *role, *pass)
             }
             Step::Compute { pass, group } => format!("{}/{pass}", group.as_str()),
         }
@@ -548,7 +548,12 @@ pub fn disk_key(profile: &str, rw: &str, role: FileRole, pass: u32) -> String {
 pub fn measurement_key(m: &crate::result::Measurement) -> Option<String> {
     use crate::result::Measurement;
     match m {
-        Measurement::Disk(d) => Some(disk_key(d.profile.as_deref()?, &d.spec.rw, d.role, d.pass?)),
+        Measurement::Disk(d) => Some(disk_key(
+            d.profile.as_deref()?,
+            d.spec.rw.as_str(),
+            d.role,
+            d.pass?,
+        )),
         other => Some(format!("{}/{}", other.kind(), other.pass()?)),
     }
 }

@@ -7,6 +7,7 @@
 //! write half of `SEQ1M Q8T1`, or the whole of `MIX70`). Tests are plain
 //! data so that the plan stored in a Run can be read back by `--resume`.
 
+use crate::result::Rw;
 use serde::{Deserialize, Serialize};
 
 /// One disk job of the battery.
@@ -15,7 +16,7 @@ pub struct DiskTest {
     /// The profile (`SEQ1M Q8T1`, `FSYNC4K`); stored in each measurement.
     pub profile: String,
     /// fio's `rw`: `read`, `write`, `randread`, `randwrite`, `randrw`.
-    pub rw: String,
+    pub rw: Rw,
     /// Percentage of reads for `randrw`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rwmixread: Option<u32>,
@@ -29,10 +30,10 @@ pub struct DiskTest {
 }
 
 impl DiskTest {
-    fn new(profile: &str, rw: &str, bs: u64, iodepth: u32, numjobs: u32) -> DiskTest {
+    fn new(profile: &str, rw: Rw, bs: u64, iodepth: u32, numjobs: u32) -> DiskTest {
         DiskTest {
             profile: profile.to_string(),
-            rw: rw.to_string(),
+            rw,
             rwmixread: None,
             bs,
             iodepth,
@@ -43,23 +44,18 @@ impl DiskTest {
 
     /// A test that only reads: these are repeated on the control file.
     pub fn is_read_only(&self) -> bool {
-        matches!(self.rw.as_str(), "read" | "randread")
+        self.rw.is_read_only()
     }
 
     /// `SEQ1M Q8T1 read`, `RND4K Q1T1 write`, or the profile alone when the
     /// profile has a single test (`FSYNC4K`, `MIX70`).
     pub fn label(&self) -> String {
-        match self.rw.as_str() {
-            "read" | "randread" if self.profile_has_halves() => format!("{} read", self.profile),
-            "write" | "randwrite" if self.profile_has_halves() => {
-                format!("{} write", self.profile)
-            }
+        let halves = self.fsync == 0 && self.rw.is_pure();
+        match &self.rw {
+            rw if halves && rw.reads() => format!("{} read", self.profile),
+            _ if halves => format!("{} write", self.profile),
             _ => self.profile.clone(),
         }
-    }
-
-    fn profile_has_halves(&self) -> bool {
-        self.fsync == 0 && self.rw != "randrw"
     }
 }
 
@@ -83,9 +79,9 @@ pub const PROFILE_NAMES: [&str; 9] = [
 pub fn profile(name: &str) -> Option<Vec<DiskTest>> {
     let pair = |seq: bool, bs: u64, qd: u32, threads: u32| {
         let (r, w) = if seq {
-            ("read", "write")
+            (Rw::Read, Rw::Write)
         } else {
-            ("randread", "randwrite")
+            (Rw::Randread, Rw::Randwrite)
         };
         vec![
             DiskTest::new(name, r, bs, qd, threads),
@@ -100,17 +96,17 @@ pub fn profile(name: &str) -> Option<Vec<DiskTest>> {
         "RND4K Q32T16" => pair(false, 4 * KIB, 32, 16),
         "RND4K Q1T1" => pair(false, 4 * KIB, 1, 1),
         "FSYNC4K" => {
-            let mut t = DiskTest::new(name, "randwrite", 4 * KIB, 1, 1);
+            let mut t = DiskTest::new(name, Rw::Randwrite, 4 * KIB, 1, 1);
             t.fsync = 1;
             vec![t]
         }
         "MIX70" => {
-            let mut t = DiskTest::new(name, "randrw", 4 * KIB, 16, 1);
+            let mut t = DiskTest::new(name, Rw::Randrw, 4 * KIB, 16, 1);
             t.rwmixread = Some(70);
             vec![t]
         }
         "RW75 QD64" => {
-            let mut t = DiskTest::new(name, "randrw", 4 * KIB, 64, 1);
+            let mut t = DiskTest::new(name, Rw::Randrw, 4 * KIB, 64, 1);
             t.rwmixread = Some(75);
             vec![t]
         }
@@ -152,7 +148,7 @@ mod tests {
             ),
             ("read", 1 << 20, 8, 1)
         );
-        assert_eq!(seq[1].rw, "write");
+        assert_eq!(seq[1].rw, Rw::Write);
         assert_eq!(seq[0].label(), "SEQ1M Q8T1 read");
         let rnd = profile("RND4K Q32T16").unwrap();
         assert_eq!(

@@ -436,7 +436,7 @@ mod tests {
             .filter(|d| d.role == FileRole::Control)
             .collect();
         assert_eq!(control.len(), 4);
-        assert!(control.iter().all(|d| d.spec.rw.ends_with("read")));
+        assert!(control.iter().all(|d| d.spec.rw.is_read_only()));
         // Files: made once before their first use, removed after their last.
         assert_eq!(fake.log[0], "prepare Main");
         assert_eq!(

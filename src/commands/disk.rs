@@ -76,7 +76,7 @@ pub fn job_from_args(args: &Args) -> anyhow::Result<JobSpec> {
     let dur_flag =
         |flag: &str, v: &str| parse_duration(v).map_err(|e| usage(format!("{flag}: {e}")));
     let job = JobSpec {
-        rw: args.rw,
+        rw: args.rw.clone(),
         rwmixread: args.rwmixread,
         bs: size_flag("--bs", &args.bs)?,
         iodepth: args.iodepth,

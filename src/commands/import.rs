@@ -32,8 +32,7 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
             .file_stem()
             .map(|s| s.to_string_lossy().to_string())
     });
-    let run = crate::result::import_fio::import_files(&args.files, label)
-        .map_err(|e| usage(e.to_string()))?;
+    let run = crate::fio::import_files(&args.files, label).map_err(|e| usage(e.to_string()))?;
     match &args.output {
         None => super::report::write_output(None, &render(&run, Format::Json)),
         Some(path) => {

@@ -62,7 +62,7 @@ pub fn plan(runtime: Duration, ramp: Duration, size: u64, seed: u64) -> Vec<JobS
     for rw in [Rw::Randread, Rw::Randwrite] {
         for bs in SWEEP_BLOCK_SIZES {
             for qd in SWEEP_DEPTHS {
-                push(rw, bs, qd);
+                push(rw.clone(), bs, qd);
             }
         }
     }

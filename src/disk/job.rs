@@ -4,50 +4,7 @@
 use crate::result::DiskSpec;
 use std::time::Duration;
 
-/// The I/O pattern (fio's `rw`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Rw {
-    Read,
-    Write,
-    Randread,
-    Randwrite,
-    Randrw,
-}
-
-impl Rw {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Rw::Read => "read",
-            Rw::Write => "write",
-            Rw::Randread => "randread",
-            Rw::Randwrite => "randwrite",
-            Rw::Randrw => "randrw",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Rw> {
-        Some(match text {
-            "read" => Rw::Read,
-            "write" => Rw::Write,
-            "randread" => Rw::Randread,
-            "randwrite" => Rw::Randwrite,
-            "randrw" => Rw::Randrw,
-            _ => return None,
-        })
-    }
-
-    pub fn is_random(self) -> bool {
-        matches!(self, Rw::Randread | Rw::Randwrite | Rw::Randrw)
-    }
-
-    pub fn reads(self) -> bool {
-        matches!(self, Rw::Read | Rw::Randread | Rw::Randrw)
-    }
-
-    pub fn writes(self) -> bool {
-        matches!(self, Rw::Write | Rw::Randwrite | Rw::Randrw)
-    }
-}
+pub use crate::result::Rw;
 
 /// An I/O engine (fio's `ioengine`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -130,6 +87,12 @@ impl JobSpec {
 
     /// Checks the values that need no file system: one line per problem, naming the flag.
     pub fn validate(&self) -> Result<(), String> {
+        if !self.rw.is_runnable() {
+            return Err(format!(
+                "--rw {} is not a pattern candor runs (read, write, rw, randread, randwrite, randrw)",
+                self.rw
+            ));
+        }
         if self.bs == 0 {
             return Err("--bs must be greater than 0".into());
         }
@@ -193,8 +156,8 @@ impl JobSpec {
     /// The Run's description of this job, with the engine that actually ran.
     pub fn to_spec(&self, engine: EngineKind) -> DiskSpec {
         DiskSpec {
-            rw: self.rw.as_str().to_string(),
-            rwmixread: (self.rw == Rw::Randrw).then_some(self.rwmixread),
+            rw: self.rw.clone(),
+            rwmixread: self.rw.is_mixed().then_some(self.rwmixread),
             bs: self.bs,
             iodepth: self.iodepth,
             iodepth_batch: Some(self.iodepth_batch),

@@ -13,7 +13,6 @@ pub mod cpu_usage;
 pub mod dir;
 pub mod engine;
 pub mod file;
-pub mod fio_command;
 pub mod job;
 pub mod recorder;
 pub mod worker;
@@ -224,7 +223,7 @@ fn run(
         pass: None,
         role: Default::default(),
         started_at: Some(started_at),
-        fio_command: fio_command::fio_command(&job, selected.kind.as_str(), dir),
+        fio_command: crate::fio::fio_command(&job, selected.kind.as_str(), dir),
         spec,
         read,
         write,

@@ -12,7 +12,7 @@
 
 use super::buffer::{AlignedBuf, Payload};
 use super::engine::{Completion, Engine, Op, OpKind};
-use super::job::{JobSpec, Rw};
+use super::job::JobSpec;
 use super::recorder::DirectionRecorder;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -81,6 +81,7 @@ pub fn drive<E: Engine>(
     let mut stopping = false;
     let mut writes_since_sync = 0u32;
     let mut seq_cursor = 0u64;
+    let (mixed, random, write_only) = (job.rw.is_mixed(), job.rw.is_random(), !job.rw.reads());
     let (region_first, region_blocks) = plan.region;
     let elapsed = || start.elapsed().as_nanos() as u64;
     let mut first_error: Option<anyhow::Error> = None;
@@ -103,12 +104,12 @@ pub fn drive<E: Engine>(
             }
             while !stopping && new_ops.len() < batch {
                 let Some(slot) = free.pop() else { break };
-                let write = match job.rw {
-                    Rw::Read | Rw::Randread => false,
-                    Rw::Write | Rw::Randwrite => true,
-                    Rw::Randrw => payload.next_u64() % 100 >= job.rwmixread as u64,
+                let write = if mixed {
+                    payload.next_u64() % 100 >= job.rwmixread as u64
+                } else {
+                    write_only
                 };
-                let block = if job.rw.is_random() {
+                let block = if random {
                     payload.next_u64() % plan.blocks
                 } else {
                     let b = region_first + seq_cursor;
@@ -243,6 +244,7 @@ fn io_error(kind: SlotState, result: i64, bs: usize) -> anyhow::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::result::Rw;
     use std::time::Duration;
 
     /// An engine that completes whatever it holds when asked to wait, and

@@ -54,7 +54,7 @@ pub const CAPS_MIN_BLOCK_SIZES: usize = 3;
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct CapPoint {
     pub label: String,
-    pub rw: String,
+    pub rw: crate::result::Rw,
     pub bs: u64,
     pub iodepth: u32,
     pub iops: f64,
@@ -356,7 +356,7 @@ mod tests {
                 }
                 out.push(CapPoint {
                     label: format!("RND{} Q{qd}T1", block_label(bs)),
-                    rw: "randread".into(),
+                    rw: crate::result::Rw::Randread,
                     bs,
                     iodepth: qd,
                     iops: iops * 0.99,
@@ -386,7 +386,7 @@ mod tests {
     fn fio_point(rw: &str, bs_k: u64, qd: u32, iops: f64, mb: f64) -> CapPoint {
         CapPoint {
             label: format!("RND{}K Q{qd}T1", bs_k),
-            rw: rw.into(),
+            rw: crate::result::Rw::parse(rw),
             bs: bs_k * K,
             iodepth: qd,
             iops,

@@ -40,7 +40,7 @@ pub fn io_cpu_bound(run: &Run) -> Vec<Finding> {
         let ops = d.read.as_ref().map_or(0, |s| s.ops) + d.write.as_ref().map_or(0, |s| s.ops);
         let what = format!(
             "{} {}{}",
-            super::metrics::label(d),
+            d.label(),
             d.spec.rw,
             d.pass.map(|p| format!(" pass {p}")).unwrap_or_default()
         );

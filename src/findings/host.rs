@@ -20,7 +20,7 @@ fn describe(m: &Measurement) -> String {
     match m {
         Measurement::Disk(d) => {
             let pass = d.pass.map(|p| format!(" pass {p}")).unwrap_or_default();
-            format!("{} {}{pass}", super::metrics::label(d), d.spec.rw)
+            format!("{} {}{pass}", d.label(), d.spec.rw)
         }
         other => {
             let c = other.as_compute().expect("not disk");

@@ -3,24 +3,8 @@
 //! (main or control), in one direction (read or write), with one point per
 //! pass. Findings compare metrics; this module only groups and summarises.
 
+pub use crate::result::Direction as Dir;
 use crate::result::{DirectionStats, DiskMeasurement, FileRole, Run, Spread};
-use crate::units::block_label;
-
-/// Read or write.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dir {
-    Read,
-    Write,
-}
-
-impl Dir {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Dir::Read => "read",
-            Dir::Write => "write",
-        }
-    }
-}
 
 /// One pass of a metric.
 #[derive(Debug, Clone, Copy)]
@@ -40,53 +24,20 @@ pub struct Metric<'a> {
     pub points: Vec<Point<'a>>,
 }
 
-/// A job's label: its battery profile name, else one built from its spec in
-/// CrystalDiskMark style (`RND4K Q32T1`, `SEQ1M Q8T1`, `MIX70 RND4K Q16T1`, `FSYNC RND4K Q1T1`).
-pub fn label(job: &DiskMeasurement) -> String {
-    if let Some(p) = &job.profile {
-        return p.clone();
-    }
-    let s = &job.spec;
-    let pattern = if s.rw.starts_with("rand") {
-        "RND"
-    } else {
-        "SEQ"
-    };
-    let mut l = format!(
-        "{pattern}{} Q{}T{}",
-        block_label(s.bs),
-        s.iodepth,
-        s.numjobs
-    );
-    if let Some(mix) = s.rwmixread {
-        l = format!("MIX{mix} {l}");
-    }
-    if s.fsync > 0 {
-        l = format!("FSYNC {l}");
-    }
-    l
-}
-
 /// True when the job is random (`randread`, `randwrite`, `randrw`).
 pub fn is_random(job: &DiskMeasurement) -> bool {
-    job.spec.rw.starts_with("rand")
+    job.spec.rw.is_random()
 }
 
-/// True when the job did only one direction (not `randrw`).
+/// True when the job did only one direction (not a mixed job).
 pub fn is_pure(job: &DiskMeasurement) -> bool {
-    matches!(
-        job.spec.rw.as_str(),
-        "read" | "randread" | "write" | "randwrite"
-    )
+    job.spec.rw.is_pure()
 }
 
 impl<'a> Metric<'a> {
     /// `RND4K Q32T1 read`, with ` (control file)` for the control series.
     pub fn subject(&self) -> String {
-        match self.role {
-            FileRole::Main => format!("{} {}", self.label, self.dir.as_str()),
-            FileRole::Control => format!("{} {} (control file)", self.label, self.dir.as_str()),
-        }
+        crate::result::subject(&self.label, self.dir, self.role)
     }
 
     /// The first pass's job (specs are the same in every pass).
@@ -132,7 +83,7 @@ impl<'a> Metric<'a> {
 pub fn metrics(run: &Run) -> Vec<Metric<'_>> {
     let mut out: Vec<Metric> = Vec::new();
     for job in run.disk() {
-        let l = label(job);
+        let l = job.label();
         for (dir, stats) in [(Dir::Read, &job.read), (Dir::Write, &job.write)] {
             let Some(stats) = stats else { continue };
             if stats.ops == 0 && stats.iops == 0.0 {
@@ -219,8 +170,8 @@ mod tests {
     #[test]
     fn labels_single_jobs_from_their_spec() {
         let m = disk(job(None, "randread", 8192, 32, 1, 1.0));
-        assert_eq!(label(&m), "RND8K Q32T1");
+        assert_eq!(m.label(), "RND8K Q32T1");
         let m = disk(job(None, "read", 1 << 20, 8, 1, 1.0));
-        assert_eq!(label(&m), "SEQ1M Q8T1");
+        assert_eq!(m.label(), "SEQ1M Q8T1");
     }
 }

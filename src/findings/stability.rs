@@ -106,7 +106,7 @@ pub fn thread_imbalance(run: &Run) -> Vec<Finding> {
                     })
                     .collect();
                 let pass = d.pass.map(|p| format!(" pass {p}")).unwrap_or_default();
-                (format!("{}{pass}", super::metrics::label(d)), per)
+                (format!("{}{pass}", d.label()), per)
             }
             other => {
                 let Some(c) = other.as_compute() else {

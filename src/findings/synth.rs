@@ -33,7 +33,7 @@ pub fn job(profile: Option<&str>, rw: &str, bs: u64, qd: u32, pass: u32, iops: f
         role: FileRole::Main,
         started_at: None,
         spec: DiskSpec {
-            rw: rw.to_string(),
+            rw: rw.into(),
             rwmixread: (rw == "randrw").then_some(70),
             bs,
             iodepth: qd,

@@ -4,7 +4,7 @@
 //! host, the comparison's columns as medians with a spread column each.
 
 use super::compare::Comparison;
-use super::summary::{disk_label, Direction};
+use super::summary::Direction;
 use super::{Exporter, Options};
 use crate::result::{DirectionStats, FileRole, Measurement, Run};
 
@@ -98,7 +98,7 @@ impl Exporter for CsvExporter {
             set("run_label", run_label.clone());
             match m {
                 Measurement::Disk(d) => {
-                    set("label", disk_label(d));
+                    set("label", d.label());
                     set(
                         "role",
                         match d.role {
@@ -107,7 +107,7 @@ impl Exporter for CsvExporter {
                         }
                         .to_string(),
                     );
-                    set("rw", d.spec.rw.clone());
+                    set("rw", d.spec.rw.to_string());
                     set("bs", d.spec.bs.to_string());
                     set("iodepth", d.spec.iodepth.to_string());
                     set("numjobs", d.spec.numjobs.to_string());

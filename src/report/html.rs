@@ -272,7 +272,7 @@ fn control_chart(s: &Summary, unit: RateUnit) -> Option<String> {
 /// size, for each pattern that ran at three or more (block size, depth) points.
 fn sweep_charts(s: &Summary, unit: RateUnit) -> Vec<String> {
     let mut out = Vec::new();
-    let mut patterns: Vec<(String, Direction, u32)> = Vec::new();
+    let mut patterns: Vec<(crate::result::Rw, Direction, u32)> = Vec::new();
     for r in s.main_rows().filter(|r| r.spec.fsync == 0) {
         let key = (r.spec.rw.clone(), r.direction, r.spec.numjobs);
         if !patterns.contains(&key) {

@@ -3,40 +3,16 @@
 //! per compute test, and the facts a reader needs to judge them (test
 //! directory, file sizes, engine, duration). Pure: no formatting here.
 
+pub use crate::result::Direction;
 use crate::result::{
-    ComputeMeasurement, DirectionStats, DiskMeasurement, DiskSpec, FileRole, Finding,
-    FindingStatus, Measurement, Run, Spread,
+    ComputeMeasurement, DirectionStats, DiskSpec, FileRole, Finding, FindingStatus, Measurement,
+    Run, Spread,
 };
-use crate::units::block_label;
-
-/// Reads or writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Direction {
-    Read,
-    Write,
-}
-
-impl Direction {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Direction::Read => "read",
-            Direction::Write => "write",
-        }
-    }
-
-    /// This direction's figures in a measurement, if it did any.
-    pub fn of(self, m: &DiskMeasurement) -> Option<&DirectionStats> {
-        match self {
-            Direction::Read => m.read.as_ref(),
-            Direction::Write => m.write.as_ref(),
-        }
-    }
-}
 
 /// One disk test and direction over its passes.
 #[derive(Debug, Clone)]
 pub struct DiskRow {
-    /// The profile (`SEQ1M Q8T1`) or, for a single job, a label from its spec (`randread 4K Q32T1`).
+    /// The profile (`SEQ1M Q8T1`) or, for a single job, its spec's label (`RND4K Q32T1`).
     pub label: String,
     pub direction: Direction,
     pub role: FileRole,
@@ -64,12 +40,9 @@ pub struct DiskRow {
 }
 
 impl DiskRow {
-    /// `SEQ1M Q8T1 read`, with `(control)` for control rows.
+    /// `SEQ1M Q8T1 read`, with `(control file)` for control rows.
     pub fn name(&self) -> String {
-        match self.role {
-            FileRole::Main => format!("{} {}", self.label, self.direction.as_str()),
-            FileRole::Control => format!("{} {} (control)", self.label, self.direction.as_str()),
-        }
+        crate::result::subject(&self.label, self.direction, self.role)
     }
 
     /// Large blocks are judged by bandwidth, small ones by IOPS (as CrystalDiskMark does).
@@ -79,7 +52,7 @@ impl DiskRow {
 
     /// One I/O in flight in total: the latency a single dependent chain feels.
     pub fn is_qd1(&self) -> bool {
-        self.spec.iodepth.max(1) * self.spec.numjobs.max(1) == 1
+        self.spec.is_qd1()
     }
 }
 
@@ -176,7 +149,7 @@ impl Summary {
                     push_unique(&mut engines, engine);
                     push_unique(&mut directs, d.spec.direct);
                     if !d.spec.direct {
-                        push_unique(&mut buffered_tests, disk_label(d));
+                        push_unique(&mut buffered_tests, d.label());
                     }
                     let sizes = match d.role {
                         FileRole::Main => &mut main_sizes,
@@ -247,32 +220,6 @@ fn push_unique<T: PartialEq>(list: &mut Vec<T>, value: T) {
     }
 }
 
-/// The label of a disk measurement: its profile, or one made from its spec.
-pub fn disk_label(m: &DiskMeasurement) -> String {
-    match &m.profile {
-        Some(p) if !p.trim().is_empty() => p.clone(),
-        _ => spec_label(&m.spec),
-    }
-}
-
-/// `randread 4K Q32T1`, `randrw 70/30 4K Q16T1`, `randwrite 4K Q1T1 fsync=1`.
-pub fn spec_label(spec: &DiskSpec) -> String {
-    let mut label = spec.rw.clone();
-    if let Some(mix) = spec.rwmixread {
-        label.push_str(&format!(" {}/{}", mix, 100u32.saturating_sub(mix)));
-    }
-    label.push_str(&format!(
-        " {} Q{}T{}",
-        block_label(spec.bs),
-        spec.iodepth,
-        spec.numjobs
-    ));
-    if spec.fsync > 0 {
-        label.push_str(&format!(" fsync={}", spec.fsync));
-    }
-    label
-}
-
 fn spread(values: &[f64]) -> Spread {
     Spread::of(values).unwrap_or(Spread {
         median: 0.0,
@@ -292,7 +239,7 @@ fn disk_rows(run: &Run) -> Vec<DiskRow> {
             if dir.of(d).is_none() {
                 continue;
             }
-            let key = (disk_label(d), d.role, dir);
+            let key = (d.label(), d.role, dir);
             match groups.iter_mut().find(|(k, _)| *k == key) {
                 Some((_, list)) => list.push(i),
                 None => groups.push((key, vec![i])),
@@ -390,10 +337,9 @@ pub fn thread_iops(run: &Run, row: &DiskRow) -> Vec<(Option<u32>, Vec<f64>)> {
 pub fn fio_commands(run: &Run) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
     for d in run.disk() {
-        let label = disk_label(d);
         let label = match d.role {
-            FileRole::Main => label,
-            FileRole::Control => format!("{label} (control)"),
+            FileRole::Main => d.label(),
+            FileRole::Control => format!("{} (control file)", d.label()),
         };
         if !d.fio_command.is_empty() && !out.iter().any(|(l, _)| *l == label) {
             out.push((label, d.fio_command.clone()));

@@ -255,7 +255,7 @@ pub fn all_notes(run: &Run) -> Vec<String> {
     }
     for d in run.disk() {
         for n in &d.notes {
-            push(format!("{}: {n}", super::summary::disk_label(d)));
+            push(format!("{}: {n}", d.label()));
         }
     }
     // What a compute figure is and is not ("CPU cache, NOT RAM"): one line

@@ -5,12 +5,13 @@
 
 mod file;
 pub mod histogram;
-pub mod import_fio;
 mod lock;
 mod run;
+mod spec;
 mod stats;
 
 pub use file::{read_run, write_run_atomic, ReadRunError};
 pub use lock::RunLock;
 pub use run::*;
+pub use spec::{subject, Direction, DiskSpec, Rw};
 pub use stats::{median, Spread};

@@ -2,6 +2,7 @@
 //! nanoseconds. Every field is documented in docs/run-schema.md; the JSON
 //! paths named there are a contract with outside scripts: add, never rename.
 
+use super::spec::{Direction, DiskSpec};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -345,6 +346,19 @@ pub struct DiskMeasurement {
 }
 
 impl DiskMeasurement {
+    /// The job's name: its battery profile (`SEQ1M Q8T1`), else its spec's label (`RND4K Q32T1`).
+    pub fn label(&self) -> String {
+        match &self.profile {
+            Some(p) if !p.trim().is_empty() => p.clone(),
+            _ => self.spec.label(),
+        }
+    }
+
+    /// A figure of this job: `RND4K Q32T1 read`, `SEQ1M Q8T1 read (control file)`.
+    pub fn subject(&self, direction: Direction) -> String {
+        super::spec::subject(&self.label(), direction, self.role)
+    }
+
     /// Reads and writes together: total operations per second.
     pub fn total_iops(&self) -> f64 {
         self.read.as_ref().map_or(0.0, |d| d.iops) + self.write.as_ref().map_or(0.0, |d| d.iops)
@@ -355,47 +369,6 @@ impl DiskMeasurement {
         self.read.as_ref().map_or(0.0, |d| d.bytes_per_sec)
             + self.write.as_ref().map_or(0.0, |d| d.bytes_per_sec)
     }
-}
-
-/// A disk job as run, in fio's vocabulary.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct DiskSpec {
-    /// `read`, `write`, `randread`, `randwrite` or `randrw`.
-    pub rw: String,
-    /// Percentage of reads in `randrw` (absent otherwise).
-    #[serde(default)]
-    pub rwmixread: Option<u32>,
-    /// Block size in bytes.
-    pub bs: u64,
-    /// I/Os kept in flight per thread.
-    pub iodepth: u32,
-    /// Operations per submit call (fio's `iodepth_batch_submit`). Absent in
-    /// Runs written before it was recorded: those submitted each refill whole.
-    #[serde(default)]
-    pub iodepth_batch: Option<u32>,
-    /// Threads (fio job clones).
-    pub numjobs: u32,
-    /// Test file size in bytes.
-    pub size: u64,
-    /// Measured interval asked for (ns).
-    pub runtime_ns: u64,
-    /// Warm-up before the measured interval (ns, not counted).
-    pub ramp_ns: u64,
-    /// The engine that actually ran (`io_uring`, `libaio`, `psync`, `null`).
-    pub engine: String,
-    /// Why that engine ran when another was preferred (fallback reason).
-    #[serde(default)]
-    pub engine_note: Option<String>,
-    /// io_uring only: whether registered (fixed) buffers were used.
-    #[serde(default)]
-    pub registered_buffers: Option<bool>,
-    /// O_DIRECT (true) or the page cache (false).
-    pub direct: bool,
-    /// Sync after every N writes (0 = never).
-    pub fsync: u32,
-    /// The random seed (offsets and payload); the same seed repeats the job exactly.
-    #[serde(default)]
-    pub seed: u64,
 }
 
 /// The test file a job used.

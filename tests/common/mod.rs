@@ -48,7 +48,7 @@ pub fn stats(bytes_per_sec: f64, bs: u64, p50_ns: u64, secs: u64, cliff: bool) -
 
 fn spec(rw: &str, bs: u64, qd: u32, fsync: u32, size: u64) -> DiskSpec {
     DiskSpec {
-        rw: rw.to_string(),
+        rw: rw.into(),
         rwmixread: (rw == "randrw").then_some(if qd == 64 { 75 } else { 70 }),
         bs,
         iodepth: qd,

@@ -2,7 +2,8 @@
 //! depth, threads, file size, runtime, ramp, engine and sync, so a user can
 //! check candor's figure with the tool they already trust.
 
-use super::job::{JobSpec, Rw};
+use super::shell_quote;
+use crate::disk::JobSpec;
 use crate::units::{fio_duration, fio_size};
 use std::path::Path;
 
@@ -17,7 +18,7 @@ pub fn fio_command(job: &JobSpec, engine: &str, dir: &Path) -> String {
         ),
         format!("--rw={}", job.rw.as_str()),
     ];
-    if job.rw == Rw::Randrw {
+    if job.rw.is_mixed() {
         args.push(format!("--rwmixread={}", job.rwmixread));
     }
     args.push(format!("--bs={}", fio_size(job.bs)));
@@ -75,19 +76,10 @@ pub fn fio_command(job: &JobSpec, engine: &str, dir: &Path) -> String {
     args.join(" ")
 }
 
-fn shell_quote(s: &str) -> String {
-    if s.chars()
-        .all(|c| c.is_ascii_alphanumeric() || "/._-+=:,".contains(c))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::result::Rw;
     use std::time::Duration;
 
     #[test]

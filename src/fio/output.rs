@@ -1,0 +1,142 @@
+//! One fio output file: finding the JSON in it (fio and shells print
+//! text before it), checking it is fio's, and errors that name the file.
+
+use crate::result::SCHEMA_FAMILY;
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+
+/// Why a file could not be imported. Each message names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    #[error("{path}: cannot read: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: {problem}")]
+    Bad { path: PathBuf, problem: String },
+}
+
+pub(super) fn bad(path: &Path, problem: impl Into<String>) -> ImportError {
+    ImportError::Bad {
+        path: path.to_path_buf(),
+        problem: problem.into(),
+    }
+}
+
+/// One fio output file, parsed.
+#[derive(Debug)]
+pub struct FioOutput {
+    pub path: PathBuf,
+    /// `fio-3.33`.
+    pub version: String,
+    /// Unix seconds when fio printed the output (the end of the run).
+    pub timestamp: Option<u64>,
+    /// Lines before the JSON (fio's notes and warnings).
+    pub preamble: Vec<String>,
+    pub global: Map<String, Value>,
+    pub jobs: Vec<Value>,
+}
+
+/// Finds and parses the JSON in a fio output file. Text before the JSON
+/// (fio's notes and warnings, or its normal output) and after it is allowed.
+pub fn parse_fio(text: &str, path: &Path) -> Result<FioOutput, ImportError> {
+    let text = text.trim_start_matches('\u{feff}');
+    if text.trim().is_empty() {
+        return Err(bad(path, "empty file, not fio JSON output"));
+    }
+    // The JSON starts at the first line that begins with '{'.
+    let mut start = None;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        if line.starts_with('{') {
+            start = Some(offset);
+            break;
+        }
+        offset += line.len();
+    }
+    let Some(start) = start else {
+        return Err(bad(
+            path,
+            "no JSON found: not fio JSON output (run fio with --output-format=json or json+)",
+        ));
+    };
+    let preamble: Vec<String> = text[..start]
+        .lines()
+        .map(|l| l.trim().to_string())
+        .filter(|l| !l.is_empty())
+        .collect();
+    let mut stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
+    let value = match stream.next() {
+        Some(Ok(v)) => v,
+        Some(Err(e)) if e.is_eof() => {
+            return Err(bad(
+                path,
+                format!("truncated fio JSON (the file ends early: {e})"),
+            ))
+        }
+        Some(Err(e)) => return Err(bad(path, format!("not valid JSON: {e}"))),
+        None => return Err(bad(path, "no JSON found: not fio JSON output")),
+    };
+    let Value::Object(top) = value else {
+        return Err(bad(path, "JSON, but not fio output (not an object)"));
+    };
+    if top
+        .get("schema")
+        .and_then(|s| s.as_str())
+        .is_some_and(|s| s.starts_with(SCHEMA_FAMILY))
+    {
+        return Err(bad(
+            path,
+            "this is a candor Run, not fio output: use `candor report` on it",
+        ));
+    }
+    let Some(version) = top.get("fio version").and_then(|v| v.as_str()) else {
+        if top.contains_key("client_stats") {
+            return Err(bad(
+                path,
+                "fio client/server output (client_stats) is not supported; run fio locally",
+            ));
+        }
+        return Err(bad(
+            path,
+            "JSON, but not fio output (no \"fio version\" field)",
+        ));
+    };
+    let Some(jobs) = top.get("jobs").and_then(|j| j.as_array()) else {
+        return Err(bad(path, "fio output without a \"jobs\" list"));
+    };
+    if jobs.is_empty() {
+        return Err(bad(path, "fio output with no jobs"));
+    }
+    Ok(FioOutput {
+        path: path.to_path_buf(),
+        version: version.to_string(),
+        timestamp: top.get("timestamp").and_then(|t| t.as_u64()),
+        preamble,
+        global: top
+            .get("global options")
+            .and_then(|g| g.as_object())
+            .cloned()
+            .unwrap_or_default(),
+        jobs: jobs.clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_input_names_the_problem() {
+        let p = Path::new("x.json");
+        let e = |t: &str| parse_fio(t, p).unwrap_err().to_string();
+        assert_eq!(e(""), "x.json: empty file, not fio JSON output");
+        assert!(e("hello\nworld\n").contains("no JSON found"));
+        assert!(e("{\"fio version\": \"fio-3.33\", \"jobs\": [").contains("truncated"));
+        assert!(e("{\"a\": 1}").contains("not fio output"));
+        assert!(e("{\"schema\": \"candor.run/1\"}").contains("candor Run"));
+        assert!(e("{\"fio version\": \"fio-3.33\", \"jobs\": []}").contains("no jobs"));
+        assert!(e("{nope}").contains("not valid JSON"));
+    }
+}
