@@ -1,5 +1,6 @@
-//! Errors that decide the exit code: usage errors (bad flags, sizes, paths,
-//! files) exit 2, an interruption exits 128+signal, anything else exits 1.
+//! The errors whose kind decides the exit code (main.rs maps them): usage
+//! errors (bad flags, sizes, paths, files) exit 2, an interruption exits
+//! 128+signal, anything else exits 1.
 
 /// Bad input from the user: a flag, a size, a path, a file. Exit code 2.
 #[derive(Debug, thiserror::Error)]
@@ -25,18 +26,7 @@ fn signal_name(signal: i32) -> &'static str {
     }
 }
 
-/// The exit code for an error: 2 for usage errors, 128+N for signals, 1 otherwise.
-pub fn exit_code(error: &anyhow::Error) -> i32 {
-    for cause in error.chain() {
-        if cause.is::<UsageError>() || cause.is::<crate::units::ParseError>() {
-            return 2;
-        }
-        if let Some(Interrupted(sig)) = cause.downcast_ref::<Interrupted>() {
-            return 128 + sig;
-        }
-        if cause.is::<crate::result::ReadRunError>() {
-            return 2;
-        }
-    }
-    1
+/// True when `error` (or one of its causes) is a usage error: the user's input at fault.
+pub fn is_usage(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| cause.is::<UsageError>())
 }

@@ -7,7 +7,7 @@ fn main() {
     candor::cancel::install_handlers();
     if let Err(error) = candor::commands::dispatch(cli.command) {
         eprintln!("candor: error: {}", one_line(&error));
-        std::process::exit(candor::error::exit_code(&error));
+        std::process::exit(exit_code(&error));
     }
 }
 
@@ -31,6 +31,24 @@ fn exit_on_bad_arguments(e: clap::Error) -> ! {
         .trim_start_matches("error: ");
     eprintln!("candor: error: {first} (see --help)");
     std::process::exit(2);
+}
+
+/// 2 for bad input (a usage error, an unparsable size or duration, a file
+/// that is not a Run), 128+N for a signal, 1 for anything else.
+fn exit_code(error: &anyhow::Error) -> i32 {
+    use candor::error::{Interrupted, UsageError};
+    for cause in error.chain() {
+        if cause.is::<UsageError>()
+            || cause.is::<candor::units::ParseError>()
+            || cause.is::<candor::result::ReadRunError>()
+        {
+            return 2;
+        }
+        if let Some(Interrupted(sig)) = cause.downcast_ref::<Interrupted>() {
+            return 128 + sig;
+        }
+    }
+    1
 }
 
 /// The error and its causes on one line: "outer: inner: root".

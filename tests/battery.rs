@@ -365,7 +365,7 @@ fn resume_refuses_another_hosts_run_and_a_run_without_plan() {
     run.host.hostname = Some("some-other-host".into());
     run.plan = Some(serde_json::to_value(&plan).unwrap());
     let other = dir.path().join("other.json");
-    candor::result::write_run_atomic(&run, &other).unwrap();
+    candor::result::write_run(&run, &other, candor::output::Replace::Force).unwrap();
     let assert = candor()
         .args(["run", "--resume", other.to_str().unwrap()])
         .assert()
@@ -378,7 +378,7 @@ fn resume_refuses_another_hosts_run_and_a_run_without_plan() {
 
     run.plan = None;
     let bare = dir.path().join("bare.json");
-    candor::result::write_run_atomic(&run, &bare).unwrap();
+    candor::result::write_run(&run, &bare, candor::output::Replace::Force).unwrap();
     let assert = candor()
         .args(["run", "--resume", bare.to_str().unwrap()])
         .assert()

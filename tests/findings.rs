@@ -128,7 +128,7 @@ fn limited_cached_run() -> Run {
 fn analyze_prints_findings_with_evidence_and_claims() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("run.json");
-    write_run_atomic(&limited_cached_run(), &path).unwrap();
+    write_run(&limited_cached_run(), &path, candor::output::Replace::Force).unwrap();
     let out = candor().arg("analyze").arg(&path).output().unwrap();
     assert!(
         out.status.success(),
@@ -169,10 +169,10 @@ fn analyze_write_stores_findings_and_several_runs_get_cross_host() {
     let dir = tempfile::tempdir().unwrap();
     let a = dir.path().join("a.json");
     let b = dir.path().join("b.json");
-    write_run_atomic(&limited_cached_run(), &a).unwrap();
+    write_run(&limited_cached_run(), &a, candor::output::Replace::Force).unwrap();
     let mut other = limited_cached_run();
     other.label = Some("vps-b".into());
-    write_run_atomic(&other, &b).unwrap();
+    write_run(&other, &b, candor::output::Replace::Force).unwrap();
     let out = candor()
         .args(["analyze", "--write", "--format", "json"])
         .arg(&a)

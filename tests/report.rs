@@ -506,7 +506,7 @@ fn compare_three_hosts_in_text_md_csv() {
         .collect();
     assert_eq!(order, ["bravo", "alpha", "charlie"]);
     let err = render_compare(&runs, Format::Text, Some("no such column")).unwrap_err();
-    assert_eq!(candor::error::exit_code(&err), 2);
+    assert!(candor::error::is_usage(&err));
     assert!(err.to_string().contains("no such column"));
     let err = render_compare(&runs, Format::Text, Some("RND4K")).unwrap_err();
     assert!(err.to_string().contains("matches"), "{err}");

@@ -4,7 +4,6 @@
 //! for the control series); dropping a `TestFile` removes it, so an error
 //! or an interruption anywhere leaves no file behind.
 
-use super::groups::Group;
 use super::plan::Plan;
 use super::profiles::DiskTest;
 use super::runner::Backend;
@@ -93,21 +92,15 @@ impl Backend for Engines {
         Ok(m)
     }
 
-    fn compute(&mut self, plan: &Plan, group: Group) -> anyhow::Result<Vec<ComputeMeasurement>> {
-        let options = ComputeOptions {
+    fn compute(
+        &mut self,
+        plan: &Plan,
+        group: compute::Group,
+    ) -> anyhow::Result<Vec<ComputeMeasurement>> {
+        group.run(&ComputeOptions {
             threads: Threads::All,
             runtime: plan.compute_runtime(),
-        };
-        match group {
-            Group::Cpu => compute::run_cpu(&options),
-            Group::Memory => compute::run_memory(&options),
-            Group::Crypto => compute::run_crypto(&options),
-            Group::Compress => compute::run_compress(&options),
-            Group::Os => compute::run_os(&options),
-            Group::Disk | Group::Control => {
-                anyhow::bail!("{} is not a compute group", group.as_str())
-            }
-        }
+        })
     }
 
     fn release(&mut self, role: FileRole) {

@@ -1,4 +1,5 @@
-//! The groups of the battery, as `--only` and `--skip` name them.
+//! The groups of the battery, as `--only` and `--skip` name them: the disk
+//! tests, the control series, and the five compute groups.
 
 use serde::{Deserialize, Serialize};
 
@@ -29,15 +30,6 @@ impl Group {
         Group::Os,
     ];
 
-    /// The compute groups (measured by `candor::compute`).
-    pub const COMPUTE: [Group; 5] = [
-        Group::Cpu,
-        Group::Memory,
-        Group::Crypto,
-        Group::Compress,
-        Group::Os,
-    ];
-
     pub fn as_str(self) -> &'static str {
         match self {
             Group::Disk => "disk",
@@ -56,8 +48,30 @@ impl Group {
             .find(|g| g.as_str() == text.trim().to_ascii_lowercase())
     }
 
-    pub fn is_compute(self) -> bool {
-        Group::COMPUTE.contains(&self)
+    /// The compute group this is, if it is one.
+    pub fn compute(self) -> Option<crate::compute::Group> {
+        use crate::compute::Group as C;
+        Some(match self {
+            Group::Disk | Group::Control => return None,
+            Group::Cpu => C::Cpu,
+            Group::Memory => C::Memory,
+            Group::Crypto => C::Crypto,
+            Group::Compress => C::Compress,
+            Group::Os => C::Os,
+        })
+    }
+}
+
+impl From<crate::compute::Group> for Group {
+    fn from(g: crate::compute::Group) -> Group {
+        use crate::compute::Group as C;
+        match g {
+            C::Cpu => Group::Cpu,
+            C::Memory => Group::Memory,
+            C::Crypto => Group::Crypto,
+            C::Compress => Group::Compress,
+            C::Os => Group::Os,
+        }
     }
 }
 

@@ -131,7 +131,10 @@ pub enum Step {
         role: FileRole,
     },
     /// One compute group (several measurements).
-    Compute { pass: u32, group: Group },
+    Compute {
+        pass: u32,
+        group: crate::compute::Group,
+    },
 }
 
 impl Step {
@@ -471,8 +474,8 @@ impl Plan {
                     }
                 }
             }
-            for group in Group::COMPUTE {
-                if self.runs(group) {
+            for group in crate::compute::Group::ALL {
+                if self.runs(group.into()) {
                     steps.push(Step::Compute { pass, group });
                 }
             }
@@ -488,7 +491,7 @@ impl Plan {
                 let t = &self.disk_tests[*test];
                 disk_key(&t.profile, t.rw.as_str(), *role, *pass)
             }
-            Step::Compute { pass, group } => format!("{}/{pass}", group.as_str()),
+            Step::Compute { pass, group } => format!("{}/{pass}", group.name()),
         }
     }
 
@@ -502,7 +505,7 @@ impl Plan {
                     FileRole::Control => format!("{label} (control file)"),
                 }
             }
-            Step::Compute { group, .. } => group.as_str().to_string(),
+            Step::Compute { group, .. } => group.name().to_string(),
         }
     }
 
@@ -512,10 +515,7 @@ impl Plan {
         match step {
             Step::Disk { .. } => self.ramp() + self.runtime() + self.pause(),
             Step::Compute { group, .. } => {
-                let tests = crate::compute::planned_measurements(
-                    group.as_str(),
-                    crate::compute::Threads::All,
-                );
+                let tests = group.planned_measurements(crate::compute::Threads::All);
                 self.compute_runtime() * tests.max(1) as u32
             }
         }
@@ -529,9 +529,11 @@ impl Plan {
                     | ((*test as u64) << 8)
                     | (*role == FileRole::Control) as u64
             }
-            Step::Compute { pass, group } => (u64::from(*pass) << 32) | (*group as u64) << 16,
+            Step::Compute { pass, group } => {
+                (u64::from(*pass) << 32) | (Group::from(*group) as u64) << 16
+            }
         };
-        splitmix64(self.seed ^ salt)
+        crate::seed::splitmix64(self.seed ^ salt)
     }
 }
 
@@ -556,14 +558,6 @@ pub fn measurement_key(m: &crate::result::Measurement) -> Option<String> {
         )),
         other => Some(format!("{}/{}", other.kind(), other.pass()?)),
     }
-}
-
-/// SplitMix64: spreads a seed into well-mixed bits.
-pub fn splitmix64(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 #[cfg(test)]

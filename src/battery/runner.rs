@@ -13,17 +13,14 @@
 //! The measuring itself is behind `Backend`, so the order, persistence,
 //! resume and interruption rules are tested here with a fake backend.
 
-use super::groups::Group;
 use super::plan::{measurement_key, Plan, Step};
 use super::profiles::DiskTest;
 use super::progress::Progress;
 use crate::error::Interrupted;
-use crate::result::{
-    write_run_atomic, ComputeMeasurement, DiskMeasurement, FileRole, Measurement, Run, RunStatus,
-};
+use crate::recorder::Recorder;
+use crate::result::{ComputeMeasurement, DiskMeasurement, FileRole, Measurement, Run, RunStatus};
 use anyhow::Context;
 use std::collections::HashSet;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// What measures: the disk engine and the compute kernels.
@@ -39,7 +36,11 @@ pub trait Backend {
         seed: u64,
     ) -> anyhow::Result<DiskMeasurement>;
     /// Runs one compute group.
-    fn compute(&mut self, plan: &Plan, group: Group) -> anyhow::Result<Vec<ComputeMeasurement>>;
+    fn compute(
+        &mut self,
+        plan: &Plan,
+        group: crate::compute::Group,
+    ) -> anyhow::Result<Vec<ComputeMeasurement>>;
     /// Removes the file of `role` (no later step needs it).
     fn release(&mut self, role: FileRole);
 }
@@ -54,20 +55,18 @@ pub enum Outcome {
     Failed(anyhow::Error),
 }
 
-/// Runs every step of `plan` that `run` does not already hold, writing `run`
-/// to `output` after each. Only a failure to write the Run itself is an
-/// `Err`; how the battery ended is the `Outcome`.
+/// Runs every step of `plan` that the recorded Run does not already hold,
+/// saving it after each, and finishes it (status, findings, a last save).
+/// Only a failure to write the Run itself is an `Err`; how the battery ended
+/// is the `Outcome`.
 pub fn execute(
     plan: &Plan,
-    run: &mut Run,
-    output: &Path,
+    recorder: &mut Recorder,
     backend: &mut dyn Backend,
     progress: &mut Progress,
 ) -> anyhow::Result<Outcome> {
-    let save = |run: &Run| {
-        write_run_atomic(run, output).with_context(|| format!("cannot write {}", output.display()))
-    };
-    let done: HashSet<String> = run
+    let done: HashSet<String> = recorder
+        .run()
         .measurements
         .iter()
         .filter_map(measurement_key)
@@ -77,12 +76,13 @@ pub fn execute(
         .into_iter()
         .filter(|s| !done.contains(&plan.step_key(s)))
         .collect();
-    run.status = RunStatus::Running;
-    run.finished_at = None;
-    save(run)?;
+    recorder.run_mut().status = RunStatus::Running;
+    recorder.run_mut().finished_at = None;
+    recorder.save()?;
 
+    let steal = crate::host::steal::StealSampler::start();
     let mut prepared: Vec<FileRole> = Vec::new();
-    let outcome = run_steps(plan, run, &steps, backend, progress, &mut prepared, &save);
+    let outcome = run_steps(plan, recorder, &steps, backend, progress, &mut prepared);
     for role in prepared.drain(..) {
         backend.release(role);
     }
@@ -100,24 +100,31 @@ pub fn execute(
             }
         }
     };
-    run.status = match &outcome {
-        Outcome::Complete => RunStatus::Complete,
-        Outcome::Interrupted(_) => RunStatus::Interrupted,
-        Outcome::Failed(_) => RunStatus::Failed,
-    };
+    let output = recorder
+        .output()
+        .map_or("RUN.json".to_string(), |p| p.display().to_string());
+    let left = steps_left(plan, recorder.run());
+    let run = recorder.run_mut();
+    if let Some(pct) = steal.finish() {
+        run.host
+            .extra
+            .insert("steal_pct_during_run".into(), format!("{pct:.2}"));
+    }
     if let Outcome::Failed(e) = &outcome {
         run.notes.push(format!("failed: {e:#}"));
     }
     if let Outcome::Interrupted(i) = &outcome {
         run.notes.push(format!(
-            "{i}: {} of {} steps done; `candor run --resume {}` carries on",
-            plan.steps().len() - steps_left(plan, run),
+            "{i}: {} of {} steps done; `candor run --resume {output}` carries on",
+            plan.steps().len() - left,
             plan.steps().len(),
-            output.display()
         ));
     }
-    run.finished_at = Some(crate::units::now_rfc3339());
-    save(run)?;
+    recorder.finish(match &outcome {
+        Outcome::Complete => RunStatus::Complete,
+        Outcome::Interrupted(_) => RunStatus::Interrupted,
+        Outcome::Failed(_) => RunStatus::Failed,
+    })?;
     Ok(outcome)
 }
 
@@ -143,12 +150,11 @@ enum StepError {
 
 fn run_steps(
     plan: &Plan,
-    run: &mut Run,
+    recorder: &mut Recorder,
     steps: &[Step],
     backend: &mut dyn Backend,
     progress: &mut Progress,
     prepared: &mut Vec<FileRole>,
-    save: &dyn Fn(&Run) -> anyhow::Result<()>,
 ) -> Result<(), StepError> {
     let stop = StepError::Stopped;
     let mut remaining: Duration = steps.iter().map(|s| plan.step_estimate(s)).sum();
@@ -186,7 +192,7 @@ fn run_steps(
                 m.profile = Some(t.profile.clone());
                 m.pass = Some(pass);
                 m.role = role;
-                run.measurements.push(Measurement::Disk(m));
+                recorder.run_mut().measurements.push(Measurement::Disk(m));
             }
             Step::Compute { pass, group } => {
                 let measured = backend
@@ -194,18 +200,18 @@ fn run_steps(
                     .with_context(|| {
                         format!(
                             "{} group, pass {pass} (--skip {} leaves it out)",
-                            group.as_str(),
-                            group.as_str()
+                            group.name(),
+                            group.name()
                         )
                     })
                     .map_err(stop)?;
                 for mut m in measured {
                     m.pass = Some(pass);
-                    run.measurements.push(wrap(group, m));
+                    recorder.run_mut().measurements.push(group.wrap(m));
                 }
             }
         }
-        save(run).map_err(StepError::Save)?;
+        recorder.save().map_err(StepError::Save)?;
         remaining = remaining.saturating_sub(estimate);
         progress.finished(estimate);
         // Remove a file as soon as no later step needs it.
@@ -237,17 +243,6 @@ fn file_note(plan: &Plan, role: FileRole) -> String {
     }
 }
 
-/// A compute measurement under its group's kind.
-fn wrap(group: Group, m: ComputeMeasurement) -> Measurement {
-    match group {
-        Group::Cpu => Measurement::Cpu(m),
-        Group::Memory => Measurement::Memory(m),
-        Group::Crypto => Measurement::Crypto(m),
-        Group::Compress => Measurement::Compress(m),
-        Group::Os | Group::Disk | Group::Control => Measurement::Os(m),
-    }
-}
-
 /// Sleeps, waking every 50 ms to honour Ctrl-C.
 pub fn pause(d: Duration) -> Result<(), Interrupted> {
     let end = Instant::now() + d;
@@ -266,7 +261,9 @@ mod tests {
     use super::*;
     use crate::battery::plan::{Environment, Overrides};
     use crate::battery::presets::{ControlRequest, Preset};
+    use crate::battery::Group;
     use crate::result::{read_run, ComputeSpec, DirectionStats, DiskSpec};
+    use std::path::Path;
 
     /// Records what it was asked to do; fails or is "interrupted" on request.
     #[derive(Default)]
@@ -308,9 +305,13 @@ mod tests {
             self.log.push(format!("{} {:?}", t.label(), role));
             Ok(fake_disk(t, seed))
         }
-        fn compute(&mut self, _: &Plan, group: Group) -> anyhow::Result<Vec<ComputeMeasurement>> {
+        fn compute(
+            &mut self,
+            _: &Plan,
+            group: crate::compute::Group,
+        ) -> anyhow::Result<Vec<ComputeMeasurement>> {
             self.tick()?;
-            self.log.push(group.as_str().to_string());
+            self.log.push(group.name().to_string());
             Ok(vec![fake_compute("a"), fake_compute("b")])
         }
         fn release(&mut self, role: FileRole) {
@@ -400,10 +401,10 @@ mod tests {
         Plan::build(Preset::Peak, &flags, &env).unwrap()
     }
 
-    fn fresh(plan: &Plan) -> Run {
+    fn fresh(plan: &Plan, out: &Path) -> Recorder {
         let mut run = Run::new(vec!["candor".into(), "run".into()]);
         run.plan = Some(serde_json::to_value(plan).unwrap());
-        run
+        Recorder::create(run, Some(out), "--output", false).unwrap()
     }
 
     #[test]
@@ -411,9 +412,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("run.json");
         let plan = plan();
-        let mut run = fresh(&plan);
+        let mut run = fresh(&plan, &out);
         let mut fake = Fake::default();
-        let outcome = execute(&plan, &mut run, &out, &mut fake, &mut Progress::new(false)).unwrap();
+        let outcome = execute(&plan, &mut run, &mut fake, &mut Progress::new(false)).unwrap();
         assert!(matches!(outcome, Outcome::Complete));
         let saved = read_run(&out).unwrap();
         assert_eq!(saved.status, RunStatus::Complete);
@@ -460,12 +461,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("run.json");
         let plan = plan();
-        let mut run = fresh(&plan);
+        let mut run = fresh(&plan, &out);
         let mut fake = Fake {
             interrupt_at: Some(6),
             ..Fake::default()
         };
-        let outcome = execute(&plan, &mut run, &out, &mut fake, &mut Progress::new(false)).unwrap();
+        let outcome = execute(&plan, &mut run, &mut fake, &mut Progress::new(false)).unwrap();
         assert!(matches!(
             outcome,
             Outcome::Interrupted(Interrupted(libc::SIGINT))
@@ -476,16 +477,10 @@ mod tests {
         assert_eq!(saved.measurements.len(), 5);
         assert!(saved.notes.iter().any(|n| n.contains("5 of 14 steps done")));
         // Resume: only the 9 missing steps run, the Run ends complete.
-        let mut resumed = saved;
+        drop(run);
+        let mut resumed = Recorder::resume(&out).unwrap();
         let mut fake = Fake::default();
-        let outcome = execute(
-            &plan,
-            &mut resumed,
-            &out,
-            &mut fake,
-            &mut Progress::new(false),
-        )
-        .unwrap();
+        let outcome = execute(&plan, &mut resumed, &mut fake, &mut Progress::new(false)).unwrap();
         assert!(matches!(outcome, Outcome::Complete));
         assert_eq!(fake.calls, 9);
         // The control file was prepared again; the main one too (pass 2 needs it).
@@ -504,12 +499,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("run.json");
         let plan = plan();
-        let mut run = fresh(&plan);
+        let mut run = fresh(&plan, &out);
         let mut fake = Fake {
             fail_at: Some(2),
             ..Fake::default()
         };
-        let outcome = execute(&plan, &mut run, &out, &mut fake, &mut Progress::new(false)).unwrap();
+        let outcome = execute(&plan, &mut run, &mut fake, &mut Progress::new(false)).unwrap();
         assert!(matches!(outcome, Outcome::Failed(_)));
         let saved = read_run(&out).unwrap();
         assert_eq!(saved.status, RunStatus::Failed);
@@ -525,16 +520,21 @@ mod tests {
     #[test]
     fn an_unwritable_output_is_an_error() {
         let plan = plan();
-        let mut run = fresh(&plan);
-        let out = Path::new("/nonexistent-dir/run.json");
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("gone");
+        std::fs::create_dir(&sub).unwrap();
+        let out = sub.join("run.json");
+        let mut run = fresh(&plan, &out);
+        // The directory vanishes after the Run was started.
+        std::fs::remove_dir_all(&sub).unwrap();
         let e = execute(
             &plan,
             &mut run,
-            out,
             &mut Fake::default(),
             &mut Progress::new(false),
         )
         .unwrap_err();
-        assert!(e.to_string().contains("/nonexistent-dir/run.json"));
+        assert!(format!("{e:#}").contains("gone/run.json"), "{e:#}");
+        assert!(!Path::new("/nonexistent").exists());
     }
 }

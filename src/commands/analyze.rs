@@ -1,11 +1,13 @@
 //! `candor analyze`: recompute the findings of one or more Runs with the
 //! current rules (old, imported or hand-made Runs included) and print them;
 //! with several Runs, the cross-host findings too. `--write` stores the new
-//! findings back into each file (atomically).
+//! findings back into each file (atomically, keeping its owner and mode).
 
+use crate::error::usage;
 use crate::findings::{analyze, analyze_many};
-use crate::result::{read_run, write_run_atomic, Finding, FindingStatus, Run, Severity};
-use std::fmt::Write as _;
+use crate::output::{write_text, Replace};
+use crate::report::{analysis_json, analysis_text, Analysed, Format};
+use crate::result::{read_run, write_run, Finding, Run};
 use std::path::PathBuf;
 
 /// Flags of `candor analyze`.
@@ -14,7 +16,7 @@ pub struct Args {
     /// Run files (JSON written by candor run/disk/sweep/import).
     #[arg(required = true, value_name = "RUN.json")]
     pub runs: Vec<PathBuf>,
-    /// Output format.
+    /// Output format: text or json.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
     /// Store the recomputed findings back into each Run file.
@@ -22,14 +24,12 @@ pub struct Args {
     pub write: bool,
 }
 
-/// How findings are printed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    Text,
-    Json,
-}
-
 pub fn execute(args: Args) -> anyhow::Result<()> {
+    if !matches!(args.format, Format::Text | Format::Json) {
+        return Err(usage(
+            "--format: analyze prints text or json (candor report renders md, csv and html)",
+        ));
+    }
     let mut runs: Vec<Run> = Vec::new();
     for path in &args.runs {
         runs.push(read_run(path)?);
@@ -44,96 +44,24 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     if args.write {
         for ((run, findings), path) in runs.iter_mut().zip(&per_run).zip(&args.runs) {
             run.findings = findings.clone();
-            write_run_atomic(run, path)
-                .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", path.display()))?;
+            write_run(run, path, Replace::Force)
+                .map_err(|e| anyhow::anyhow!("--write: cannot write: {e}"))?;
         }
     }
 
-    match args.format {
-        Format::Json => {
-            let doc = serde_json::json!({
-                "runs": runs.iter().zip(&per_run).zip(&args.runs).map(|((run, f), path)| serde_json::json!({
-                    "file": path.display().to_string(),
-                    "host": run.display_name(),
-                    "findings": f,
-                })).collect::<Vec<_>>(),
-                "cross_host": cross,
-            });
-            println!("{}", serde_json::to_string_pretty(&doc)?);
-        }
-        Format::Text => {
-            let mut out = String::new();
-            for ((run, f), path) in runs.iter().zip(&per_run).zip(&args.runs) {
-                let _ = writeln!(out, "== {} ({}) ==", run.display_name(), path.display());
-                render_text(&mut out, f);
-                out.push('\n');
-            }
-            if runs.len() > 1 {
-                let _ = writeln!(out, "== across hosts ==");
-                render_text(&mut out, &cross);
-            }
-            print!("{out}");
-        }
-    }
-    Ok(())
-}
-
-fn tag(f: &Finding) -> &'static str {
-    match (f.status, f.severity) {
-        (FindingStatus::NotChecked, _) => "NOT CHECKED",
-        (_, Severity::Refusal) => "REFUSED",
-        (_, Severity::Warning) => "WARNING",
-        (_, Severity::Info) => "INFO",
-    }
-}
-
-/// One line of `key=value` pairs from a flat evidence object (nested values as compact JSON).
-pub fn evidence_line(e: &serde_json::Value) -> String {
-    match e {
-        serde_json::Value::Object(map) => map
-            .iter()
-            .filter(|(_, v)| !(v.is_null() || v.as_array().is_some_and(|a| a.is_empty())))
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join(", "),
-        other => other.to_string(),
-    }
-}
-
-/// The findings as plain text: checked ones first (refusals, warnings, info),
-/// then what was not checked, then the can/cannot-claim sentences.
-pub fn render_text(out: &mut String, findings: &[Finding]) {
-    let mut sorted: Vec<&Finding> = findings.iter().filter(|f| f.id != "claims").collect();
-    sorted.sort_by_key(|f| {
-        (
-            f.status == FindingStatus::NotChecked,
-            std::cmp::Reverse(f.severity),
-        )
-    });
-    if sorted.is_empty() {
-        let _ = writeln!(out, "no findings");
-    }
-    for f in sorted {
-        let subject = f
-            .subject
-            .as_deref()
-            .map(|s| format!(" [{s}]"))
-            .unwrap_or_default();
-        let _ = writeln!(out, "{:<11} {}{}", tag(f), f.id, subject);
-        let _ = writeln!(out, "    {}", f.verdict);
-        if f.status == FindingStatus::Checked {
-            let _ = writeln!(out, "    evidence: {}", evidence_line(&f.evidence));
-            if !f.not_proven.is_empty() && f.severity > Severity::Info {
-                let _ = writeln!(out, "    does not prove: {}", f.not_proven);
-            }
-        }
-    }
-    if let Some(c) = findings.iter().find(|f| f.id == "claims") {
-        for (title, key) in [("Can claim:", "can"), ("Cannot claim:", "cannot")] {
-            let _ = writeln!(out, "\n{title}");
-            for s in c.evidence[key].as_array().into_iter().flatten() {
-                let _ = writeln!(out, "  - {}", s.as_str().unwrap_or_default());
-            }
-        }
-    }
+    let analysed: Vec<Analysed> = runs
+        .iter()
+        .zip(&per_run)
+        .zip(&args.runs)
+        .map(|((run, findings), file)| Analysed {
+            file,
+            run,
+            findings,
+        })
+        .collect();
+    let text = match args.format {
+        Format::Json => analysis_json(&analysed, &cross),
+        _ => analysis_text(&analysed, &cross),
+    };
+    write_text(None, &text, false)
 }

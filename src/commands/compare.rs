@@ -1,8 +1,9 @@
 //! `candor compare`: several Runs side by side, one row per host.
 
 use crate::error::usage;
+use crate::output::{check, write_text, Replace};
 use crate::report::{render_compare_with, Format, Options, RateUnit};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Flags of `candor compare`.
 #[derive(Debug, clap::Args)]
@@ -20,6 +21,9 @@ pub struct Args {
     /// Write to this file instead of standard output.
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Replace FILE if it exists (candor never overwrites a file otherwise).
+    #[arg(long)]
+    pub force: bool,
     /// Unit of byte rates: MB (10^6 bytes/s) or MiB (2^20 bytes/s).
     #[arg(long, value_enum, default_value = "MB")]
     pub unit: RateUnit,
@@ -31,6 +35,10 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
             "no Run files given: candor compare A.json B.json ... [--format text|md|csv|json|html]",
         ));
     }
+    if let Some(out) = &args.output {
+        let inputs: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
+        check(out, "--output", Replace::from_force(args.force), &inputs)?;
+    }
     let mut runs = Vec::with_capacity(args.files.len());
     for f in &args.files {
         runs.push(crate::result::read_run(f)?);
@@ -41,5 +49,5 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
         args.sort.as_deref(),
         &Options { unit: args.unit },
     )?;
-    super::report::write_output(args.output.as_deref(), &text)
+    write_text(args.output.as_deref(), &text, args.force)
 }

@@ -1,7 +1,8 @@
 //! `candor compress`: Compression: LZMA (liblzma) and zstd, compress and decompress, on a fixed seeded corpus.
-//! The flags are shared by every compute subcommand (see `compute::command`).
+//! The flags are shared by every compute subcommand (see `commands::compute`).
 
-use crate::compute::command::{execute as run_group, ComputeArgs, Group};
+use super::compute::{execute as run_group, ComputeArgs};
+use crate::compute::Group;
 
 /// Flags of `candor compress`.
 #[derive(Debug, clap::Args)]

@@ -1,7 +1,8 @@
 //! `candor cpu`: CPU: sysbench-compatible prime counting (max_prime 20000), 1 thread and all threads.
-//! The flags are shared by every compute subcommand (see `compute::command`).
+//! The flags are shared by every compute subcommand (see `commands::compute`).
 
-use crate::compute::command::{execute as run_group, ComputeArgs, Group};
+use super::compute::{execute as run_group, ComputeArgs};
+use crate::compute::Group;
 
 /// Flags of `candor cpu`.
 #[derive(Debug, clap::Args)]

@@ -1,7 +1,8 @@
 //! `candor crypto`: Crypto: AES-256-CBC encrypt and decrypt, AES-256-GCM and SHA-256 on 16 KiB blocks, with aws-lc-rs.
-//! The flags are shared by every compute subcommand (see `compute::command`).
+//! The flags are shared by every compute subcommand (see `commands::compute`).
 
-use crate::compute::command::{execute as run_group, ComputeArgs, Group};
+use super::compute::{execute as run_group, ComputeArgs};
+use crate::compute::Group;
 
 /// Flags of `candor crypto`.
 #[derive(Debug, clap::Args)]

@@ -2,7 +2,9 @@
 
 use crate::disk::{self, EngineChoice, EngineKind, JobSpec, Rw, TestDir, TestFile};
 use crate::error::usage;
-use crate::result::{write_run_atomic, Measurement, Run, RunStatus};
+use crate::recorder::Recorder;
+use crate::report::Format;
+use crate::result::{Measurement, Run, RunStatus};
 use crate::units::{parse_duration, parse_size};
 use std::path::PathBuf;
 
@@ -53,21 +55,18 @@ pub struct Args {
     /// Random seed for offsets and data (default: a fresh one, recorded in the Run).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Output format on stdout.
+    /// Output on stdout: text (default), md, csv, json (the Run) or html.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
     /// Also write the Run (JSON) to this file.
-    #[arg(long)]
+    #[arg(long, short = 'o')]
     pub output: Option<PathBuf>,
+    /// Replace the Run file if it exists (candor never overwrites a file otherwise).
+    #[arg(long)]
+    pub force: bool,
     /// A name for this host in reports.
     #[arg(long)]
     pub label: Option<String>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    Text,
-    Json,
 }
 
 /// The job the flags describe (usage errors name the flag).
@@ -88,97 +87,48 @@ pub fn job_from_args(args: &Args) -> anyhow::Result<JobSpec> {
         engine: args.engine.map_or(EngineChoice::Auto, EngineChoice::Exact),
         fsync: args.fsync,
         direct: !args.buffered,
-        seed: args.seed.unwrap_or_else(fresh_seed),
+        seed: args.seed.unwrap_or_else(crate::seed::fresh),
     };
     job.validate().map_err(usage)?;
     Ok(job)
 }
 
-/// A seed from the clock and the pid, well mixed: different every run unless
-/// `--seed` is given (the seed is recorded in the Run so a run can be repeated).
-pub fn fresh_seed() -> u64 {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
-    crate::battery::plan::splitmix64(nanos ^ (u64::from(std::process::id()) << 32))
-}
-
 pub fn execute(args: Args) -> anyhow::Result<()> {
     let job = job_from_args(&args)?;
-    if let Some(out) = &args.output {
-        check_output_path(out)?;
-    }
-    let mut run = Run::new(std::env::args().collect());
+    let mut run = Run::of_this_process();
     run.label = args.label.clone();
     run.host = crate::host::collect(Some(&args.dir));
-
-    let null = job.engine == EngineChoice::Exact(EngineKind::Null);
-    let outcome = if null {
-        disk::run_null_job(&job)
-    } else {
-        let dir = TestDir::open(&args.dir)?;
-        for w in dir.warnings() {
-            eprintln!("candor: warning: {w}");
-            run.notes.push(w.clone());
+    let mut recorder = Recorder::create(run, args.output.as_deref(), "--output", args.force)?;
+    match measure(&args, &job, &mut recorder) {
+        Ok(m) => {
+            recorder.run_mut().notes.extend(m.notes.iter().cloned());
+            recorder.add(Measurement::Disk(m))?;
+            recorder.finish(RunStatus::Complete)?;
         }
-        // Refuse a misaligned block size before spending time on the fill.
-        dir.check_block_size(job.bs, job.direct)?;
-        let file = TestFile::create(&dir, "disk", job.size, job.seed)?;
-        disk::run_job(&dir, &file, &job)
-        // `file` is dropped (removed) here, whatever the outcome.
-    };
-    let measurement = match outcome {
-        Ok(m) => m,
-        Err(e) => {
-            run.status = if crate::cancel::cancelled() {
-                RunStatus::Interrupted
-            } else {
-                RunStatus::Failed
-            };
-            run.finished_at = Some(crate::units::now_rfc3339());
-            run.notes.push(format!("stopped: {e}"));
-            if let Some(out) = &args.output {
-                write_run_atomic(&run, out)
-                    .map_err(|w| anyhow::anyhow!("{}: cannot write the Run: {w}", out.display()))?;
-            }
-            return Err(e);
-        }
-    };
-    run.notes.extend(measurement.notes.iter().cloned());
-    run.measurements.push(Measurement::Disk(measurement));
-    run.status = RunStatus::Complete;
-    run.finished_at = Some(crate::units::now_rfc3339());
-    run.findings = crate::findings::analyze(&run);
-    if let Some(out) = &args.output {
-        write_run_atomic(&run, out)
-            .map_err(|e| anyhow::anyhow!("{}: cannot write the Run: {e}", out.display()))?;
+        Err(e) => return Err(recorder.stop(e)),
     }
-    match args.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&run)?),
-        Format::Text => print!(
-            "{}",
-            crate::report::render(&run, crate::report::Format::Text)
-        ),
-    }
-    Ok(())
+    let run = recorder.into_run();
+    crate::output::write_text(None, &crate::report::render(&run, args.format), false)
 }
 
-/// Refuses an output path whose directory does not exist, before any measuring.
-pub fn check_output_path(out: &std::path::Path) -> anyhow::Result<()> {
-    let parent = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => std::path::Path::new("."),
-    };
-    if !parent.is_dir() {
-        return Err(usage(format!(
-            "--output {}: directory {} does not exist",
-            out.display(),
-            parent.display()
-        )));
+/// Runs the job on a fresh test file (removed whatever happens), or with
+/// the null engine on none.
+fn measure(
+    args: &Args,
+    job: &JobSpec,
+    recorder: &mut Recorder,
+) -> anyhow::Result<crate::result::DiskMeasurement> {
+    if job.engine == EngineChoice::Exact(EngineKind::Null) {
+        return disk::run_null_job(job);
     }
-    if out.is_dir() {
-        return Err(usage(format!("--output {}: is a directory", out.display())));
+    let dir = TestDir::open(&args.dir)?;
+    for w in dir.warnings() {
+        eprintln!("candor: warning: {w}");
+        recorder.run_mut().notes.push(w.clone());
     }
-    Ok(())
+    // Refuse a misaligned block size before spending time on the fill.
+    dir.check_block_size(job.bs, job.direct)?;
+    let file = TestFile::create(&dir, "disk", job.size, job.seed)?;
+    disk::run_job(&dir, &file, job)
+    // `file` is dropped (removed) here, whatever the outcome.
 }

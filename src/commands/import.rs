@@ -1,8 +1,9 @@
 //! `candor import`: fio JSON output (`--output-format=json` or `json+`) into a Run.
 
 use crate::error::usage;
+use crate::output::{check, write_text, Replace};
 use crate::report::{render, Format};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Flags of `candor import`.
 #[derive(Debug, clap::Args)]
@@ -19,11 +20,18 @@ pub struct Args {
     /// Without it, the Run's JSON goes to standard output.
     #[arg(long, short, value_name = "RUN.json")]
     pub output: Option<PathBuf>,
+    /// Replace RUN.json if it exists (candor never overwrites a file otherwise).
+    #[arg(long)]
+    pub force: bool,
 }
 
 pub fn execute(args: Args) -> anyhow::Result<()> {
     if args.files.is_empty() {
         return Err(usage("no fio output files given: candor import FIO.json... [--label NAME] [--output RUN.json]"));
+    }
+    if let Some(out) = &args.output {
+        let inputs: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
+        check(out, "--output", Replace::from_force(args.force), &inputs)?;
     }
     // Without --label, the first file's name (reports would otherwise say "unknown host":
     // fio records no host name).
@@ -34,20 +42,11 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     });
     let run = crate::fio::import_files(&args.files, label).map_err(|e| usage(e.to_string()))?;
     match &args.output {
-        None => super::report::write_output(None, &render(&run, Format::Json)),
+        None => write_text(None, &render(&run, Format::Json), false),
         Some(path) => {
-            if path
-                .parent()
-                .is_some_and(|d| !d.as_os_str().is_empty() && !d.is_dir())
-            {
-                return Err(usage(format!(
-                    "--output {}: its directory does not exist",
-                    path.display()
-                )));
-            }
-            crate::result::write_run_atomic(&run, path)
-                .map_err(|e| anyhow::anyhow!("--output {}: cannot write: {e}", path.display()))?;
-            super::report::write_output(None, &render(&run, Format::Text))
+            crate::result::write_run(&run, path, Replace::from_force(args.force))
+                .map_err(|e| anyhow::anyhow!("--output: cannot write: {e}"))?;
+            write_text(None, &render(&run, Format::Text), false)
         }
     }
 }

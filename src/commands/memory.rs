@@ -1,7 +1,8 @@
 //! `candor memory`: Memory: sysbench-compatible 1 MiB blocks (CPU cache) and STREAM-style RAM bandwidth.
-//! The shared flags are those of every compute subcommand (see `compute::command`).
+//! The shared flags are those of every compute subcommand (see `commands::compute`).
 
-use crate::compute::command::{execute_with, ComputeArgs, Group};
+use super::compute::{execute_with, ComputeArgs};
+use crate::compute::Group;
 
 /// Flags of `candor memory`.
 #[derive(Debug, clap::Args)]

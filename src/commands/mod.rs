@@ -4,6 +4,7 @@
 pub mod analyze;
 pub mod compare;
 pub mod compress;
+pub mod compute;
 pub mod cpu;
 pub mod crypto;
 pub mod disk;

@@ -1,7 +1,8 @@
 //! `candor os`: OS overhead: syscall rate, pipe round trips, context switches, process creation.
-//! The flags are shared by every compute subcommand (see `compute::command`).
+//! The flags are shared by every compute subcommand (see `commands::compute`).
 
-use crate::compute::command::{execute as run_group, ComputeArgs, Group};
+use super::compute::{execute as run_group, ComputeArgs};
+use crate::compute::Group;
 
 /// Flags of `candor os`.
 #[derive(Debug, clap::Args)]

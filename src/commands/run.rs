@@ -10,7 +10,9 @@ use crate::battery::runner::{self, Outcome};
 use crate::battery::{groups, ControlRequest, Plan, Preset};
 use crate::disk::TestDir;
 use crate::error::usage;
-use crate::result::{read_run, write_run_atomic, Run, RunLock, RunStatus};
+use crate::recorder::Recorder;
+use crate::report::Format;
+use crate::result::{Run, RunStatus};
 use crate::units::{parse_duration, parse_size};
 use anyhow::Context;
 use std::path::{Path, PathBuf};
@@ -61,38 +63,18 @@ pub struct Args {
     /// The Run file (default candor-<hostname>-<UTC time>.json here).
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// The summary printed at the end: text (default), md or json (the Run).
-    #[arg(long, value_name = "FORMAT")]
-    pub format: Option<String>,
+    /// The summary printed at the end: text (default), md, csv, json (the Run) or html.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Replace the Run file if it exists (candor never overwrites a file otherwise).
+    #[arg(long)]
+    pub force: bool,
     /// Carry on with an interrupted Run file (its plan; finished measurements are kept).
     #[arg(long, value_name = "FILE")]
     pub resume: Option<PathBuf>,
     /// No progress on stderr.
     #[arg(long, short)]
     pub quiet: bool,
-}
-
-/// The summary format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OutputFormat {
-    Text,
-    Md,
-    Json,
-}
-
-impl OutputFormat {
-    pub fn parse(text: &str) -> anyhow::Result<OutputFormat> {
-        Ok(match text.trim().to_ascii_lowercase().as_str() {
-            "text" => OutputFormat::Text,
-            "md" | "markdown" => OutputFormat::Md,
-            "json" => OutputFormat::Json,
-            other => {
-                return Err(usage(format!(
-                    "--format: unknown format '{other}' (text, md, json)"
-                )))
-            }
-        })
-    }
 }
 
 /// The preset and the overrides the flags ask for.
@@ -164,42 +146,27 @@ pub fn parse_flags(args: &Args) -> anyhow::Result<(Preset, Overrides)> {
 }
 
 pub fn execute(args: Args) -> anyhow::Result<()> {
-    let format = args
-        .format
-        .as_deref()
-        .map(OutputFormat::parse)
-        .transpose()?
-        .unwrap_or(OutputFormat::Text);
-    // `_lock` keeps other candors off this Run until we return.
-    let (plan, mut run, output, test_dir, _lock) = match &args.resume {
+    // The recorder holds the Run's lock: no other candor writes it until we return.
+    let (plan, mut recorder, test_dir) = match &args.resume {
         Some(file) => resume(&args, file)?,
         None => start(&args)?,
     };
     let mut backend = crate::battery::engines::Engines::new(test_dir);
     let mut progress = crate::battery::progress::Progress::for_terminal(args.quiet);
-    let steal = crate::host::steal::StealSampler::start();
-    let outcome = runner::execute(&plan, &mut run, &output, &mut backend, &mut progress)?;
+    let outcome = runner::execute(&plan, &mut recorder, &mut backend, &mut progress)?;
     drop(backend);
-    if let Some(pct) = steal.finish() {
-        run.host
-            .extra
-            .insert("steal_pct_during_run".into(), format!("{pct:.2}"));
-    }
-
-    run.findings = crate::findings::analyze(&run);
-    write_run_atomic(&run, &output)
-        .with_context(|| format!("cannot write {}", output.display()))?;
+    let output = recorder.output().map(Path::to_path_buf).unwrap_or_default();
     if !args.quiet {
         eprintln!(
             "candor: Run saved to {} ({})",
             output.display(),
-            run.status.as_str()
+            recorder.run().status.as_str()
         );
     }
     match outcome {
         Outcome::Complete => {
-            print!("{}", summary(&run, format));
-            Ok(())
+            let run = recorder.into_run();
+            crate::output::write_text(None, &crate::report::render(&run, args.format), false)
         }
         Outcome::Interrupted(i) => {
             if !args.quiet {
@@ -214,8 +181,8 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     }
 }
 
-/// A new battery: flags, host facts, plan, an empty Run.
-fn start(args: &Args) -> anyhow::Result<(Plan, Run, PathBuf, TestDir, RunLock)> {
+/// A new battery: flags, host facts, plan, a new Run file.
+fn start(args: &Args) -> anyhow::Result<(Plan, Recorder, TestDir)> {
     let (preset, flags) = parse_flags(args)?;
     let dir = args
         .dir
@@ -229,7 +196,7 @@ fn start(args: &Args) -> anyhow::Result<(Plan, Run, PathBuf, TestDir, RunLock)> 
         free_bytes: Some(test_dir.free_bytes()),
         margin_bytes: crate::disk::space_margin(test_dir.total_bytes()),
         unavailable: Vec::new(),
-        seed: crate::commands::disk::fresh_seed(),
+        seed: crate::seed::fresh(),
     };
     let plan = Plan::build(preset, &flags, &env).map_err(usage)?;
     let output = match &args.output {
@@ -239,22 +206,8 @@ fn start(args: &Args) -> anyhow::Result<(Plan, Run, PathBuf, TestDir, RunLock)> 
             &crate::units::now_rfc3339(),
         )),
     };
-    if output.is_dir() {
-        return Err(usage(format!(
-            "--output {}: a directory; give a file name",
-            output.display()
-        )));
-    }
-    // Locked before the exists check, so two candors given one name cannot both pass it.
-    let lock = RunLock::acquire(&output)?;
-    if output.exists() {
-        return Err(usage(format!(
-            "--output {}: the file exists; candor never overwrites a file (choose another name)",
-            output.display()
-        )));
-    }
 
-    let mut run = Run::new(std::env::args().collect());
+    let mut run = Run::of_this_process();
     run.label = args.label.clone();
     run.host = host;
     run.tool.libraries = crate::compute::library_versions();
@@ -271,11 +224,12 @@ fn start(args: &Args) -> anyhow::Result<(Plan, Run, PathBuf, TestDir, RunLock)> 
             skipped.reason
         ));
     }
-    Ok((plan, run, output, test_dir, lock))
+    let recorder = Recorder::create(run, Some(&output), "--output", args.force)?;
+    Ok((plan, recorder, test_dir))
 }
 
 /// An interrupted battery: its Run, its plan, the same file.
-fn resume(args: &Args, file: &Path) -> anyhow::Result<(Plan, Run, PathBuf, TestDir, RunLock)> {
+fn resume(args: &Args, file: &Path) -> anyhow::Result<(Plan, Recorder, TestDir)> {
     let given: Vec<&str> = [
         ("--preset", args.preset.is_some()),
         ("--dir", args.dir.is_some()),
@@ -290,6 +244,7 @@ fn resume(args: &Args, file: &Path) -> anyhow::Result<(Plan, Run, PathBuf, TestD
         ("--skip", args.skip.is_some()),
         ("--label", args.label.is_some()),
         ("--output", args.output.is_some()),
+        ("--force", args.force),
     ]
     .iter()
     .filter(|(_, g)| *g)
@@ -302,10 +257,8 @@ fn resume(args: &Args, file: &Path) -> anyhow::Result<(Plan, Run, PathBuf, TestD
             given.join(", ")
         )));
     }
-    // A missing file is named as such, not as a lock file that cannot be made.
-    std::fs::metadata(file).map_err(|e| usage(format!("{}: cannot read: {e}", file.display())))?;
-    let lock = RunLock::acquire(file)?;
-    let mut run = read_run(file)?;
+    let mut recorder = Recorder::resume(file)?;
+    let run = recorder.run_mut();
     if run.status == RunStatus::Complete {
         return Err(usage(format!(
             "--resume {}: this Run is already complete",
@@ -325,7 +278,7 @@ fn resume(args: &Args, file: &Path) -> anyhow::Result<(Plan, Run, PathBuf, TestD
     run.notes.push(format!(
         "resumed at {} with {} of {} steps done",
         crate::units::now_rfc3339(),
-        plan.steps().len() - runner::steps_left(&plan, &run),
+        plan.steps().len() - runner::steps_left(&plan, run),
         plan.steps().len()
     ));
     let here = rustix::system::uname()
@@ -340,7 +293,7 @@ fn resume(args: &Args, file: &Path) -> anyhow::Result<(Plan, Run, PathBuf, TestD
     }
     let test_dir = TestDir::open(Path::new(&plan.dir))
         .with_context(|| format!("--resume {}: the Run's test directory", file.display()))?;
-    Ok((plan, run, file.to_path_buf(), test_dir, lock))
+    Ok((plan, recorder, test_dir))
 }
 
 /// `candor-<hostname>-<20261130T064950Z>.json`, with the hostname made safe for a file name.
@@ -358,16 +311,6 @@ pub fn default_output_name(hostname: Option<&str>, rfc3339: &str) -> String {
         .collect();
     let stamp: String = rfc3339.chars().filter(|c| *c != '-' && *c != ':').collect();
     format!("candor-{host}-{stamp}.json")
-}
-
-/// The summary in the chosen format (reports render; this command only picks).
-fn summary(run: &Run, format: OutputFormat) -> String {
-    use crate::report::{render, Format};
-    match format {
-        OutputFormat::Json => render(run, Format::Json),
-        OutputFormat::Text => render(run, Format::Text),
-        OutputFormat::Md => render(run, Format::Md),
-    }
 }
 
 #[cfg(test)]
@@ -450,12 +393,10 @@ mod tests {
         ];
         for (a, expected) in cases {
             let e = parse_flags(&a).unwrap_err();
-            assert_eq!(crate::error::exit_code(&e), 2);
+            assert!(crate::error::is_usage(&e));
             assert!(e.to_string().starts_with(expected), "{e}");
             assert!(!e.to_string().contains('\n'));
         }
-        let e = OutputFormat::parse("xml").unwrap_err();
-        assert_eq!(crate::error::exit_code(&e), 2);
     }
 
     #[test]

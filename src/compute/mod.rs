@@ -6,13 +6,12 @@
 //! Each group function runs its tests one after another, with 1 thread and
 //! with all threads as separate measurements, and returns them. It checks for
 //! Ctrl-C between tests and inside every timed loop. This module measures; it
-//! never formats (the text tables live in `command.rs`, used only by the
-//! subcommands).
+//! never formats (the text tables are `report::compute_text`).
 
-pub mod command;
 mod compress;
 mod corpus;
 mod crypto;
+mod group;
 mod memory;
 mod os;
 mod primes;
@@ -22,6 +21,7 @@ mod stream;
 pub use compress::{lzma_round_trip, zstd_round_trip};
 pub use corpus::corpus;
 pub use crypto::{aes256_cbc_decrypt, aes256_cbc_encrypt, aes256_gcm_seal, sha256};
+pub use group::Group;
 pub use memory::{sysbench_read_block, sysbench_write_block, written_block_xor};
 pub use primes::count_primes;
 pub use stream::{Kernel, StreamArrays};
@@ -123,19 +123,6 @@ pub fn library_versions() -> BTreeMap<String, String> {
     libs.insert("liblzma".to_string(), compress::liblzma_version());
     libs.insert("zstd".to_string(), compress::zstd_version().to_string());
     libs
-}
-
-/// How many tests and thread counts a group runs: for time estimates.
-pub fn planned_measurements(group: &str, threads: Threads) -> usize {
-    let tests = match group {
-        "cpu" => 1,
-        "memory" => 2 + 4,
-        "crypto" => 4,
-        "compress" => 4,
-        "os" => 4,
-        _ => 0,
-    };
-    tests * threads.counts().len()
 }
 
 /// Adds "N threads: x times the 1-thread figure" to each multi-thread measurement

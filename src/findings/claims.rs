@@ -6,11 +6,34 @@ use super::metrics::max_passes;
 use crate::result::{Finding, FindingStatus, Run, RunStatus, Severity};
 use serde::{Deserialize, Serialize};
 
+/// The id of the finding that carries a Run's claims in its evidence
+/// (`{"can": [...], "cannot": [...]}`); it always comes last.
+pub const CLAIMS_ID: &str = "claims";
+
 /// What the numbers of one Run support, and what they do not.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Claims {
     pub can: Vec<String>,
     pub cannot: Vec<String>,
+}
+
+impl Claims {
+    /// The claims stored among `findings` (the `claims` finding's evidence), if any.
+    pub fn stored(findings: &[Finding]) -> Option<Claims> {
+        let f = findings.iter().find(|f| f.id == CLAIMS_ID)?;
+        let list = |key: &str| -> Vec<String> {
+            f.evidence[key]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        };
+        Some(Claims {
+            can: list("can"),
+            cannot: list("cannot"),
+        })
+    }
 }
 
 /// The claims of a Run, from its findings as the current rules compute them.
@@ -182,7 +205,7 @@ pub fn from_findings(run: &Run, findings: &[Finding]) -> Claims {
 /// The claims as the last finding of a Run (id `claims`), so that they are stored with it.
 pub fn as_finding(c: &Claims) -> Finding {
     super::checked(
-        "claims",
+        CLAIMS_ID,
         None,
         format!(
             "can claim: {}, cannot claim: {}",

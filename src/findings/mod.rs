@@ -29,7 +29,7 @@ mod stability;
 pub(crate) mod synth;
 
 pub use catalogue::{catalogue, info, FindingInfo};
-pub use claims::{claims, Claims};
+pub use claims::{claims, Claims, CLAIMS_ID};
 
 use crate::result::{Finding, FindingStatus, Run, Severity};
 use serde_json::Value;

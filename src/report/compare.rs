@@ -231,7 +231,9 @@ impl Comparison {
                 findings: run
                     .findings
                     .iter()
-                    .filter(|f| f.status == FindingStatus::Checked && f.id != fmt::CLAIMS_ID)
+                    .filter(|f| {
+                        f.status == FindingStatus::Checked && f.id != crate::findings::CLAIMS_ID
+                    })
                     .cloned()
                     .collect(),
                 not_checked: run

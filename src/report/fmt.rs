@@ -122,28 +122,14 @@ pub fn finding_head(f: &Finding) -> String {
     }
 }
 
-/// The id of the finding that carries the Run's claims in its evidence
-/// (`{"can": [...], "cannot": [...]}`), written by the findings engine.
-pub const CLAIMS_ID: &str = "claims";
-
 /// The lines under "What can be claimed" and "What cannot be claimed". When
 /// the Run carries a `claims` finding, its sentences are used as written;
 /// otherwise (older Runs, imports not yet analysed) they are built from the
 /// findings: a finding's meaning is backed by its evidence; what it does not
 /// prove, and every check that could not run, is what cannot be claimed.
 pub fn claims(run: &Run) -> (Vec<String>, Vec<String>) {
-    if let Some(f) = run.findings.iter().find(|f| f.id == CLAIMS_ID) {
-        let list = |key: &str| -> Vec<String> {
-            f.evidence[key]
-                .as_array()
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|v| v.as_str().map(str::to_string))
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        return (list("can"), list("cannot"));
+    if let Some(c) = crate::findings::Claims::stored(&run.findings) {
+        return (c.can, c.cannot);
     }
     let mut can = Vec::new();
     let mut cannot = Vec::new();

@@ -1,5 +1,6 @@
-//! Reports: render one Run, or several side by side, as text, Markdown, CSV,
-//! JSON or one self-contained HTML file.
+//! Reports: every rendering of Runs lives here. One Run, or several side
+//! by side, as text, Markdown, CSV, JSON or one self-contained HTML file;
+//! the findings as text; what the sweep and compute commands print.
 //!
 //! Reporting never measures: everything here is a pure function of Runs.
 //! The figures are first reduced to a summary (`summary.rs`: medians over
@@ -9,26 +10,35 @@
 //! rates can be shown in MB/s (10^6) or MiB/s (2^20) because caps hide in one
 //! of them.
 
+mod analysis;
 mod compare;
+mod compute_text;
 mod csv;
+mod findings_text;
 mod fmt;
 mod html;
 mod json;
 mod markdown;
 mod summary;
 mod svg;
+mod sweep;
 mod table;
 mod text;
 
+pub use analysis::{analysis_json, analysis_text, Analysed};
 pub use compare::{Column, Comparison, HostRow, Metric};
+pub use compute_text::compute_text;
+pub use findings_text::findings_text;
 pub use summary::{ComputeRow, Direction, DiskRow, Summary};
+pub use sweep::{caps_text, sweep_text, table as sweep_table};
 
 use crate::result::Run;
 
 /// An output format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Format {
     /// A terminal summary.
+    #[default]
     Text,
     /// Markdown tables that paste into a forum post or a README.
     #[value(alias = "markdown")]
@@ -126,26 +136,4 @@ pub fn render_compare_with(
         comparison.sort_by(key).map_err(crate::error::usage)?;
     }
     Ok(exporter(format).compare(&comparison, options))
-}
-
-/// What `candor sweep` prints at the end: the points, the caps, the findings.
-pub fn sweep_text(run: &Run) -> String {
-    use std::fmt::Write as _;
-    let jobs: Vec<&crate::result::DiskMeasurement> = run.disk().collect();
-    let mut out = crate::commands::sweep::table(&jobs);
-    for n in &run.notes {
-        let _ = writeln!(out, "note: {n}");
-    }
-    out.push('\n');
-    out.push_str(&crate::commands::sweep::caps_text(&run.findings));
-    out.push('\n');
-    crate::commands::analyze::render_text(&mut out, &run.findings);
-    out
-}
-
-/// What a compute command (`candor cpu`, ...) prints at the end: a table per test.
-pub fn compute_text(run: &Run) -> String {
-    let kind = run.measurements.first().map_or("cpu", |m| m.kind());
-    let measurements: Vec<crate::result::ComputeMeasurement> = run.compute().cloned().collect();
-    crate::compute::command::render_text(kind, &measurements)
 }

@@ -417,7 +417,7 @@ pub fn ordered_findings(run: &Run) -> Vec<&Finding> {
     let mut list: Vec<&Finding> = run
         .findings
         .iter()
-        .filter(|f| f.id != super::fmt::CLAIMS_ID)
+        .filter(|f| f.id != crate::findings::CLAIMS_ID)
         .collect();
     list.sort_by_key(|f| {
         (

@@ -1,9 +1,9 @@
-//! Reading and writing Run files. Writing is atomic (temp file in the same
-//! directory, fsync, rename) so a reader never sees half a Run; reading
-//! names the file and the problem for anything that is not a Run.
+//! Reading and writing Run files. Writing goes through `output` (atomic: a
+//! reader never sees half a Run); reading names the file and the problem for
+//! anything that is not a Run.
 
 use super::run::{Run, SCHEMA_FAMILY, SCHEMA_MAJOR};
-use std::io::Write;
+use crate::output::Replace;
 use std::path::{Path, PathBuf};
 
 /// Why a file could not be read as a Run. Each message names the file.
@@ -76,40 +76,12 @@ pub fn parse_run(text: &str, path: &Path) -> Result<Run, ReadRunError> {
     })
 }
 
-/// Writes the Run atomically: a temp file beside the target, fsync, rename.
-pub fn write_run_atomic(run: &Run, path: &Path) -> std::io::Result<()> {
-    let json = serde_json::to_vec_pretty(run).map_err(std::io::Error::other)?;
-    write_atomic(path, &json)
-}
-
-/// Writes bytes to `path` atomically (temp file in the same directory + rename).
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .ok_or_else(|| std::io::Error::other(format!("{}: not a file name", path.display())))?;
-    let tmp = dir.join(format!(
-        ".{}.{}.tmp",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = (|| {
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
-        f.write_all(bytes)?;
-        f.write_all(b"\n")?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+/// Writes the Run through the one writer (`output::write_atomic`: a new
+/// temporary file beside the target, fsync, rename over what `replace` allows).
+pub fn write_run(run: &Run, path: &Path, replace: Replace) -> std::io::Result<()> {
+    let mut json = serde_json::to_vec_pretty(run).map_err(std::io::Error::other)?;
+    json.push(b'\n');
+    crate::output::write_atomic(path, &json, replace)
 }
 
 #[cfg(test)]

@@ -79,6 +79,16 @@ impl Run {
         }
     }
 
+    /// A new Run of this process, its command line recorded (arguments that
+    /// are not valid UTF-8 are kept with replacement characters).
+    pub fn of_this_process() -> Run {
+        Run::new(
+            std::env::args_os()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect(),
+        )
+    }
+
     /// The label if set, else the hostname, else "unknown host".
     pub fn display_name(&self) -> String {
         self.label
