@@ -36,6 +36,7 @@ fn job(
     };
     let reads = rw.contains("read");
     Measurement::Disk(DiskMeasurement {
+        span: None,
         profile: Some(profile.into()),
         pass: Some(pass),
         role,

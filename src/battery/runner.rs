@@ -356,6 +356,7 @@ mod tests {
             cpu: Default::default(),
             measured_ns: 1,
             file: None,
+            span: None,
             fio_command: String::new(),
             notes: Vec::new(),
         }

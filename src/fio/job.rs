@@ -257,6 +257,7 @@ pub(super) fn measurement(
             cpu,
             measured_ns: runtime_ms * 1_000_000,
             file: None,
+            span: None,
             fio_command: cmd,
             notes: Vec::new(),
         },

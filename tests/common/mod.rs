@@ -83,6 +83,7 @@ fn disk(
         FileRole::Control => 16 << 30,
     };
     Measurement::Disk(DiskMeasurement {
+        span: None,
         profile: Some(profile.to_string()),
         pass: Some(pass),
         role,
