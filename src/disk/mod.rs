@@ -248,6 +248,7 @@ fn run(
     });
     Ok(DiskMeasurement {
         span,
+        sync: None,
         profile: None,
         pass: None,
         role: Default::default(),

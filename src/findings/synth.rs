@@ -29,6 +29,7 @@ pub fn job(profile: Option<&str>, rw: &str, bs: u64, qd: u32, pass: u32, iops: f
     };
     Measurement::Disk(DiskMeasurement {
         span: None,
+        sync: None,
         profile: profile.map(str::to_string),
         pass: Some(pass),
         role: FileRole::Main,

@@ -335,6 +335,11 @@ pub struct DiskMeasurement {
     pub read: Option<DirectionStats>,
     /// Writes over the measured interval; null when the job did no writes.
     pub write: Option<DirectionStats>,
+    /// Imports only: fio times each sync apart from its write (`sync.lat_ns`),
+    /// so a commit there is a write plus this. candor's own fsync jobs time
+    /// each write through its sync, in `write`, and leave this absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync: Option<DirectionStats>,
     /// The same figures per thread (job clone), in thread order.
     #[serde(default)]
     pub threads: Vec<ThreadStats>,

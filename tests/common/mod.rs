@@ -84,6 +84,7 @@ fn disk(
     };
     Measurement::Disk(DiskMeasurement {
         span: None,
+        sync: None,
         profile: Some(profile.to_string()),
         pass: Some(pass),
         role,
