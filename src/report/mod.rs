@@ -15,6 +15,7 @@ mod compare;
 mod compute_text;
 mod csv;
 mod findings_text;
+mod fleet;
 mod fmt;
 mod html;
 mod json;
@@ -29,6 +30,7 @@ pub use analysis::{analysis_json, analysis_text, Analysed};
 pub use compare::{Column, Comparison, HostRow, Metric};
 pub use compute_text::compute_text;
 pub use findings_text::findings_text;
+pub use fleet::{fleet_comparison, fleet_table, render_fleet};
 pub use summary::{ComputeRow, Direction, DiskRow, Summary};
 pub use sweep::{caps_text, sweep_text, table as sweep_table};
 
