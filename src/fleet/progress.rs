@@ -157,7 +157,7 @@ pub fn final_words(r: &HostRecord) -> String {
                 parts.push(format!("connect {}", secs(ns)));
             }
             if let (Some(ns), Some(u)) = (r.phase_ns(Phase::Upload), &r.upload) {
-                parts.push(format!("upload {} {}", u.how, secs(ns)));
+                parts.push(format!("{} {}", u.how, secs(ns)));
             }
             if let Some(ns) = r.phase_ns(Phase::Run) {
                 parts.push(format!("run {}", secs(ns)));
