@@ -163,17 +163,30 @@ impl Lab {
         p
     }
 
-    /// `candor fleet run ...` with a clean environment (no agent).
+    /// `candor fleet run ...` with a clean environment (no agent). With
+    /// the static build (`CANDOR_STATIC_BINARY`, set by .ci/run) the
+    /// controller is that build and pushes itself; without it the debug
+    /// build is pushed with `--binary` (the test hosts share this machine's
+    /// libraries).
     fn fleet(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_candor"));
+        let mut c = match static_binary() {
+            Some(s) => Command::new(s),
+            None => {
+                let mut c = Command::new(env!("CARGO_BIN_EXE_candor"));
+                c.args(["fleet", "run", "--binary", env!("CARGO_BIN_EXE_candor")]);
+                c.args(args);
+                c.env_remove("SSH_AUTH_SOCK");
+                return c;
+            }
+        };
         c.arg("fleet").arg("run").args(args);
         c.env_remove("SSH_AUTH_SOCK");
         c
     }
 
+    /// The binary the hosts run.
     fn binary(&self) -> String {
-        std::env::var("CANDOR_STATIC_BINARY")
-            .unwrap_or_else(|_| env!("CARGO_BIN_EXE_candor").to_string())
+        static_binary().unwrap_or_else(|| env!("CARGO_BIN_EXE_candor").to_string())
     }
 }
 
@@ -184,6 +197,23 @@ impl Drop for Lab {
             let _ = h.sshd.wait();
         }
         let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The static build to test with; CI must have one (.ci/run builds it).
+fn static_binary() -> Option<String> {
+    match std::env::var("CANDOR_STATIC_BINARY") {
+        Ok(p) => {
+            assert!(Path::new(&p).is_file(), "CANDOR_STATIC_BINARY={p}: no such file");
+            Some(p)
+        }
+        Err(_) => {
+            assert!(
+                std::env::var("CI").map(|v| v != "true").unwrap_or(true),
+                "CI=true but CANDOR_STATIC_BINARY is not set: .ci/run builds it with contrib/build-static.sh"
+            );
+            None
+        }
     }
 }
 
@@ -300,9 +330,8 @@ fn fleet_all_hosts_succeed_then_cached_and_parallel() {
         "-F",
         &ssh_config,
         "--keep-binary",
+        "--",
     ];
-    let bin = lab.binary();
-    args.extend(["--binary", &bin, "--"]);
     args.extend(QUICK);
     args.extend(["--dir", &disk, "--runtime", "300ms"]);
     let o = lab.fleet(&args).output().unwrap();
@@ -406,8 +435,6 @@ fn fleet_all_hosts_succeed_then_cached_and_parallel() {
         out2.to_str().unwrap(),
         "--parallel",
         "3",
-        "--binary",
-        &bin,
         "--",
     ];
     args.extend(QUICK);
@@ -492,17 +519,8 @@ fn fleet_partial_failures_have_one_line_causes() {
     );
     let disk = lab.dir.join("disk");
     let out = lab.dir.join("fleet");
-    let bin = lab.binary();
     let disk_s = disk.display().to_string();
-    let mut args = vec![
-        "-i",
-        ini.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--binary",
-        &bin,
-        "--",
-    ];
+    let mut args = vec!["-i", ini.to_str().unwrap(), "-o", out.to_str().unwrap(), "--"];
     args.extend(QUICK);
     args.extend(["--dir", &disk_s, "--runtime", "300ms"]);
     let child = lab
@@ -602,7 +620,6 @@ fn fleet_ctrl_c_stops_remote_runs_and_cleans_up() {
     let h = &lab.hosts[0];
     let out = lab.dir.join("fleet");
     let disk = lab.dir.join("disk").display().to_string();
-    let bin = lab.binary();
     let target = format!("root@{}:{}", h.addr, h.port);
     let key = format!("IdentityFile={}/client", lab.dir.display());
     let cfg = lab.dir.join("ssh_config").display().to_string();
@@ -614,8 +631,6 @@ fn fleet_ctrl_c_stops_remote_runs_and_cleans_up() {
         &cfg,
         "--ssh-option",
         &key,
-        "--binary",
-        &bin,
         "--",
     ];
     args.extend(QUICK);
