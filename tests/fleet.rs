@@ -204,7 +204,10 @@ impl Drop for Lab {
 fn static_binary() -> Option<String> {
     match std::env::var("CANDOR_STATIC_BINARY") {
         Ok(p) => {
-            assert!(Path::new(&p).is_file(), "CANDOR_STATIC_BINARY={p}: no such file");
+            assert!(
+                Path::new(&p).is_file(),
+                "CANDOR_STATIC_BINARY={p}: no such file"
+            );
             Some(p)
         }
         Err(_) => {
@@ -520,7 +523,13 @@ fn fleet_partial_failures_have_one_line_causes() {
     let disk = lab.dir.join("disk");
     let out = lab.dir.join("fleet");
     let disk_s = disk.display().to_string();
-    let mut args = vec!["-i", ini.to_str().unwrap(), "-o", out.to_str().unwrap(), "--"];
+    let mut args = vec![
+        "-i",
+        ini.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--",
+    ];
     args.extend(QUICK);
     args.extend(["--dir", &disk_s, "--runtime", "300ms"]);
     let child = lab

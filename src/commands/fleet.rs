@@ -18,6 +18,8 @@ pub struct Args {
     pub command: FleetCommand,
 }
 
+// Parsed once per process: the size of the largest variant does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum FleetCommand {
     /// Benchmark every host of an inventory (or the hosts given) over ssh,
