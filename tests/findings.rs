@@ -36,6 +36,8 @@ fn job(
     };
     let reads = rw.contains("read");
     Measurement::Disk(DiskMeasurement {
+        span: None,
+        sync: None,
         profile: Some(profile.into()),
         pass: Some(pass),
         role,

@@ -162,7 +162,7 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
         Some(file) => resume(&args, file)?,
         None => start(&args)?,
     };
-    let mut backend = crate::battery::engines::Engines::new(test_dir);
+    let mut backend = crate::battery::engines::Engines::new(test_dir).continuing(recorder.run());
     let mut progress = if args.fleet_agent {
         crate::battery::progress::Progress::new(!args.quiet)
     } else {

@@ -63,6 +63,14 @@ pub struct JobSpec {
     pub direct: bool,
     /// Random seed for offsets and payloads.
     pub seed: u64,
+    /// Sequential jobs: where in each thread's region the first operation
+    /// goes (bytes, wrapping at the region's end). 0, as fio starts; the
+    /// battery's control series carries it from job to job so that no
+    /// control read repeats bytes an earlier one read.
+    pub seq_start: u64,
+    /// Stop each thread after its cursor has moved over this many bytes
+    /// (ramp included), before the runtime if need be.
+    pub byte_limit: Option<u64>,
 }
 
 impl JobSpec {
@@ -82,6 +90,8 @@ impl JobSpec {
             fsync: 0,
             direct: true,
             seed: 0,
+            seq_start: 0,
+            byte_limit: None,
         }
     }
 

@@ -57,11 +57,21 @@ pub fn sparse_file(run: &Run) -> Vec<Finding> {
 /// `tmpfs`: a Run whose test directory was recorded on tmpfs or ramfs (an
 /// imported or hand-made result: candor itself refuses to measure there).
 pub fn tmpfs(run: &Run) -> Vec<Finding> {
+    let unknown = |why: &str| {
+        vec![not_checked(
+            "tmpfs",
+            format!("{why}: whether the disk figures measured RAM (tmpfs, ramfs) was not checked"),
+            "the test directory's filesystem type or magic",
+        )]
+    };
     let Some(s) = &run.host.storage else {
-        return Vec::new();
+        return unknown("the test directory's filesystem is not recorded");
     };
     let fs = s.fs_type.as_deref().unwrap_or("");
     let magic = s.fs_magic.as_deref().unwrap_or("");
+    if fs.is_empty() && magic.is_empty() {
+        return unknown(&format!("the filesystem of {} is not recorded", s.dir));
+    }
     // TMPFS_MAGIC 0x01021994, RAMFS_MAGIC 0x858458f6.
     if fs == "tmpfs"
         || fs == "ramfs"
@@ -111,7 +121,8 @@ mod tests {
     #[test]
     fn tmpfs_recorded_in_a_run_is_a_refusal() {
         let mut run = run();
-        assert!(tmpfs(&run).is_empty());
+        // Unknown filesystem: not checked, never silence.
+        assert_eq!(tmpfs(&run)[0].status, FindingStatus::NotChecked);
         run.host.storage = Some(crate::result::StorageFacts {
             dir: "/tmp".into(),
             fs_type: Some("tmpfs".into()),

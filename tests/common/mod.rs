@@ -83,6 +83,8 @@ fn disk(
         FileRole::Control => 16 << 30,
     };
     Measurement::Disk(DiskMeasurement {
+        span: None,
+        sync: None,
         profile: Some(profile.to_string()),
         pass: Some(pass),
         role,
