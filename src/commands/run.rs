@@ -313,17 +313,7 @@ fn resume(args: &Args, file: &Path) -> anyhow::Result<(Plan, Recorder, TestDir)>
 
 /// `candor-<hostname>-<20261130T064950Z>.json`, with the hostname made safe for a file name.
 pub fn default_output_name(hostname: Option<&str>, rfc3339: &str) -> String {
-    let host: String = hostname
-        .unwrap_or("host")
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let host = crate::output::file_name_part(hostname.unwrap_or("host"));
     let stamp: String = rfc3339.chars().filter(|c| *c != '-' && *c != ':').collect();
     format!("candor-{host}-{stamp}.json")
 }

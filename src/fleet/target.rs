@@ -132,17 +132,7 @@ impl Target {
 
     /// The name made safe for a file name (`web 1/a` → `web_1_a`).
     pub fn file_stem(&self) -> String {
-        let stem: String = self
-            .name
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
+        let stem = crate::output::file_name_part(&self.name);
         match stem.trim_start_matches('.') {
             "" => "host".to_string(),
             s => s.to_string(),

@@ -1,6 +1,7 @@
 //! Reports: every rendering of Runs lives here. One Run, or several side
 //! by side, as text, Markdown, CSV, JSON or one self-contained HTML file;
-//! the findings as text; what the sweep and compute commands print.
+//! the findings as text; what the sweep and compute commands print; a fleet
+//! run's table of hosts beside its comparison (`fleet.rs`).
 //!
 //! Reporting never measures: everything here is a pure function of Runs.
 //! The figures are first reduced to a summary (`summary.rs`: medians over
