@@ -92,6 +92,8 @@ pub fn job_from_args(args: &Args) -> anyhow::Result<JobSpec> {
         byte_limit: None,
     };
     job.validate().map_err(usage)?;
+    job.check_memory(crate::host::memory::available_bytes())
+        .map_err(usage)?;
     Ok(job)
 }
 

@@ -64,6 +64,8 @@ fn run(
     dir: &std::path::Path,
 ) -> anyhow::Result<DiskMeasurement> {
     job.validate().map_err(usage)?;
+    job.check_memory(crate::host::memory::available_bytes())
+        .map_err(usage)?;
     let selected = engine::select(job.engine).map_err(|why| anyhow::anyhow!(why))?;
     let mut job = job.clone();
     let mut notes = Vec::new();

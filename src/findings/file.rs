@@ -19,7 +19,9 @@ pub fn sparse_file(run: &Run) -> Vec<Finding> {
         }
         any = true;
         // st_blocks * 512 of a fully written file is at least its size (blocks round up).
-        if f.allocated_bytes < f.size && !seen.contains(&f.path) {
+        // A file whose blocks were counted late (ZFS) but that has no hole is not sparse.
+        let sparse = f.allocated_bytes < f.size && f.no_holes != Some(true);
+        if sparse && !seen.contains(&f.path) {
             seen.push(f.path.clone());
             let reads = run
                 .disk()

@@ -430,6 +430,15 @@ pub struct TestFileInfo {
     /// How long the fill (write + fsync) took (ns); 0 when the file was reused.
     #[serde(default)]
     pub fill_ns: u64,
+    /// On a copy-on-write filesystem (btrfs): whether the file was made
+    /// No_COW (chattr +C) before it was written. Absent elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nocow: Option<bool>,
+    /// Whether `lseek(SEEK_HOLE)` found no hole before the end: kept where the
+    /// allocated blocks lagged behind the write (ZFS updates them at
+    /// transaction-group sync) and the file was taken as fully written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_holes: Option<bool>,
 }
 
 /// One direction (read or write) of a job, or of one thread.
