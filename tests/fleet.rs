@@ -195,6 +195,9 @@ impl Drop for Lab {
         for h in &mut self.hosts {
             let _ = h.sshd.kill();
             let _ = h.sshd.wait();
+            // A home that a test made a small tmpfs (not a mount point: EINVAL, ignored).
+            let home = std::ffi::CString::new(h.home().display().to_string()).unwrap();
+            unsafe { libc::umount2(home.as_ptr(), libc::MNT_DETACH) };
         }
         let _ = std::fs::remove_dir_all(&self.dir);
     }
@@ -479,21 +482,36 @@ fn fleet_all_hosts_succeed_then_cached_and_parallel() {
 }
 
 /// A good host, a refused key, a port where nothing listens, a changed
-/// host key, and a host whose candor is killed mid-run: one line each,
+/// host key, a host whose candor is killed mid-run, and one without space
+/// for the binary: one line each,
 /// the good host finishes, exit 1, and nothing is left on any host.
 #[test]
 fn fleet_partial_failures_have_one_line_causes() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let lab = Lab::new(
         "fail",
-        &["127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.6"],
+        &[
+            "127.0.0.2",
+            "127.0.0.3",
+            "127.0.0.4",
+            "127.0.0.6",
+            "127.0.0.10",
+        ],
     );
-    let (good, wrong, changed, killed) = (
+    let (good, wrong, changed, killed, full) = (
         lab.host("127.0.0.2"),
         lab.host("127.0.0.3"),
         lab.host("127.0.0.4"),
         lab.host("127.0.0.6"),
+        lab.host("127.0.0.10"),
     );
+    // A host whose home (where the binary's cache goes) has 1 MiB free.
+    let st = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=1m", "tmpfs"])
+        .arg(full.home())
+        .status()
+        .unwrap();
+    assert!(st.success(), "mounting a tmpfs needs root");
     // The changed host's key in known_hosts is another one.
     keygen(&lab.dir.join("old_host_key"));
     let old = std::fs::read_to_string(lab.dir.join("old_host_key.pub")).unwrap();
@@ -516,7 +534,7 @@ fn fleet_partial_failures_have_one_line_causes() {
             lab.line("good", good, "client"),
             lab.line("wrongkey", wrong, "wrong"),
             lab.line("changed", changed, "client"),
-            "",
+            lab.line("full", full, "client"),
             lab.dir.display()
         ),
     );
@@ -582,9 +600,17 @@ fn fleet_partial_failures_have_one_line_causes() {
         cause("killed")
     );
     assert_eq!(host(&f, "killed")["exit_status"], 137);
+    assert_eq!(host(&f, "full")["failed_phase"], "upload");
+    assert_eq!(
+        cause("full"),
+        format!(
+            "upload: no space left on the host for the binary in {}/.cache/candor/bin",
+            full.home().display()
+        )
+    );
     // The killed host's partial Run was fetched, and is not compared.
     assert_eq!(host(&f, "killed")["run_status"], "running");
-    for n in ["wrongkey", "nobody", "changed", "killed"] {
+    for n in ["wrongkey", "nobody", "changed", "killed", "full"] {
         assert!(!cause(n).contains('\n'));
         assert!(
             String::from_utf8_lossy(&o.stdout).contains(&cause(n)),
@@ -594,7 +620,7 @@ fn fleet_partial_failures_have_one_line_causes() {
     let txt = std::fs::read_to_string(out.join("compare.txt")).unwrap();
     assert!(txt.contains("candor compare: 1 run"), "{txt}");
     // Nothing candor wrote is left: work directories, binaries, the killed run's test file.
-    for h in [good, killed, changed, wrong] {
+    for h in [good, killed, changed, wrong, full] {
         assert!(h.files().is_empty(), "{}: {:?}", h.addr, h.files());
     }
     assert!(test_files(&disk).is_empty(), "{:?}", test_files(&disk));

@@ -501,7 +501,9 @@ pub fn run(
             plan.test_dir.clone(),
             remove_binary.clone().unwrap_or_default(),
         ];
-        if remove_binary.is_some() {
+        // The directories the upload made go too, unless they now hold the
+        // binary kept for the next fleet run (also after a failed upload).
+        if !(plan.keep_binary && uploaded.is_some()) {
             args.extend(created.iter().rev().cloned());
         }
         let c = conn.exec(
