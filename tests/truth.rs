@@ -571,7 +571,7 @@ fn fio_imports_agree_with_candors_own_measurement() {
             continue;
         }
         let name = path.file_stem().unwrap().to_string_lossy().to_string();
-        let imported = candor::fio::import_files(&[path.clone()], None).unwrap();
+        let imported = candor::fio::import_files(std::slice::from_ref(&path), None).unwrap();
         let import_findings = candor::findings::analyze(&imported);
         for (i, d) in imported.disk().enumerate() {
             let s = &d.spec;
