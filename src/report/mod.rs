@@ -28,6 +28,7 @@ mod text;
 pub use analysis::{analysis_json, analysis_text, Analysed};
 pub use compare::{Column, Comparison, HostRow, Metric};
 pub use compute_text::compute_text;
+pub use csv::field as csv_field;
 pub use findings_text::findings_text;
 pub use summary::{ComputeRow, Direction, DiskRow, Summary};
 pub use sweep::{caps_text, sweep_text, table as sweep_table};
