@@ -49,4 +49,6 @@ pub enum Command {
     Compare(crate::commands::compare::Args),
     /// Import fio JSON output as a Run.
     Import(crate::commands::import::Args),
+    /// The history of every Run: add, list, show a host, trends, drift, export, an HTML report.
+    History(crate::commands::history::Args),
 }

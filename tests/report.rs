@@ -17,8 +17,11 @@ fn write_run(dir: &Path, name: &str, run: &Run) -> PathBuf {
     path
 }
 
+/// The binary, kept from adding to the user's history (tests/history.rs tests that).
 fn candor() -> Command {
-    Command::cargo_bin("candor").unwrap()
+    let mut cmd = Command::cargo_bin("candor").unwrap();
+    cmd.env("CANDOR_NO_HISTORY", "1");
+    cmd
 }
 
 /// A sentence shared by several compute tests is one note naming them all;

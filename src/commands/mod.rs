@@ -9,9 +9,11 @@ pub mod cpu;
 pub mod crypto;
 pub mod disk;
 pub mod explain;
+pub mod history;
 pub mod import;
 pub mod memory;
 pub mod os;
+pub mod record;
 pub mod report;
 pub mod run;
 pub mod sweep;
@@ -34,5 +36,6 @@ pub fn dispatch(command: Command) -> anyhow::Result<()> {
         Command::Report(a) => report::execute(a),
         Command::Compare(a) => compare::execute(a),
         Command::Import(a) => import::execute(a),
+        Command::History(a) => history::execute(a),
     }
 }

@@ -75,6 +75,8 @@ pub struct Args {
     /// No progress on stderr.
     #[arg(long, short)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub history: crate::commands::record::HistoryFlags,
 }
 
 /// The preset and the overrides the flags ask for.
@@ -166,7 +168,10 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     match outcome {
         Outcome::Complete => {
             let run = recorder.into_run();
-            crate::output::write_text(None, &crate::report::render(&run, args.format), false)
+            let printed =
+                crate::output::write_text(None, &crate::report::render(&run, args.format), false);
+            args.history.record(&run, Some(&output), args.quiet);
+            printed
         }
         Outcome::Interrupted(i) => {
             if !args.quiet {

@@ -25,9 +25,9 @@
 
 use super::figures::{figures, Figure, Key, Metric};
 use super::query;
+use super::History;
 use crate::findings::{checked, not_checked, round_to};
 use crate::result::{median, Finding, Run};
-use rusqlite::Connection;
 use serde_json::json;
 
 /// Earlier Runs of a workload needed before drift is judged: with one or
@@ -227,12 +227,11 @@ pub fn findings_of(
             .unwrap_or_default();
         let side = if a.value < a.min { "below" } else { "above" };
         let verdict = format!(
-            "{} {}: {}{change}, {side} this host's range of {}–{} over its last {} Runs (median {}) by more than the noise ({}){changed_note}",
+            "{} {}: {}{change}, {side} this host's range of {} over its last {} Runs (median {}) by more than the noise ({}){changed_note}",
             f.test,
             m.short(),
             m.show(a.value),
-            m.show(a.min),
-            m.show(a.max),
+            m.show_range(a.min, a.max),
             a.n,
             m.show(a.median),
             m.show(a.noise),
@@ -280,7 +279,7 @@ pub fn findings_of(
                 )
             })
             .collect();
-        let more = if unchecked.len() > 3 { ", ..." } else { "" };
+        let more = if unchecked.len() > 3 { "; ..." } else { "" };
         for id in ["regressed", "improved"] {
             let mut f = not_checked(
                 id,
@@ -307,7 +306,9 @@ pub fn findings_of(
 /// The drift findings of `run` against the history in `conn`: its key
 /// figures against the earlier Runs (strictly earlier in time) of its host
 /// (`host`, else its label or hostname).
-pub fn for_run(conn: &Connection, run: &Run, host: Option<&str>) -> anyhow::Result<Vec<Finding>> {
+pub fn for_run(history: &History, run: &Run, host: Option<&str>) -> anyhow::Result<Vec<Finding>> {
+    let conn = history.conn();
+    let sql = |e: rusqlite::Error| history.error(e);
     let name = host
         .map(str::to_string)
         .or_else(|| super::add::identity(run))
@@ -321,12 +322,13 @@ pub fn for_run(conn: &Connection, run: &Run, host: Option<&str>) -> anyhow::Resu
             "the Run has no valid started_at time: it cannot be placed among earlier Runs",
         )
     })?;
-    let host_id = query::host_id(conn, &name)?;
+    let host_id = query::host_id(conn, &name).map_err(sql)?;
     let figs = figures(run);
     let mut judged = Vec::new();
     for f in figs.iter().filter(|f| f.key != Key::Other) {
         let earlier = match host_id {
-            Some(h) => query::earlier(conn, h, &f.workload, f.metric, started, DRIFT_WINDOW)?,
+            Some(h) => query::earlier(conn, h, &f.workload, f.metric, started, DRIFT_WINDOW)
+                .map_err(sql)?,
             None => Vec::new(),
         };
         let values: Vec<f64> = earlier.iter().map(|p| p.value).collect();
@@ -342,7 +344,7 @@ pub fn for_run(conn: &Connection, run: &Run, host: Option<&str>) -> anyhow::Resu
         });
     }
     let changed = match host_id {
-        Some(h) => match query::facts_before(conn, h, started)? {
+        Some(h) => match query::facts_before(conn, h, started).map_err(sql)? {
             Some(before) => Facts::changes(&before, &Facts::of(run)),
             None => Default::default(),
         },

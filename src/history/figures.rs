@@ -122,6 +122,16 @@ impl Metric {
         }
     }
 
+    /// A range with the unit written once when both ends share it:
+    /// `1947.0–2032.2 MB/s`, `852 us – 1.02 ms`.
+    pub fn show_range(self, lo: f64, hi: f64) -> String {
+        let (a, b) = (self.show(lo), self.show(hi));
+        match (a.split_once(' '), b.split_once(' ')) {
+            (Some((x, ua)), Some((_, ub))) if ua == ub => format!("{x}–{b}"),
+            _ => format!("{a} – {b}"),
+        }
+    }
+
     /// How people read it: `IOPS`, `MB/s`, `p99`.
     pub fn short(self) -> &'static str {
         match self {
@@ -285,11 +295,11 @@ pub fn figures(run: &Run) -> Vec<Figure> {
             let Some(value) = median(&values) else {
                 continue;
             };
-            let key = if g.kind != "disk" {
-                Key::Headline
-            } else if metric == Metric::BytesPerSec && g.bandwidth_bound
-                || metric == Metric::Iops && !g.bandwidth_bound
-            {
+            // A compute test has one figure; a disk test is quoted by MB/s or IOPS.
+            let headline = g.kind != "disk"
+                || (metric == Metric::BytesPerSec && g.bandwidth_bound)
+                || (metric == Metric::Iops && !g.bandwidth_bound);
+            let key = if headline {
                 Key::Headline
             } else if metric == Metric::LatP99 && g.felt {
                 Key::Felt
@@ -390,5 +400,11 @@ mod tests {
         assert_eq!(Metric::parse("p99"), Some(Metric::LatP99));
         assert_eq!(Metric::parse("speed"), None);
         assert!(!Metric::LatP99.higher_is_better() && Metric::Iops.higher_is_better());
+        assert_eq!(
+            Metric::BytesPerSec.show_range(1947e6, 2032.2e6),
+            "1947.0–2032.2 MB/s"
+        );
+        assert_eq!(Metric::LatP99.show_range(852e3, 1.02e6), "852 us – 1.02 ms");
+        assert_eq!(Metric::Iops.show_range(7050.0, 7358.0), "7,050–7,358 IOPS");
     }
 }

@@ -62,6 +62,8 @@ pub struct Filter {
     pub since: Option<i64>,
     /// Runs that started before (Unix seconds).
     pub until: Option<i64>,
+    /// One host, by its row id (what `find_host` resolved).
+    pub host_id: Option<i64>,
 }
 
 impl Filter {
@@ -74,6 +76,10 @@ impl Filter {
             parts.push("(h.name = ? OR h.hostname = ?)".into());
             values.push(Value::Text(h.clone()));
             values.push(Value::Text(h.clone()));
+        }
+        if let Some(id) = self.host_id {
+            parts.push("h.id = ?".into());
+            values.push(Value::Integer(id));
         }
         if let Some(l) = &self.label {
             parts.push("r.label = ?".into());
@@ -497,4 +503,50 @@ pub fn run_json(conn: &Connection, prefix: &str) -> anyhow::Result<(String, Stri
             "{prefix} starts the hashes of several Runs; give more digits"
         ))),
     }
+}
+
+/// A stored finding of a Run (the Run's own, as it was added).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct FindingRow {
+    pub id: String,
+    pub severity: String,
+    pub status: String,
+    pub subject: Option<String>,
+    pub verdict: String,
+}
+
+/// The most recent Run of a host.
+pub fn latest_run(conn: &Connection, host: &HostRow) -> rusqlite::Result<Option<RunRow>> {
+    let filter = Filter {
+        host_id: Some(host.id),
+        ..Filter::default()
+    };
+    Ok(runs(conn, &filter, Some(1))?.pop())
+}
+
+/// The stored findings of the Run with this hash, in their order.
+pub fn findings_of(conn: &Connection, hash: &str) -> rusqlite::Result<Vec<FindingRow>> {
+    let mut stmt = conn.prepare(
+        "SELECT f.id, f.severity, f.status, f.subject, f.verdict FROM findings f JOIN runs r ON r.id = f.run_id
+         WHERE r.hash = ?1 ORDER BY f.seq",
+    )?;
+    let rows = stmt.query_map([hash], |r| {
+        Ok(FindingRow {
+            id: r.get(0)?,
+            severity: r.get(1)?,
+            status: r.get(2)?,
+            subject: r.get(3)?,
+            verdict: r.get(4)?,
+        })
+    })?;
+    rows.collect()
+}
+
+/// How many Runs of host `name` started before `before` (Unix seconds).
+pub fn runs_before(conn: &Connection, name: &str, before: i64) -> rusqlite::Result<i64> {
+    conn.query_row(
+        "SELECT COUNT(*) FROM runs r JOIN hosts h ON h.id = r.host_id WHERE h.name = ?1 AND r.started_unix < ?2",
+        params![name, before],
+        |r| r.get(0),
+    )
 }

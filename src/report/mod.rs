@@ -16,6 +16,8 @@ mod compute_text;
 mod csv;
 mod findings_text;
 mod fmt;
+pub mod history;
+mod history_html;
 mod html;
 mod json;
 mod markdown;
@@ -30,6 +32,7 @@ pub use compare::{Column, Comparison, HostRow, Metric};
 pub use compute_text::compute_text;
 pub use csv::field as csv_field;
 pub use findings_text::findings_text;
+pub use history_html::{history_html, HostSection};
 pub use summary::{ComputeRow, Direction, DiskRow, Summary};
 pub use sweep::{caps_text, sweep_text, table as sweep_table};
 
