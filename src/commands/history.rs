@@ -223,23 +223,41 @@ fn add(db: &Path, a: AddArgs) -> anyhow::Result<()> {
         return Err(usage("--host: give a name"));
     }
     // Every file is checked before anything is stored: a bad one adds nothing.
+    // An add that fits in one batch keeps what it read; a larger one reads
+    // each file again when its batch comes, instead of holding them all.
+    let one_batch = a.files.len() <= ADD_BATCH;
+    let mut kept = Vec::new();
     for f in &a.files {
-        read(f, host)?;
+        let loaded = read(f, host)?;
+        if one_batch {
+            kept.push(loaded);
+        }
     }
     let mut store = History::open(db, Open::Create)?;
     let (mut new, mut old) = (0usize, 0usize);
     let mut hosts: Vec<String> = Vec::new();
     let mut lines: Vec<String> = Vec::new();
     for chunk in a.files.chunks(ADD_BATCH) {
-        let mut read_back = Vec::with_capacity(chunk.len());
-        for f in chunk {
-            // Read again: holding every file of a large add in memory is not needed.
-            let (text, run) = read(f, host).map_err(|e| {
-                anyhow::anyhow!("{e:#} (changed while being added; {new} Runs were added before it, run the command again to add the rest)")
-            })?;
-            let from = std::path::absolute(f).unwrap_or_else(|_| f.clone());
-            read_back.push((text, run, from.display().to_string()));
-        }
+        let loaded: Vec<(String, crate::result::Run)> = if one_batch {
+            std::mem::take(&mut kept)
+        } else {
+            chunk
+                .iter()
+                .map(|f| {
+                    read(f, host).map_err(|e| {
+                        anyhow::anyhow!("{e:#} (changed while being added; {new} Runs were added before it, run the command again to add the rest)")
+                    })
+                })
+                .collect::<anyhow::Result<_>>()?
+        };
+        let read_back: Vec<(String, crate::result::Run, String)> = loaded
+            .into_iter()
+            .zip(chunk)
+            .map(|((text, run), f)| {
+                let from = std::path::absolute(f).unwrap_or_else(|_| f.clone());
+                (text, run, from.display().to_string())
+            })
+            .collect();
         let batch: Vec<Incoming> = read_back
             .iter()
             .map(|(text, run, from)| Incoming {
@@ -417,7 +435,7 @@ fn trend(db: &Path, a: TrendArgs) -> anyhow::Result<()> {
     let store = History::open(db, Open::Existing)?;
     let host = query::find_host(store.conn(), &a.host)?;
     let series = query::find_series(store.conn(), &host, &a.test, metric)?;
-    let points = query::points(store.conn(), series.id, a.last).map_err(|e| store.error(e))?;
+    let points = query::points(store.conn(), &series, a.last).map_err(|e| store.error(e))?;
     let view = TrendView {
         host: &host,
         series: &series,
@@ -498,7 +516,7 @@ fn report(db: &Path, a: ReportArgs) -> anyhow::Result<()> {
                 continue;
             }
             let points =
-                query::points(store.conn(), s.series.id, None).map_err(|e| store.error(e))?;
+                query::points(store.conn(), &s.series, None).map_err(|e| store.error(e))?;
             t.push((s.series.clone(), points));
         }
         // Headline rates first, then the felt latencies.

@@ -269,7 +269,8 @@ fn insert_figures(
         "INSERT INTO series (host_id, workload_id, metric, unit, higher_is_better, key_figure) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?;
     let mut figure = tx.prepare(
-        "INSERT INTO figures (series_id, started_unix, run_id, value, min, max, passes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        "INSERT INTO figures (host_id, workload_id, started_unix, run_id, metric, value, min, max, passes)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     )?;
     let mut last_workload: Option<(String, i64)> = None;
     for f in figures {
@@ -295,27 +296,31 @@ fn insert_figures(
             }
         };
         let metric = f.metric.as_str();
-        let series_id = match find_series
+        let known = find_series
             .query_row(params![host_id, workload_id, metric], |r| {
                 r.get::<_, i64>(0)
             })
-            .optional()?
-        {
-            Some(id) => id,
-            None => {
-                new_series.execute(params![
-                    host_id,
-                    workload_id,
-                    metric,
-                    f.metric.unit(),
-                    f.metric.higher_is_better(),
-                    f.key as i64
-                ])?;
-                tx.last_insert_rowid()
-            }
-        };
+            .optional()?;
+        if known.is_none() {
+            new_series.execute(params![
+                host_id,
+                workload_id,
+                metric,
+                f.metric.unit(),
+                f.metric.higher_is_better(),
+                f.key as i64
+            ])?;
+        }
         figure.execute(params![
-            series_id, started, run_id, f.value, f.min, f.max, f.passes
+            host_id,
+            workload_id,
+            started,
+            run_id,
+            metric,
+            f.value,
+            f.min,
+            f.max,
+            f.passes
         ])?;
     }
     Ok(())

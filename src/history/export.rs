@@ -2,8 +2,8 @@
 //! workload key, for spreadsheets, pandas, ClickHouse or BigQuery. CSV (a
 //! header, RFC 4180 quoting) or NDJSON (one JSON object per line, the same
 //! names). Streamed row by row: a history of ten thousand Runs exports
-//! without holding it in memory. Rows come in primary-key order: series by
-//! series (a host's workload and metric), each in time order.
+//! without holding it in memory. Rows come in primary-key order: host by
+//! host, workload by workload, each in time order (a Run's metrics together).
 
 use super::figures::Key;
 use super::query::Filter;
@@ -53,9 +53,10 @@ pub fn export(
     let sql = format!(
         "SELECT h.name, r.hostname, r.label, r.hash, r.started_at, r.status, r.source, r.tool, r.tool_version,
                 w.key, w.kind, w.test, s.metric, s.unit, f.value, f.min, f.max, f.passes, s.higher_is_better, s.key_figure
-         FROM figures f JOIN series s ON s.id = f.series_id JOIN hosts h ON h.id = s.host_id
-         JOIN workloads w ON w.id = s.workload_id JOIN runs r ON r.id = f.run_id
-         WHERE {clause} ORDER BY f.series_id, f.started_unix, f.run_id"
+         FROM figures f
+         JOIN series s ON s.host_id = f.host_id AND s.workload_id = f.workload_id AND s.metric = f.metric
+         JOIN hosts h ON h.id = f.host_id JOIN workloads w ON w.id = f.workload_id JOIN runs r ON r.id = f.run_id
+         WHERE {clause} ORDER BY f.host_id, f.workload_id, f.started_unix, f.run_id, f.metric"
     );
     let mut stmt = conn.prepare(&sql)?;
     let mut rows = stmt.query(rusqlite::params_from_iter(values))?;

@@ -237,7 +237,8 @@ pub fn find_host(conn: &Connection, wanted: &str) -> anyhow::Result<HostRow> {
 /// One series of a host: a workload and a metric.
 #[derive(Debug, Clone)]
 pub struct SeriesRow {
-    pub id: i64,
+    pub host_id: i64,
+    pub workload_id: i64,
     pub workload: String,
     pub kind: String,
     pub test: String,
@@ -253,18 +254,19 @@ pub fn host_series(
     key_only: bool,
 ) -> rusqlite::Result<Vec<SeriesRow>> {
     let mut stmt = conn.prepare(
-        "SELECT s.id, w.key, w.kind, w.test, s.metric, s.key_figure FROM series s JOIN workloads w ON w.id = s.workload_id
+        "SELECT s.host_id, s.workload_id, w.key, w.kind, w.test, s.metric, s.key_figure FROM series s JOIN workloads w ON w.id = s.workload_id
          WHERE s.host_id = ?1 AND (?2 = 0 OR s.key_figure > 0) ORDER BY w.id, s.key_figure = 0, s.key_figure, s.metric",
     )?;
     let rows = stmt.query_map(params![host, key_only as i64], |r| {
-        let metric: String = r.get(4)?;
+        let metric: String = r.get(5)?;
         Ok(SeriesRow {
-            id: r.get(0)?,
-            workload: r.get(1)?,
-            kind: r.get(2)?,
-            test: r.get(3)?,
+            host_id: r.get(0)?,
+            workload_id: r.get(1)?,
+            workload: r.get(2)?,
+            kind: r.get(3)?,
+            test: r.get(4)?,
             metric: Metric::parse(&metric).unwrap_or(Metric::Iops),
-            key: Key::from_i64(r.get(5)?),
+            key: Key::from_i64(r.get(6)?),
         })
     })?;
     rows.collect()
@@ -361,14 +363,17 @@ pub struct Point {
 }
 
 /// A series' points, oldest first; with `last`, only the most recent ones.
-pub fn points(conn: &Connection, series: i64, last: Option<usize>) -> rusqlite::Result<Vec<Point>> {
-    let mut stmt = conn.prepare(
-        "SELECT f.started_unix, r.hash, f.value, f.min, f.max, f.passes, r.started_at FROM figures f JOIN runs r ON r.id = f.run_id
-         WHERE f.series_id = ?1 ORDER BY f.started_unix DESC, f.run_id DESC LIMIT ?2",
+pub fn points(
+    conn: &Connection,
+    series: &SeriesRow,
+    last: Option<usize>,
+) -> rusqlite::Result<Vec<Point>> {
+    let mut out = points_before(
+        conn,
+        (series.host_id, series.workload_id, series.metric),
+        i64::MAX,
+        last.map_or(-1, |l| l as i64),
     )?;
-    let mut out: Vec<Point> = stmt
-        .query_map(params![series, last.map_or(-1, |l| l as i64)], point)?
-        .collect::<Result<_, _>>()?;
     out.reverse();
     Ok(out)
 }
@@ -395,31 +400,35 @@ pub fn earlier(
     before: i64,
     limit: usize,
 ) -> rusqlite::Result<Vec<Point>> {
-    let series: Option<i64> = conn
-        .query_row(
-            "SELECT s.id FROM series s JOIN workloads w ON w.id = s.workload_id
-             WHERE s.host_id = ?1 AND w.key = ?2 AND s.metric = ?3",
-            params![host, workload, metric.as_str()],
-            |r| r.get(0),
-        )
+    let id: Option<i64> = conn
+        .query_row("SELECT id FROM workloads WHERE key = ?1", [workload], |r| {
+            r.get(0)
+        })
         .optional()?;
-    let Some(series) = series else {
-        return Ok(Vec::new());
-    };
-    earlier_in(conn, series, before, limit)
+    match id {
+        Some(w) => points_before(conn, (host, w, metric), before, limit as i64),
+        None => Ok(Vec::new()),
+    }
 }
 
-fn earlier_in(
+/// The points of (host, workload, metric) that started before `before`,
+/// most recent first, at most `limit` (-1: all): a range scan of the
+/// primary key (host, workload, time).
+fn points_before(
     conn: &Connection,
-    series: i64,
+    (host, workload, metric): (i64, i64, Metric),
     before: i64,
-    limit: usize,
+    limit: i64,
 ) -> rusqlite::Result<Vec<Point>> {
     let mut stmt = conn.prepare(
         "SELECT f.started_unix, r.hash, f.value, f.min, f.max, f.passes, r.started_at FROM figures f JOIN runs r ON r.id = f.run_id
-         WHERE f.series_id = ?1 AND f.started_unix < ?2 ORDER BY f.started_unix DESC, f.run_id DESC LIMIT ?3",
+         WHERE f.host_id = ?1 AND f.workload_id = ?2 AND f.metric = ?3 AND f.started_unix < ?4
+         ORDER BY f.started_unix DESC, f.run_id DESC LIMIT ?5",
     )?;
-    let rows = stmt.query_map(params![series, before, limit as i64], point)?;
+    let rows = stmt.query_map(
+        params![host, workload, metric.as_str(), before, limit],
+        point,
+    )?;
     rows.collect()
 }
 
@@ -458,15 +467,24 @@ pub struct Standing {
 /// Every key figure of `host`, latest against earlier, in test order.
 pub fn standings(conn: &Connection, host: &HostRow) -> rusqlite::Result<Vec<Standing>> {
     let mut out = Vec::new();
-    let mut count = conn.prepare("SELECT COUNT(*) FROM figures WHERE series_id = ?1")?;
+    let mut count = conn.prepare(
+        "SELECT COUNT(*) FROM figures WHERE host_id = ?1 AND workload_id = ?2 AND metric = ?3",
+    )?;
     for s in host_series(conn, host.id, true)? {
-        let Some(latest) = points(conn, s.id, Some(1))?.pop() else {
+        let Some(latest) = points(conn, &s, Some(1))?.pop() else {
             continue;
         };
-        let earlier = earlier_in(conn, s.id, latest.unix, DRIFT_WINDOW)?;
+        let earlier = points_before(
+            conn,
+            (s.host_id, s.workload_id, s.metric),
+            latest.unix,
+            DRIFT_WINDOW as i64,
+        )?;
         let values: Vec<f64> = earlier.iter().map(|p| p.value).collect();
         let assessment = assess(s.kind == "disk", s.metric, &values, latest.value);
-        let total = count.query_row([s.id], |r| r.get(0))?;
+        let total = count.query_row(params![s.host_id, s.workload_id, s.metric.as_str()], |r| {
+            r.get(0)
+        })?;
         out.push(Standing {
             series: s,
             latest,

@@ -18,7 +18,10 @@
 //! - `series`: one row per (host, workload, metric): the unit, which way is
 //!   better, and whether it is a key figure (drift is judged on those);
 //! - `figures`: one row per figure of a Run (median over passes, min, max,
-//!   passes), clustered by series and time so a trend is one range scan;
+//!   passes), clustered by host, workload and time: a trend is one range
+//!   scan, and adding a Run writes one page per workload, not per figure
+//!   (what a single add costs is mostly the pages synced when candor closes
+//!   the database);
 //! - `findings`: the Run's own findings (id, severity, status, subject, verdict);
 //! - `figures_view`: the figures joined with their host, Run and workload.
 
@@ -104,14 +107,16 @@ CREATE TABLE series (
     UNIQUE (host_id, workload_id, metric)
 );
 CREATE TABLE figures (
-    series_id INTEGER NOT NULL REFERENCES series(id),
+    host_id INTEGER NOT NULL REFERENCES hosts(id),
+    workload_id INTEGER NOT NULL REFERENCES workloads(id),
     started_unix INTEGER NOT NULL,
     run_id INTEGER NOT NULL REFERENCES runs(id),
+    metric TEXT NOT NULL,
     value REAL NOT NULL,
     min REAL NOT NULL,
     max REAL NOT NULL,
     passes INTEGER NOT NULL,
-    PRIMARY KEY (series_id, started_unix, run_id)
+    PRIMARY KEY (host_id, workload_id, started_unix, run_id, metric)
 ) WITHOUT ROWID;
 CREATE TABLE findings (
     run_id INTEGER NOT NULL REFERENCES runs(id),
@@ -130,8 +135,8 @@ SELECT h.name AS host, r.hash AS run, r.started_at AS started_at, w.key AS workl
        f.min AS min, f.max AS max, f.passes AS passes, s.higher_is_better AS higher_is_better,
        s.key_figure AS key_figure
 FROM figures f
-JOIN series s ON s.id = f.series_id
-JOIN hosts h ON h.id = s.host_id
+JOIN series s ON s.host_id = f.host_id AND s.workload_id = f.workload_id AND s.metric = f.metric
+JOIN hosts h ON h.id = f.host_id
 JOIN workloads w ON w.id = s.workload_id
 JOIN runs r ON r.id = f.run_id;
 ";
