@@ -185,69 +185,38 @@ fn json_word<T: serde::Serialize>(v: &T) -> String {
         .unwrap_or_default()
 }
 
-/// The host's row, created or brought up to date with this Run's facts when
-/// it is the newest Run of that host.
+/// The host's row: created with this Run's identity facts, or brought up
+/// to date with them when this is the newest Run of that host.
 fn upsert_host(tx: &Transaction, name: &str, run: &Run, started: i64) -> rusqlite::Result<i64> {
     let h = &run.host;
-    let found: Option<(i64, i64)> = tx
-        .query_row(
-            "SELECT id, last_unix FROM hosts WHERE name = ?1",
-            [name],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()?;
     let virt = h.virtualization.as_ref().map(|v| v.kind.clone());
-    match found {
-        None => {
-            tx.execute(
-                "INSERT INTO hosts (name, label, hostname, cpu_model, cpu_cores, cpu_threads, mem_total_bytes,
-                    virtualization, os_release, kernel, first_unix, last_unix)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11)",
-                params![
-                    name,
-                    run.label,
-                    h.hostname,
-                    h.cpu_model,
-                    h.cpu_cores,
-                    h.cpu_threads,
-                    h.mem_total_bytes.map(|b| b as i64),
-                    virt,
-                    h.os_release,
-                    h.kernel,
-                    started
-                ],
-            )?;
-            Ok(tx.last_insert_rowid())
-        }
-        Some((id, last)) => {
-            if started >= last {
-                tx.execute(
-                    "UPDATE hosts SET label = ?2, hostname = ?3, cpu_model = ?4, cpu_cores = ?5, cpu_threads = ?6,
-                        mem_total_bytes = ?7, virtualization = ?8, os_release = ?9, kernel = ?10, last_unix = ?11
-                     WHERE id = ?1",
-                    params![
-                        id,
-                        run.label,
-                        h.hostname,
-                        h.cpu_model,
-                        h.cpu_cores,
-                        h.cpu_threads,
-                        h.mem_total_bytes.map(|b| b as i64),
-                        virt,
-                        h.os_release,
-                        h.kernel,
-                        started
-                    ],
-                )?;
-            } else {
-                tx.execute(
-                    "UPDATE hosts SET first_unix = MIN(first_unix, ?2) WHERE id = ?1",
-                    params![id, started],
-                )?;
-            }
-            Ok(id)
-        }
-    }
+    let facts = params![
+        name,
+        run.label,
+        h.hostname,
+        h.cpu_model,
+        h.cpu_cores,
+        h.cpu_threads,
+        h.mem_total_bytes.map(|b| b as i64),
+        virt,
+        h.os_release,
+        h.kernel,
+        started
+    ];
+    tx.execute(
+        "INSERT INTO hosts (name, label, hostname, cpu_model, cpu_cores, cpu_threads, mem_total_bytes,
+            virtualization, os_release, kernel, first_unix, last_unix)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11)
+         ON CONFLICT (name) DO UPDATE SET first_unix = MIN(first_unix, excluded.first_unix)",
+        facts,
+    )?;
+    tx.execute(
+        "UPDATE hosts SET label = ?2, hostname = ?3, cpu_model = ?4, cpu_cores = ?5, cpu_threads = ?6,
+            mem_total_bytes = ?7, virtualization = ?8, os_release = ?9, kernel = ?10, last_unix = ?11
+         WHERE name = ?1 AND last_unix <= ?11",
+        facts,
+    )?;
+    tx.query_row("SELECT id FROM hosts WHERE name = ?1", [name], |r| r.get(0))
 }
 
 /// The figure rows, with their workloads, names and series created as needed.

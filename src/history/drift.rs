@@ -7,15 +7,19 @@
 //! - the earlier figures are the host's last `DRIFT_WINDOW` Runs of that
 //!   workload before this one (one value per Run: its median over passes);
 //!   with fewer than `DRIFT_MIN_EARLIER` the check is not made (not-checked);
-//! - the usual range is their min..max, widened on both sides by the noise:
-//!   the larger of a floor (`DRIFT_FLOOR_DISK` / `DRIFT_FLOOR_COMPUTE` of the
-//!   earlier median) and `DRIFT_MAD_K` robust standard deviations (1.4826 x
-//!   the median absolute deviation). The edges alone are not enough: a new
-//!   Run drawn from the same distribution as n earlier ones falls outside
-//!   their min..max with probability 2/(n+1), one in two with three earlier
-//!   Runs. The floor covers hosts whose few earlier Runs happened to agree;
-//!   the MAD term covers hosts that are noisy by nature, without letting one
-//!   odd earlier Run (which stretches min..max but not the MAD) decide;
+//! - the noise is the larger of a floor (`DRIFT_FLOOR_DISK` /
+//!   `DRIFT_FLOOR_COMPUTE` of the earlier median) and `DRIFT_MAD_K` robust
+//!   standard deviations (1.4826 x the median absolute deviation). The floor
+//!   covers hosts whose few earlier Runs happened to agree; the MAD term
+//!   covers hosts that are noisy by nature;
+//! - the usual range is the min..max of the earlier figures that lie within
+//!   the noise of their median (an earlier Run that was itself odd, a spike
+//!   or the first Run after a change, does not widen it: a lasting change
+//!   keeps firing until it is most of the window and so the new usual),
+//!   widened on both sides by the noise. The edges alone are not enough: a
+//!   new Run drawn from the same distribution as n earlier ones falls
+//!   outside their min..max with probability 2/(n+1), one in two with three
+//!   earlier Runs;
 //! - a figure below the widened range is `regressed` when higher is better
 //!   (IOPS, MB/s, events/s) and `improved` when lower is better (latency);
 //!   above it, the other way round.
@@ -80,6 +84,8 @@ pub struct Assessment {
     pub mad: f64,
     /// Earlier figures compared with.
     pub n: usize,
+    /// Earlier figures beyond the noise of their median, left out of min..max.
+    pub outliers: usize,
     /// The allowance beyond min..max on each side.
     pub noise: f64,
     /// The floor used (a fraction of the median).
@@ -103,14 +109,25 @@ pub fn assess(disk: bool, metric: Metric, earlier: &[f64], value: f64) -> Option
     let m = median(&earlier)?;
     let deviations: Vec<f64> = earlier.iter().map(|x| (x - m).abs()).collect();
     let mad = median(&deviations)?;
-    let min = earlier.iter().copied().fold(f64::INFINITY, f64::min);
-    let max = earlier.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let floor = if disk {
         DRIFT_FLOOR_DISK
     } else {
         DRIFT_FLOOR_COMPUTE
     };
     let noise = (floor * m.abs()).max(DRIFT_MAD_K * MAD_TO_SIGMA * mad);
+    let usual: Vec<f64> = earlier
+        .iter()
+        .copied()
+        .filter(|x| (x - m).abs() <= noise)
+        .collect();
+    // Half high, half low: no usual level to trim to; the whole range is usual.
+    let usual = if usual.is_empty() {
+        earlier.clone()
+    } else {
+        usual
+    };
+    let min = usual.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = usual.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let (below, above) = (value < min - noise, value > max + noise);
     let verdict = match (below, above, metric.higher_is_better()) {
         (true, _, true) | (_, true, false) => Verdict::Regressed,
@@ -124,6 +141,7 @@ pub fn assess(disk: bool, metric: Metric, earlier: &[f64], value: f64) -> Option
         max,
         mad,
         n: earlier.len(),
+        outliers: earlier.len() - usual.len(),
         noise,
         floor,
         verdict,
@@ -227,7 +245,7 @@ pub fn findings_of(
             .unwrap_or_default();
         let side = if a.value < a.min { "below" } else { "above" };
         let verdict = format!(
-            "{} {}: {}{change}, {side} this host's range of {} over its last {} Runs (median {}) by more than the noise ({}){changed_note}",
+            "{} {}: {}{change}, {side} this host's usual range of {} over its last {} Runs (median {}) by more than the noise ({}){changed_note}",
             f.test,
             m.short(),
             m.show(a.value),
@@ -249,6 +267,7 @@ pub fn findings_of(
             "earlier_max": round_to(a.max, 3),
             "earlier_mad": round_to(a.mad, 3),
             "earlier_count": a.n,
+            "earlier_outliers": a.outliers,
             "earlier_from": j.span.as_ref().map(|s| s.0.clone()),
             "earlier_to": j.span.as_ref().map(|s| s.1.clone()),
             "noise": round_to(a.noise, 3),
@@ -384,11 +403,26 @@ mod tests {
         let a = assess(true, Metric::Iops, &noisy, 12_000.0).unwrap();
         assert!(a.noise > 30_000.0, "{a:?}");
         assert_eq!(a.verdict, Verdict::Within);
-        // The same median with one odd earlier Run: the MAD stays small.
+        // One odd earlier Run (the first after a drop) does not widen the
+        // usual range: the second Run at the new level fires again.
         let steady = [40_000.0, 40_400.0, 39_800.0, 40_100.0, 12_000.0];
         let b = assess(true, Metric::Iops, &steady, 52_000.0).unwrap();
         assert_eq!(b.verdict, Verdict::Improved, "{b:?}");
-        assert_eq!(b.min, 12_000.0);
+        assert_eq!((b.min, b.max, b.outliers), (39_800.0, 40_400.0, 1));
+        let again = assess(true, Metric::Iops, &steady, 12_500.0).unwrap();
+        assert_eq!(again.verdict, Verdict::Regressed, "{again:?}");
+        // Once the new level is most of the window, it is the usual.
+        let settled = [40_000.0, 12_100.0, 40_100.0, 12_000.0, 12_300.0];
+        assert_eq!(
+            assess(true, Metric::Iops, &settled, 12_500.0)
+                .unwrap()
+                .verdict,
+            Verdict::Within
+        );
+        // Half and half: no usual level, the whole range counts.
+        let split = [40_000.0, 12_000.0, 40_100.0, 12_100.0];
+        let c = assess(true, Metric::Iops, &split, 12_500.0).unwrap();
+        assert_eq!((c.verdict, c.outliers), (Verdict::Within, 0));
     }
 
     #[test]

@@ -169,7 +169,7 @@ fn standing_rows(view: &HostView) -> Table {
             "latest",
             "on",
             "earlier median",
-            "earlier min–max",
+            "usual range",
             "earlier",
             "change",
             "drift",
@@ -233,7 +233,7 @@ pub fn show_text(view: &HostView) -> String {
         out.push_str(&standing_rows(view).to_text("  "));
         let _ = writeln!(
             out,
-            "\n  earlier: this host's last {} Runs of the test before the latest one. drift: regressed or\n  improved when the latest figure leaves their min–max by more than the noise (candor explain\n  regressed); not judged with fewer than {} earlier Runs.",
+            "\n  earlier: this host's last {} Runs of the test before the latest one; usual range: their\n  min–max, odd ones left out. drift: regressed or improved when the latest figure leaves it by\n  more than the noise (candor explain regressed); not judged with fewer than {} earlier Runs.",
             crate::history::drift::DRIFT_WINDOW,
             crate::history::drift::DRIFT_MIN_EARLIER
         );
@@ -287,6 +287,7 @@ fn standings_json(standings: &[Standing]) -> Vec<serde_json::Value> {
                 "earlier_min": a.map(|a| a.min),
                 "earlier_max": a.map(|a| a.max),
                 "earlier_mad": a.map(|a| a.mad),
+                "earlier_outliers": a.map(|a| a.outliers),
                 "noise": a.map(|a| a.noise),
                 "change_pct": a.and_then(|a| a.change()).map(|c| c * 100.0),
                 "drift": a.map_or("not-checked", |a| match a.verdict {

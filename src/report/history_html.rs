@@ -29,7 +29,7 @@ pub fn history_html(db: &Path, sections: &[HostSection]) -> String {
         body,
         "<p class=\"muted\">{} hosts, {} Runs, from <code>{}</code>. Each figure is the median of its Run's passes; \
          drift compares a host's latest figure with its own last {} earlier Runs of the same workload \
-         (regressed or improved when it leaves their min–max by more than the noise; not judged with fewer than {}).</p>",
+         (regressed or improved when it leaves their usual min–max, odd ones left out, by more than the noise; not judged with fewer than {}).</p>",
         sections.len(),
         runs,
         esc(&db.display().to_string()),
