@@ -17,6 +17,9 @@ pub struct Engines {
     dir: TestDir,
     main: Option<TestFile>,
     control: Option<TestFile>,
+    /// Where the next sequential control read starts (bytes): each one
+    /// continues where the previous stopped, across tests and passes.
+    control_cursor: u64,
 }
 
 impl Engines {
@@ -25,7 +28,21 @@ impl Engines {
             dir,
             main: None,
             control: None,
+            control_cursor: 0,
         }
+    }
+
+    /// Continues the control cursor of a resumed Run after its last sequential control read.
+    pub fn continuing(mut self, run: &crate::result::Run) -> Engines {
+        if let Some(span) = run
+            .disk()
+            .filter(|d| d.role == FileRole::Control)
+            .filter_map(|d| d.span)
+            .last()
+        {
+            self.control_cursor = span.end();
+        }
+        self
     }
 
     fn slot(&mut self, role: FileRole) -> &mut Option<TestFile> {
@@ -83,9 +100,18 @@ impl Backend for Engines {
             FileRole::Control => self.control.as_ref(),
         }
         .context("test file not prepared")?;
-        let job = job_for(test, plan, file.size(), seed)?;
+        let mut job = job_for(test, plan, file.size(), seed)?;
+        let carry = role == FileRole::Control && !job.rw.is_random();
+        if carry {
+            let threads = u64::from(job.numjobs.max(1));
+            job.seq_start = self.control_cursor / threads;
+            job.byte_limit = plan.control.seq_share.map(|share| share / threads);
+        }
         let started = crate::units::now_rfc3339();
         let mut m = disk::run_job(&self.dir, file, &job)?;
+        if let Some(span) = m.span.filter(|_| carry) {
+            self.control_cursor = span.end() * u64::from(job.numjobs.max(1));
+        }
         if m.started_at.is_none() {
             m.started_at = Some(started);
         }

@@ -356,6 +356,8 @@ mod tests {
             cpu: Default::default(),
             measured_ns: 1,
             file: None,
+            span: None,
+            sync: None,
             fio_command: String::new(),
             notes: Vec::new(),
         }

@@ -90,8 +90,12 @@ pub fn job_from_args(args: &Args) -> anyhow::Result<JobSpec> {
         fsync: args.fsync,
         direct: !args.buffered,
         seed: args.seed.unwrap_or_else(crate::seed::fresh),
+        seq_start: 0,
+        byte_limit: None,
     };
     job.validate().map_err(usage)?;
+    job.check_memory(crate::host::memory::available_bytes())
+        .map_err(usage)?;
     Ok(job)
 }
 

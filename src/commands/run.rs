@@ -153,7 +153,7 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
         Some(file) => resume(&args, file)?,
         None => start(&args)?,
     };
-    let mut backend = crate::battery::engines::Engines::new(test_dir);
+    let mut backend = crate::battery::engines::Engines::new(test_dir).continuing(recorder.run());
     let mut progress = crate::battery::progress::Progress::for_terminal(args.quiet);
     let outcome = runner::execute(&plan, &mut recorder, &mut backend, &mut progress)?;
     drop(backend);

@@ -63,6 +63,14 @@ pub struct JobSpec {
     pub direct: bool,
     /// Random seed for offsets and payloads.
     pub seed: u64,
+    /// Sequential jobs: where in each thread's region the first operation
+    /// goes (bytes, wrapping at the region's end). 0, as fio starts; the
+    /// battery's control series carries it from job to job so that no
+    /// control read repeats bytes an earlier one read.
+    pub seq_start: u64,
+    /// Stop each thread after its cursor has moved over this many bytes
+    /// (ramp included), before the runtime if need be.
+    pub byte_limit: Option<u64>,
 }
 
 impl JobSpec {
@@ -82,6 +90,8 @@ impl JobSpec {
             fsync: 0,
             direct: true,
             seed: 0,
+            seq_start: 0,
+            byte_limit: None,
         }
     }
 
@@ -153,6 +163,31 @@ impl JobSpec {
         Ok(())
     }
 
+    /// Memory the job needs: each thread's slot buffers (and the spare that
+    /// stages large writes), plus about 1 MiB per thread for its recorders'
+    /// histograms, its ring and its stack.
+    pub fn memory_needed(&self) -> u64 {
+        let per_thread = (super::worker::buffers_for(self) as u64).saturating_mul(self.bs);
+        (per_thread.saturating_add(1 << 20)).saturating_mul(u64::from(self.numjobs))
+    }
+
+    /// Refuses a job whose buffers would not fit in half the available
+    /// memory, before any file is written (the allocation would abort).
+    pub fn check_memory(&self, available: Option<u64>) -> Result<(), String> {
+        let need = self.memory_needed();
+        match available {
+            Some(avail) if need > avail / 2 => Err(format!(
+                "--numjobs {} x --iodepth {} x --bs {} needs {} of I/O buffers; {} of memory is available (candor uses at most half)",
+                self.numjobs,
+                self.iodepth,
+                crate::units::fmt_bytes(self.bs),
+                crate::units::fmt_bytes(need),
+                crate::units::fmt_bytes(avail)
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// The Run's description of this job, with the engine that actually ran.
     pub fn to_spec(&self, engine: EngineKind) -> DiskSpec {
         DiskSpec {
@@ -202,5 +237,18 @@ mod tests {
         let mut j = ok.clone();
         j.size = 1024;
         assert!(j.validate().unwrap_err().contains("--bs"));
+    }
+
+    #[test]
+    fn memory_is_checked_before_anything_is_written() {
+        let mut j = JobSpec::new(Rw::Randread, 256 << 20, 4096);
+        j.numjobs = 1024;
+        j.size = 1 << 40;
+        assert!(j.validate().is_ok());
+        let e = j.check_memory(Some(24 << 30)).unwrap_err();
+        assert!(e.contains("needs") && e.contains("available"), "{e}");
+        let small = JobSpec::new(Rw::Randread, 4096, 32);
+        assert!(small.check_memory(Some(1 << 30)).is_ok());
+        assert!(small.check_memory(None).is_ok());
     }
 }

@@ -22,7 +22,7 @@ pub use file::{space_margin, TestFile};
 pub use job::{EngineChoice, EngineKind, JobSpec, Rw};
 
 use crate::error::usage;
-use crate::result::{DiskMeasurement, ThreadStats};
+use crate::result::{DiskMeasurement, FileSpan, ThreadStats};
 use buffer::AlignedBuf;
 use cpu_usage::CpuSnapshot;
 use engine::{aio::AioEngine, null::NullEngine, psync::PsyncEngine, uring::UringEngine, Engine};
@@ -64,6 +64,8 @@ fn run(
     dir: &std::path::Path,
 ) -> anyhow::Result<DiskMeasurement> {
     job.validate().map_err(usage)?;
+    job.check_memory(crate::host::memory::available_bytes())
+        .map_err(usage)?;
     let selected = engine::select(job.engine).map_err(|why| anyhow::anyhow!(why))?;
     let mut job = job.clone();
     let mut notes = Vec::new();
@@ -118,6 +120,8 @@ fn run(
                     job: job.clone(),
                     blocks,
                     region: (t as u64 * per_thread, per_thread.max(1)),
+                    first_block: job.seq_start / job.bs,
+                    byte_limit: job.byte_limit,
                     ramp_ns,
                     end_ns,
                 };
@@ -180,6 +184,24 @@ fn run(
         results.push(outcome?);
     }
 
+    // A job that reached its byte limit is measured up to its last completion.
+    let measured_ns = match results
+        .iter()
+        .map(|r| r.stopped_early_ns)
+        .collect::<Option<Vec<u64>>>()
+    {
+        Some(ends) => {
+            let end = ends.into_iter().max().unwrap_or(measured_ns);
+            notes.push(format!(
+                "stopped after {} of the file (its share, so that no read repeats bytes): measured over {} instead of {}",
+                crate::units::fmt_bytes(job.byte_limit.unwrap_or(0)),
+                crate::units::fmt_duration(Duration::from_nanos(end)),
+                crate::units::fmt_duration(job.runtime)
+            ));
+            end
+        }
+        None => measured_ns,
+    };
     let mut spec = job.to_spec(selected.kind);
     spec.engine_note = selected.note.clone();
     if selected.kind == EngineKind::IoUring {
@@ -218,7 +240,17 @@ fn run(
             .writes()
             .then(|| DirectionRecorder::merged(&[], measured_ns))
     });
+    let span = (!job.rw.is_random()).then(|| {
+        let region_bytes = per_thread.max(1) * job.bs;
+        FileSpan {
+            start: job.seq_start / job.bs * job.bs % region_bytes,
+            bytes: results.iter().map(|r| r.seq_blocks).max().unwrap_or(0) * job.bs,
+            region_bytes,
+        }
+    });
     Ok(DiskMeasurement {
+        span,
+        sync: None,
         profile: None,
         pass: None,
         role: Default::default(),
@@ -247,7 +279,7 @@ fn worker_main(
     stop: &AtomicBool,
 ) -> anyhow::Result<WorkerResult> {
     let job = &plan.job;
-    let mut buffers = AlignedBuf::new(job.iodepth as usize * job.bs as usize, buffer_align);
+    let mut buffers = AlignedBuf::new(worker::buffers_for(job) * job.bs as usize, buffer_align);
     let fd = match file {
         Some(f) => Some(f.open_for_io(job.rw.writes(), job.direct)?),
         None => None,

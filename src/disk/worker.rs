@@ -9,6 +9,11 @@
 //! same arrival pattern under candor as under fio: submitting a whole refill
 //! in one call reaches a virtio disk as one burst, which Firecracker's
 //! virtio-blk serves 13 % slower at QD32 (BENCHMARKS.md).
+//!
+//! Three parts: `Slots` (which buffer is free, in flight, or waiting for its
+//! sync, and when each was submitted), `Pattern` (what the next operation
+//! is: read or write, which block) and `drive` (the loop that joins them to
+//! an engine and the recorders).
 
 use super::buffer::{AlignedBuf, Payload};
 use super::engine::{Completion, Engine, Op, OpKind};
@@ -25,6 +30,11 @@ pub struct WorkerPlan {
     pub blocks: u64,
     /// Sequential jobs: this thread's region, as (first block, block count).
     pub region: (u64, u64),
+    /// Sequential jobs: the block (within the region) the first operation reads or writes.
+    pub first_block: u64,
+    /// Stop after the cursor has moved over this many bytes (ramp included):
+    /// a sequential job then never comes back to bytes it already read.
+    pub byte_limit: Option<u64>,
     /// Ramp end and measured-interval end, in ns from the common start.
     pub ramp_ns: u64,
     pub end_ns: u64,
@@ -35,6 +45,12 @@ pub struct WorkerPlan {
 pub struct WorkerResult {
     pub read: DirectionRecorder,
     pub write: DirectionRecorder,
+    /// Sequential jobs: blocks the cursor moved over (ramp included), so the
+    /// next job on the file can start where this one stopped.
+    pub seq_blocks: u64,
+    /// The measured interval when the job stopped before its end (its byte
+    /// limit reached): from the ramp's end to the last completion (ns).
+    pub stopped_early_ns: Option<u64>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -44,6 +60,105 @@ enum SlotState {
     Write,
     /// A sync issued after this slot's write; the write's latency runs to its end.
     SyncAfterWrite,
+}
+
+/// The slots of one worker: each owns one buffer and is in flight at most once.
+struct Slots {
+    free: Vec<u32>,
+    state: Vec<SlotState>,
+    /// When each slot's operation was submitted (ns from the start).
+    submitted_at: Vec<u64>,
+    /// The buffer each slot uses now (an index into the buffer region).
+    buffer: Vec<usize>,
+    in_flight: usize,
+}
+
+impl Slots {
+    fn new(depth: usize) -> Slots {
+        Slots {
+            free: (0..depth as u32).rev().collect(),
+            state: vec![SlotState::Free; depth],
+            submitted_at: vec![0; depth],
+            buffer: (0..depth).collect(),
+            in_flight: 0,
+        }
+    }
+
+    fn release(&mut self, slot: u32) {
+        self.state[slot as usize] = SlotState::Free;
+        self.free.push(slot);
+    }
+}
+
+/// What the next operation is: read or write (by the mix), and which block
+/// (at random, or the next one of this thread's region).
+struct Pattern {
+    mixed: bool,
+    random: bool,
+    write_only: bool,
+    rwmixread: u64,
+    blocks: u64,
+    region_first: u64,
+    region_blocks: u64,
+    /// The next block of the region (sequential jobs).
+    cursor: u64,
+    /// Blocks the cursor moved over.
+    moved: u64,
+}
+
+impl Pattern {
+    fn new(plan: &WorkerPlan) -> Pattern {
+        let job = &plan.job;
+        let (region_first, region_blocks) = plan.region;
+        Pattern {
+            mixed: job.rw.is_mixed(),
+            random: job.rw.is_random(),
+            write_only: !job.rw.reads(),
+            rwmixread: job.rwmixread as u64,
+            blocks: plan.blocks,
+            region_first,
+            region_blocks,
+            cursor: plan.first_block % region_blocks.max(1),
+            moved: 0,
+        }
+    }
+
+    /// (write?, block) of the next operation.
+    #[inline]
+    fn next(&mut self, rng: &mut Payload) -> (bool, u64) {
+        let write = if self.mixed {
+            rng.next_u64() % 100 >= self.rwmixread
+        } else {
+            self.write_only
+        };
+        let block = if self.random {
+            rng.next_u64() % self.blocks
+        } else {
+            let b = self.region_first + self.cursor;
+            self.cursor = (self.cursor + 1) % self.region_blocks;
+            self.moved += 1;
+            b
+        };
+        (write, block)
+    }
+}
+
+/// Above this block size a write's fresh payload is prepared while the
+/// previous operation is in flight, in a spare buffer, instead of just
+/// before the submit: at 7-8 GB/s per core (BENCHMARKS.md) a 16 KiB fill
+/// costs about as much as the extra system call that makes room for it (2
+/// us), a 1 MiB fill 130-150 us, which at QD1 the device would otherwise
+/// spend idle (SEQ1M Q1T1 write was understated by it).
+pub const STAGE_ABOVE_BYTES: u64 = 16 << 10;
+
+/// Buffers the worker needs for a job: one per slot, plus a spare for the
+/// staged payload of large writes.
+pub fn buffers_for(job: &JobSpec) -> usize {
+    job.iodepth as usize + usize::from(stages_payload(job))
+}
+
+fn stages_payload(job: &JobSpec) -> bool {
+    job.rw.writes() && job.bs > STAGE_ABOVE_BYTES
 }
 
 /// Runs the loop until the end of the measured interval, a stop request, or
@@ -59,6 +174,9 @@ pub fn drive<E: Engine>(
     let depth = job.iodepth as usize;
     let bs = job.bs as usize;
     let base = buffers.as_mut_ptr();
+    // SAFETY (for every use below): index < buffers_for(job) and the region
+    // holds buffers_for(job) * bs bytes.
+    let buffer_at = |index: usize| unsafe { base.add(index * bs) };
     let mut payload = Payload::new(
         job.seed
             .wrapping_mul(0x9e37_79b9_7f4a_7c15)
@@ -67,9 +185,12 @@ pub fn drive<E: Engine>(
     payload.fill(buffers.as_mut_slice());
 
     let mut result = WorkerResult::default();
-    let mut free: Vec<u32> = (0..depth as u32).rev().collect();
-    let mut state = vec![SlotState::Free; depth];
-    let mut submitted_at = vec![0u64; depth];
+    let mut slots = Slots::new(depth);
+    let mut pattern = Pattern::new(plan);
+    // The spare buffer for the next write's payload, when large writes are
+    // staged, and whether it holds bytes not yet written.
+    let mut staged: Option<usize> = stages_payload(job).then_some(depth);
+    let mut spare_fresh = true;
     let mut new_ops: Vec<Op> = Vec::with_capacity(depth);
     // Syncs to issue after writes that completed (fsync mode).
     let mut syncs: Vec<Op> = Vec::new();
@@ -77,12 +198,10 @@ pub fn drive<E: Engine>(
     // When each completion in `done` was observed (one clock read per call).
     let mut observed: Vec<u64> = Vec::with_capacity(depth * 2);
     let batch = (job.iodepth_batch as usize).max(1);
-    let mut in_flight = 0usize;
     let mut stopping = false;
+    let mut limit_reached = false;
+    let mut last_completion = 0u64;
     let mut writes_since_sync = 0u32;
-    let mut seq_cursor = 0u64;
-    let (mixed, random, write_only) = (job.rw.is_mixed(), job.rw.is_random(), !job.rw.reads());
-    let (region_first, region_blocks) = plan.region;
     let elapsed = || start.elapsed().as_nanos() as u64;
     let mut first_error: Option<anyhow::Error> = None;
 
@@ -103,27 +222,32 @@ pub fn drive<E: Engine>(
                 new_ops.push(op);
             }
             while !stopping && new_ops.len() < batch {
-                let Some(slot) = free.pop() else { break };
-                let write = if mixed {
-                    payload.next_u64() % 100 >= job.rwmixread as u64
-                } else {
-                    write_only
-                };
-                let block = if random {
-                    payload.next_u64() % plan.blocks
-                } else {
-                    let b = region_first + seq_cursor;
-                    seq_cursor = (seq_cursor + 1) % region_blocks;
-                    b
-                };
-                // SAFETY: slot < depth and the region holds depth * bs bytes.
-                let buf = unsafe { base.add(slot as usize * bs) };
-                if write {
-                    // SAFETY: this slot is free, so nothing else uses its bytes.
-                    payload.fill(unsafe { std::slice::from_raw_parts_mut(buf, bs) });
-                    refreshed = true;
+                if plan
+                    .byte_limit
+                    .is_some_and(|limit| pattern.moved * job.bs >= limit)
+                {
+                    stopping = true;
+                    limit_reached = true;
+                    break;
                 }
-                state[slot as usize] = if write {
+                let Some(slot) = slots.free.pop() else { break };
+                let (write, block) = pattern.next(&mut payload);
+                if write {
+                    match staged.as_mut() {
+                        // The spare holds fresh bytes: swap it in.
+                        Some(spare) if spare_fresh => {
+                            std::mem::swap(&mut slots.buffer[slot as usize], spare);
+                            spare_fresh = false;
+                        }
+                        _ => {
+                            let buf = buffer_at(slots.buffer[slot as usize]);
+                            // SAFETY: this slot is free, so nothing else uses its bytes.
+                            payload.fill(unsafe { std::slice::from_raw_parts_mut(buf, bs) });
+                            refreshed = true;
+                        }
+                    }
+                }
+                slots.state[slot as usize] = if write {
                     SlotState::Write
                 } else {
                     SlotState::Read
@@ -133,11 +257,11 @@ pub fn drive<E: Engine>(
                     slot,
                     offset: block * job.bs,
                     len: bs as u32,
-                    buf,
+                    buf: buffer_at(slots.buffer[slot as usize]),
                 });
             }
-            let last = syncs.is_empty() && (stopping || free.is_empty());
-            if new_ops.is_empty() && in_flight == 0 {
+            let last = syncs.is_empty() && (stopping || slots.free.is_empty());
+            if new_ops.is_empty() && slots.in_flight == 0 {
                 break 'run;
             }
             // An operation's clock starts just before its own call, as fio's
@@ -148,14 +272,33 @@ pub fn drive<E: Engine>(
             };
             for op in &new_ops {
                 if op.kind != OpKind::Sync {
-                    submitted_at[op.slot as usize] = t_submit;
+                    slots.submitted_at[op.slot as usize] = t_submit;
                 }
             }
-            in_flight += new_ops.len();
-            let wait = if last { 1.min(in_flight) } else { 0 };
+            slots.in_flight += new_ops.len();
+            // A used spare is refilled while the device works: submit
+            // without waiting, fill, then wait in a call of its own.
+            let refill = last && staged.is_some() && !spare_fresh;
+            let wait = if last && !refill {
+                1.min(slots.in_flight)
+            } else {
+                0
+            };
             if let Err(e) = engine.submit_and_reap(&new_ops, wait, &mut done) {
                 // The engine failed as a whole: nothing more can be reaped safely.
                 return Err(anyhow::anyhow!("{} engine: {e}", engine.name()));
+            }
+            if refill {
+                if let Some(spare) = staged {
+                    // SAFETY: the spare is in no slot, so nothing else uses its bytes.
+                    payload.fill(unsafe { std::slice::from_raw_parts_mut(buffer_at(spare), bs) });
+                    spare_fresh = true;
+                }
+                if done.is_empty() {
+                    if let Err(e) = engine.submit_and_reap(&[], 1.min(slots.in_flight), &mut done) {
+                        return Err(anyhow::anyhow!("{} engine: {e}", engine.name()));
+                    }
+                }
             }
             now = elapsed();
             recent = Some(now);
@@ -165,9 +308,9 @@ pub fn drive<E: Engine>(
             }
         }
         for (c, now) in done.drain(..).zip(observed.drain(..)) {
-            in_flight -= 1;
+            slots.in_flight -= 1;
             let slot = c.slot as usize;
-            let kind = state[slot];
+            let kind = slots.state[slot];
             let expected = if kind == SlotState::SyncAfterWrite {
                 0
             } else {
@@ -178,14 +321,14 @@ pub fn drive<E: Engine>(
                     first_error = Some(io_error(kind, c.result, bs));
                 }
                 stopping = true;
-                state[slot] = SlotState::Free;
+                slots.state[slot] = SlotState::Free;
                 continue;
             }
             if kind == SlotState::Write && job.fsync > 0 && !stopping {
                 writes_since_sync += 1;
                 if writes_since_sync >= job.fsync {
                     writes_since_sync = 0;
-                    state[slot] = SlotState::SyncAfterWrite;
+                    slots.state[slot] = SlotState::SyncAfterWrite;
                     syncs.push(Op {
                         kind: OpKind::Sync,
                         slot: c.slot,
@@ -197,15 +340,15 @@ pub fn drive<E: Engine>(
                 }
             }
             if now >= plan.ramp_ns && now < plan.end_ns {
-                let latency = now - submitted_at[slot];
+                last_completion = now;
+                let latency = now - slots.submitted_at[slot];
                 let since = now - plan.ramp_ns;
                 match kind {
                     SlotState::Read => result.read.record(since, latency, bs as u64),
                     _ => result.write.record(since, latency, bs as u64),
                 }
             }
-            state[slot] = SlotState::Free;
-            free.push(c.slot);
+            slots.release(c.slot);
         }
         if now >= plan.end_ns || stop.load(Ordering::Relaxed) || crate::cancel::cancelled() {
             stopping = true;
@@ -213,17 +356,21 @@ pub fn drive<E: Engine>(
         if stopping {
             // Syncs queued for writes that will not be counted are not needed.
             for op in syncs.drain(..) {
-                state[op.slot as usize] = SlotState::Free;
-                free.push(op.slot);
+                slots.release(op.slot);
             }
         }
     }
     if let Some(e) = first_error {
         return Err(e);
     }
-    let measured = plan.end_ns - plan.ramp_ns;
+    let mut measured = plan.end_ns - plan.ramp_ns;
+    if limit_reached && last_completion > plan.ramp_ns {
+        measured = last_completion - plan.ramp_ns;
+        result.stopped_early_ns = Some(measured);
+    }
     result.read.finish(measured);
     result.write.finish(measured);
+    result.seq_blocks = pattern.moved;
     Ok(result)
 }
 
@@ -253,6 +400,9 @@ mod tests {
     struct Recording {
         calls: Vec<(usize, usize)>,
         held: Vec<Completion>,
+        /// Each write's offset and the first 16 bytes of its buffer, as submitted.
+        writes: Vec<(u64, [u8; 16])>,
+        reads: Vec<u64>,
     }
 
     impl Engine for Recording {
@@ -267,6 +417,16 @@ mod tests {
             out: &mut Vec<Completion>,
         ) -> std::io::Result<()> {
             self.calls.push((new_ops.len(), min_complete));
+            for op in new_ops {
+                match op.kind {
+                    // SAFETY: the worker keeps the buffer valid until the completion.
+                    OpKind::Write => self
+                        .writes
+                        .push((op.offset, unsafe { *(op.buf as *const [u8; 16]) })),
+                    OpKind::Read => self.reads.push(op.offset),
+                    OpKind::Sync => {}
+                }
+            }
             self.held.extend(new_ops.iter().map(|op| Completion {
                 slot: op.slot,
                 result: if op.kind == OpKind::Sync {
@@ -286,16 +446,18 @@ mod tests {
         let mut job = JobSpec::new(rw, 4096, depth);
         job.iodepth_batch = batch;
         job.fsync = fsync;
-        job.runtime = Duration::from_millis(2);
+        job.runtime = Duration::from_millis(20);
         let plan = WorkerPlan {
             thread: 0,
             job,
             blocks: 1024,
             region: (0, 1024),
+            first_block: 0,
+            byte_limit: None,
             ramp_ns: 0,
-            end_ns: 2_000_000,
+            end_ns: 20_000_000,
         };
-        let mut buffers = AlignedBuf::new(depth as usize * 4096, 4096);
+        let mut buffers = AlignedBuf::new(buffers_for(&plan.job) * 4096, 4096);
         let mut engine = Recording::default();
         let stop = AtomicBool::new(false);
         let r = drive(&mut engine, &plan, &mut buffers, Instant::now(), &stop).unwrap();
@@ -330,5 +492,71 @@ mod tests {
         for (n, wait) in calls(Rw::Randwrite, 8, 3, 2) {
             assert!(n <= 3 && wait <= 1, "({n}, {wait})");
         }
+    }
+
+    fn plan_of(job: JobSpec, blocks: u64, first_block: u64, byte_limit: Option<u64>) -> WorkerPlan {
+        let end_ns = job.runtime.as_nanos() as u64;
+        WorkerPlan {
+            thread: 0,
+            job,
+            blocks,
+            region: (0, blocks),
+            first_block,
+            byte_limit,
+            ramp_ns: 0,
+            end_ns,
+        }
+    }
+
+    fn drive_recording(plan: &WorkerPlan) -> (Recording, WorkerResult) {
+        let mut buffers = AlignedBuf::new(buffers_for(&plan.job) * plan.job.bs as usize, 4096);
+        let mut engine = Recording::default();
+        let stop = AtomicBool::new(false);
+        let r = drive(&mut engine, plan, &mut buffers, Instant::now(), &stop).unwrap();
+        (engine, r)
+    }
+
+    /// Large writes at QD1 get their payload prepared while the previous one
+    /// is in flight (a spare buffer), and still never repeat a payload.
+    #[test]
+    fn staged_payloads_are_fresh_for_every_write() {
+        let mut job = JobSpec::new(Rw::Write, 64 << 10, 1);
+        job.runtime = Duration::from_millis(50);
+        let plan = plan_of(job, 64, 0, None);
+        assert_eq!(buffers_for(&plan.job), 2, "one slot and a spare");
+        let (engine, _) = drive_recording(&plan);
+        assert!(engine.writes.len() > 4, "{}", engine.writes.len());
+        let mut heads: Vec<[u8; 16]> = engine.writes.iter().map(|w| w.1).collect();
+        heads.sort();
+        heads.dedup();
+        assert_eq!(
+            heads.len(),
+            engine.writes.len(),
+            "a payload was written twice"
+        );
+        // Submit without waiting, refill the spare, then wait: two calls per write.
+        assert_eq!(&engine.calls[..2], &[(1, 0), (0, 1)]);
+        // Small writes fill in place (one call per write, no spare).
+        let mut small = JobSpec::new(Rw::Write, 4096, 1);
+        small.runtime = Duration::from_millis(2);
+        assert_eq!(buffers_for(&small), 1);
+    }
+
+    /// A sequential job starts at its first block, stops at its byte limit,
+    /// and says how far its cursor moved.
+    #[test]
+    fn sequential_start_and_byte_limit() {
+        let mut job = JobSpec::new(Rw::Read, 4096, 4);
+        job.runtime = Duration::from_secs(5);
+        let plan = plan_of(job, 100, 90, Some(20 * 4096));
+        let (engine, r) = drive_recording(&plan);
+        let blocks: Vec<u64> = engine.reads.iter().map(|o| o / 4096).collect();
+        let expected: Vec<u64> = (90..100).chain(0..10).collect();
+        assert_eq!(
+            blocks, expected,
+            "from block 90, wrapping at the end, 20 blocks"
+        );
+        assert_eq!(r.seq_blocks, 20);
+        assert!(r.stopped_early_ns.is_some(), "stopped long before 5 s");
     }
 }

@@ -335,6 +335,11 @@ pub struct DiskMeasurement {
     pub read: Option<DirectionStats>,
     /// Writes over the measured interval; null when the job did no writes.
     pub write: Option<DirectionStats>,
+    /// Imports only: fio times each sync apart from its write (`sync.lat_ns`),
+    /// so a commit there is a write plus this. candor's own fsync jobs time
+    /// each write through its sync, in `write`, and leave this absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync: Option<DirectionStats>,
     /// The same figures per thread (job clone), in thread order.
     #[serde(default)]
     pub threads: Vec<ThreadStats>,
@@ -347,6 +352,9 @@ pub struct DiskMeasurement {
     /// The test file used.
     #[serde(default)]
     pub file: Option<TestFileInfo>,
+    /// Sequential jobs: the part of the file they read or wrote (absent for random jobs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span: Option<FileSpan>,
     /// The fio command line that reproduces this job.
     #[serde(default)]
     pub fio_command: String,
@@ -381,6 +389,37 @@ impl DiskMeasurement {
     }
 }
 
+/// Where a sequential job's cursor went: each thread works through its own
+/// region of the file (the whole file with one thread), starting at `start`
+/// and wrapping at the region's end.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, Default, PartialEq, Eq)]
+pub struct FileSpan {
+    /// Offset into each thread's region of the first operation (bytes).
+    pub start: u64,
+    /// Bytes the cursor moved over (the ramp and the operations in flight at
+    /// the end included), per thread, the most of any thread.
+    pub bytes: u64,
+    /// The size of each thread's region (bytes).
+    pub region_bytes: u64,
+}
+
+impl FileSpan {
+    /// True when the job went past the end of its region and came round to
+    /// bytes it had already read or written.
+    pub fn wrapped(&self) -> bool {
+        self.bytes > self.region_bytes
+    }
+
+    /// Where the next job should start so as not to repeat these bytes.
+    pub fn end(&self) -> u64 {
+        if self.region_bytes == 0 {
+            0
+        } else {
+            (self.start + self.bytes) % self.region_bytes
+        }
+    }
+}
+
 /// The test file a job used.
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 pub struct TestFileInfo {
@@ -391,6 +430,15 @@ pub struct TestFileInfo {
     /// How long the fill (write + fsync) took (ns); 0 when the file was reused.
     #[serde(default)]
     pub fill_ns: u64,
+    /// On a copy-on-write filesystem (btrfs): whether the file was made
+    /// No_COW (chattr +C) before it was written. Absent elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nocow: Option<bool>,
+    /// Whether `lseek(SEEK_HOLE)` found no hole before the end: kept where the
+    /// allocated blocks lagged behind the write (ZFS updates them at
+    /// transaction-group sync) and the file was taken as fully written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_holes: Option<bool>,
 }
 
 /// One direction (read or write) of a job, or of one thread.

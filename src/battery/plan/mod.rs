@@ -12,56 +12,25 @@
 //! to back. The pause goes before every disk test but the first, so one
 //! test's write-back does not land in the next.
 
+mod control;
+mod inputs;
+mod steps;
+
+pub use control::{control_size, ControlDecision, ControlPlan, CONTROL_RULE, MIN_CONTROL};
+pub use inputs::{Environment, Overrides};
+pub use steps::{disk_key, measurement_key, Step};
+
 use super::groups::Group;
 use super::presets::{ControlRequest, Preset};
 use super::profiles::{self, DiskTest};
-use crate::result::FileRole;
 use crate::units::fmt_bytes;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 const MIB: u64 = 1 << 20;
-const GIB: u64 = 1 << 30;
-
-/// The smallest control file `auto` will make ("never less than a few GiB":
-/// a small control file excludes only small caches, so the comparison would
-/// prove little). A user's explicit `--control-size` may go below it (tests,
-/// tiny disks).
-pub const MIN_CONTROL: u64 = 4 * GIB;
 
 /// The most passes accepted (each one repeats the whole battery).
 pub const MAX_PASSES: u32 = 100;
-
-/// The flags that override a preset's values (None: keep the preset's).
-#[derive(Debug, Clone, Default)]
-pub struct Overrides {
-    pub passes: Option<u32>,
-    pub runtime: Option<Duration>,
-    pub ramp: Option<Duration>,
-    pub pause: Option<Duration>,
-    pub size: Option<u64>,
-    pub control: Option<ControlRequest>,
-    pub compute_runtime: Option<Duration>,
-    pub only: Option<Vec<Group>>,
-    pub skip: Vec<Group>,
-}
-
-/// What the plan needs to know about the machine and this build.
-#[derive(Debug, Clone, Default)]
-pub struct Environment {
-    /// The test directory.
-    pub dir: String,
-    /// MemTotal.
-    pub ram_bytes: Option<u64>,
-    /// Free space in the test directory (for unprivileged users).
-    pub free_bytes: Option<u64>,
-    /// The free space every test file must leave (`disk::space_margin`).
-    pub margin_bytes: u64,
-    /// Groups this build cannot run, with the reason.
-    pub unavailable: Vec<(Group, String)>,
-    /// The random seed of this run (offsets and payloads).
-    pub seed: u64,
-}
 
 /// The battery as it will run (and as stored in `Run.plan`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -97,174 +66,11 @@ pub struct Plan {
     pub seed: u64,
 }
 
-/// The control file: the read tests again on a file larger than RAM.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ControlPlan {
-    /// What was asked for: `auto`, `off` or a size.
-    pub requested: String,
-    /// The control file's size (bytes) when the series runs.
-    pub size: Option<u64>,
-    /// Why the series does not run (absent when it runs).
-    #[serde(default)]
-    pub reason: Option<String>,
-    /// What the size means when it is not the rule's (bounded by free space).
-    #[serde(default)]
-    pub note: Option<String>,
-    /// The sizing rule, in words.
-    pub rule: String,
-}
-
 /// A group that does not run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SkippedGroup {
     pub group: Group,
     pub reason: String,
-}
-
-/// One measurement of the battery.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Step {
-    /// `disk_tests[test]` on the main or the control file.
-    Disk {
-        pass: u32,
-        test: usize,
-        role: FileRole,
-    },
-    /// One compute group (several measurements).
-    Compute {
-        pass: u32,
-        group: crate::compute::Group,
-    },
-}
-
-impl Step {
-    pub fn pass(&self) -> u32 {
-        match self {
-            Step::Disk { pass, .. } | Step::Compute { pass, .. } => *pass,
-        }
-    }
-}
-
-/// The sizing rule, as stored in the plan.
-pub const CONTROL_RULE: &str = "auto: at least 2x this machine's RAM, at least 4 GiB and 2x the main file, \
-bounded by free space minus the main file and the safety margin. A drop on the control file is evidence \
-of a cache; equal results exclude only caches smaller than the control file";
-
-/// The control file's size, or why there is none (Ok(None, reason)).
-/// An explicit size that cannot work is the user's error (Err).
-pub fn control_size(
-    request: ControlRequest,
-    main_size: u64,
-    ram: Option<u64>,
-    free: Option<u64>,
-    margin: u64,
-) -> Result<ControlDecision, String> {
-    let room = free.map(|f| f.saturating_sub(margin).saturating_sub(main_size));
-    match request {
-        ControlRequest::Off => Ok(ControlDecision::skip("--control-size off")),
-        ControlRequest::Size(size) => {
-            if size <= main_size {
-                return Err(format!(
-                    "--control-size {} must be larger than the main file (--size {})",
-                    fmt_bytes(size),
-                    fmt_bytes(main_size)
-                ));
-            }
-            if let (Some(room), Some(free)) = (room, free) {
-                if size > room {
-                    return Err(format!(
-                        "--control-size {} does not fit: {} free, minus the main file ({}) and the safety margin ({}) leaves {}",
-                        fmt_bytes(size),
-                        fmt_bytes(free),
-                        fmt_bytes(main_size),
-                        fmt_bytes(margin),
-                        fmt_bytes(room)
-                    ));
-                }
-            }
-            let note = ram.filter(|r| size < 2 * r).map(|r| {
-                format!(
-                    "--control-size {} is less than 2x RAM ({}): the control series excludes only caches smaller than {}",
-                    fmt_bytes(size),
-                    fmt_bytes(2 * r),
-                    fmt_bytes(size)
-                )
-            });
-            Ok(ControlDecision {
-                size: Some(size),
-                reason: None,
-                note,
-            })
-        }
-        ControlRequest::Auto => {
-            let Some(ram) = ram else {
-                return Ok(ControlDecision::skip(
-                    "RAM size unknown (/proc/meminfo unreadable): give --control-size SIZE",
-                ));
-            };
-            let Some(room) = room else {
-                return Ok(ControlDecision::skip(
-                    "free space of the test directory unknown: give --control-size SIZE",
-                ));
-            };
-            let floor = MIN_CONTROL.max(2 * main_size);
-            let wanted = (2 * ram).max(floor);
-            if room >= wanted {
-                return Ok(ControlDecision {
-                    size: Some(round_mib(wanted)),
-                    reason: None,
-                    note: None,
-                });
-            }
-            if room >= floor {
-                let size = round_mib(room);
-                return Ok(ControlDecision {
-                    size: Some(size),
-                    reason: None,
-                    note: Some(format!(
-                        "bounded by free space: {} instead of 2x RAM ({}); it excludes only caches smaller than {}",
-                        fmt_bytes(size),
-                        fmt_bytes(wanted),
-                        fmt_bytes(size)
-                    )),
-                });
-            }
-            Ok(ControlDecision::skip(format!(
-                "not enough free space: the control file needs at least {} (2x RAM would be {}), \
-                 but {} free minus the main file ({}) and the safety margin ({}) leaves {}",
-                fmt_bytes(floor),
-                fmt_bytes(wanted),
-                fmt_bytes(free.unwrap_or(0)),
-                fmt_bytes(main_size),
-                fmt_bytes(margin),
-                fmt_bytes(room)
-            )))
-        }
-    }
-}
-
-/// The outcome of the control sizing rule.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ControlDecision {
-    pub size: Option<u64>,
-    /// Why there is no control series.
-    pub reason: Option<String>,
-    /// What a bounded size means.
-    pub note: Option<String>,
-}
-
-impl ControlDecision {
-    fn skip(reason: impl Into<String>) -> ControlDecision {
-        ControlDecision {
-            size: None,
-            reason: Some(reason.into()),
-            note: None,
-        }
-    }
-}
-
-fn round_mib(bytes: u64) -> u64 {
-    bytes / MIB * MIB
 }
 
 impl Plan {
@@ -346,6 +152,7 @@ impl Plan {
             reason: None,
             note: None,
             rule: CONTROL_RULE.to_string(),
+            seq_share: None,
         };
 
         for group in Group::ALL {
@@ -404,6 +211,17 @@ impl Plan {
                 .find(|s| s.group == Group::Control)
                 .map(|s| s.reason.clone());
         }
+        if groups_run.contains(&Group::Control) {
+            let seq_tests = disk_tests
+                .iter()
+                .filter(|t| t.is_read_only() && !t.rw.is_random())
+                .count() as u64
+                * u64::from(passes);
+            control.seq_share = control
+                .size
+                .filter(|_| seq_tests > 0)
+                .map(|size| size / seq_tests / MIB * MIB);
+        }
         if groups_run.is_empty() {
             let list: Vec<String> = groups_skipped
                 .iter()
@@ -449,120 +267,13 @@ impl Plan {
     pub fn compute_runtime(&self) -> Duration {
         Duration::from_nanos(self.compute_runtime_ns)
     }
-
-    /// Every step, in execution order: passes as rounds.
-    pub fn steps(&self) -> Vec<Step> {
-        let mut steps = Vec::new();
-        for pass in 1..=self.passes {
-            if self.runs(Group::Disk) {
-                for test in 0..self.disk_tests.len() {
-                    steps.push(Step::Disk {
-                        pass,
-                        test,
-                        role: FileRole::Main,
-                    });
-                }
-            }
-            if self.runs(Group::Control) {
-                for (test, t) in self.disk_tests.iter().enumerate() {
-                    if t.is_read_only() {
-                        steps.push(Step::Disk {
-                            pass,
-                            test,
-                            role: FileRole::Control,
-                        });
-                    }
-                }
-            }
-            for group in crate::compute::Group::ALL {
-                if self.runs(group.into()) {
-                    steps.push(Step::Compute { pass, group });
-                }
-            }
-        }
-        steps
-    }
-
-    /// A stable name for a step, equal to `measurement_key` of what it produced
-    /// (how `--resume` knows what is done).
-    pub fn step_key(&self, step: &Step) -> String {
-        match step {
-            Step::Disk { pass, test, role } => {
-                let t = &self.disk_tests[*test];
-                disk_key(&t.profile, t.rw.as_str(), *role, *pass)
-            }
-            Step::Compute { pass, group } => format!("{}/{pass}", group.name()),
-        }
-    }
-
-    /// A human name for a step: `SEQ1M Q8T1 read (control)`, `cpu`.
-    pub fn step_label(&self, step: &Step) -> String {
-        match step {
-            Step::Disk { test, role, .. } => {
-                let label = self.disk_tests[*test].label();
-                match role {
-                    FileRole::Main => label,
-                    FileRole::Control => format!("{label} (control file)"),
-                }
-            }
-            Step::Compute { group, .. } => group.name().to_string(),
-        }
-    }
-
-    /// About how long a step takes, for the ETA (compute groups run several
-    /// tests each; the count is an estimate the runner corrects as it goes).
-    pub fn step_estimate(&self, step: &Step) -> Duration {
-        match step {
-            Step::Disk { .. } => self.ramp() + self.runtime() + self.pause(),
-            Step::Compute { group, .. } => {
-                let tests = group.planned_measurements(crate::compute::Threads::All);
-                self.compute_runtime() * tests.max(1) as u32
-            }
-        }
-    }
-
-    /// The seed of one step's job: distinct per step, fixed by the plan's seed.
-    pub fn step_seed(&self, step: &Step) -> u64 {
-        let salt = match step {
-            Step::Disk { pass, test, role } => {
-                (u64::from(*pass) << 32)
-                    | ((*test as u64) << 8)
-                    | (*role == FileRole::Control) as u64
-            }
-            Step::Compute { pass, group } => {
-                (u64::from(*pass) << 32) | (Group::from(*group) as u64) << 16
-            }
-        };
-        crate::seed::splitmix64(self.seed ^ salt)
-    }
-}
-
-/// The key of a disk measurement: role, profile, rw and pass.
-pub fn disk_key(profile: &str, rw: &str, role: FileRole, pass: u32) -> String {
-    let role = match role {
-        FileRole::Main => "main",
-        FileRole::Control => "control",
-    };
-    format!("disk/{role}/{profile}/{rw}/{pass}")
-}
-
-/// The key of a finished measurement (see `Plan::step_key`); None outside a battery.
-pub fn measurement_key(m: &crate::result::Measurement) -> Option<String> {
-    use crate::result::Measurement;
-    match m {
-        Measurement::Disk(d) => Some(disk_key(
-            d.profile.as_deref()?,
-            d.spec.rw.as_str(),
-            d.role,
-            d.pass?,
-        )),
-        other => Some(format!("{}/{}", other.kind(), other.pass()?)),
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const GIB: u64 = 1 << 30;
 
     fn machine(ram: u64, free: u64) -> Environment {
         Environment {
@@ -604,6 +315,8 @@ mod tests {
         assert_eq!(s.passes, 3);
         assert!(s.runs(Group::Control));
         assert_eq!(s.control.size, Some(16 * GIB));
+        // Two sequential read tests in three passes share the control file.
+        assert_eq!(s.control.seq_share, Some(16 * GIB / 6 / MIB * MIB));
         let f = Plan::build(Preset::Full, &Overrides::default(), &big()).unwrap();
         assert_eq!(
             (f.runtime(), f.pause()),
@@ -722,92 +435,6 @@ mod tests {
     }
 
     #[test]
-    fn control_sizing_rule() {
-        let auto = ControlRequest::Auto;
-        // Plenty of room: 2x RAM.
-        let d = control_size(auto, GIB, Some(24 * GIB), Some(200 * GIB), GIB).unwrap();
-        assert_eq!((d.size, d.reason, d.note), (Some(48 * GIB), None, None));
-        // Small RAM: never below 4 GiB.
-        let d = control_size(auto, GIB, Some(GIB), Some(200 * GIB), GIB).unwrap();
-        assert_eq!(d.size, Some(MIN_CONTROL));
-        // Bounded by free space: 20 GiB - 1 GiB margin - 1 GiB main = 18 GiB.
-        let d = control_size(auto, GIB, Some(24 * GIB), Some(20 * GIB), GIB).unwrap();
-        assert_eq!(d.size, Some(18 * GIB));
-        assert!(d
-            .note
-            .unwrap()
-            .starts_with("bounded by free space: 18 GiB instead of 2x RAM (48 GiB)"));
-        // No space: skipped, and the reason says why with the numbers.
-        let d = control_size(auto, GIB, Some(24 * GIB), Some(5 * GIB), GIB).unwrap();
-        assert_eq!(d.size, None);
-        let why = d.reason.unwrap();
-        assert!(
-            why.starts_with("not enough free space: the control file needs at least 4 GiB"),
-            "{why}"
-        );
-        assert!(why.ends_with("leaves 3 GiB"), "{why}");
-        // Unknown RAM or free space: skipped, never guessed.
-        assert!(control_size(auto, GIB, None, Some(GIB), 0)
-            .unwrap()
-            .size
-            .is_none());
-        assert!(control_size(auto, GIB, Some(GIB), None, 0)
-            .unwrap()
-            .size
-            .is_none());
-        // The user's size is taken as given, even below 4 GiB, with a note below 2x RAM.
-        let d = control_size(
-            ControlRequest::Size(2 * GIB),
-            GIB,
-            Some(24 * GIB),
-            Some(200 * GIB),
-            GIB,
-        )
-        .unwrap();
-        assert_eq!(d.size, Some(2 * GIB));
-        assert!(d.note.unwrap().contains("less than 2x RAM"));
-        // ... unless it does not fit.
-        let e = control_size(
-            ControlRequest::Size(50 * GIB),
-            GIB,
-            Some(GIB),
-            Some(20 * GIB),
-            GIB,
-        )
-        .unwrap_err();
-        assert!(e.starts_with("--control-size 50 GiB does not fit"), "{e}");
-        assert_eq!(
-            control_size(ControlRequest::Off, GIB, None, None, 0)
-                .unwrap()
-                .size,
-            None
-        );
-    }
-
-    #[test]
-    fn no_space_for_control_is_stated_in_the_plan() {
-        let p = Plan::build(
-            Preset::Standard,
-            &Overrides::default(),
-            &machine(24 * GIB, 5 * GIB),
-        )
-        .unwrap();
-        assert!(!p.runs(Group::Control));
-        assert!(p
-            .control
-            .reason
-            .as_deref()
-            .unwrap()
-            .starts_with("not enough free space"));
-        let skipped = p
-            .groups_skipped
-            .iter()
-            .find(|s| s.group == Group::Control)
-            .unwrap();
-        assert_eq!(Some(&skipped.reason), p.control.reason.as_ref());
-    }
-
-    #[test]
     fn passes_are_rounds() {
         let flags = Overrides {
             passes: Some(2),
@@ -851,5 +478,28 @@ mod tests {
         assert_eq!(json["groups_run"][0], "disk");
         let back: Plan = serde_json::from_value(json).unwrap();
         assert_eq!(back, p);
+    }
+
+    #[test]
+    fn no_space_for_control_is_stated_in_the_plan() {
+        let p = Plan::build(
+            Preset::Standard,
+            &Overrides::default(),
+            &machine(24 * GIB, 5 * GIB),
+        )
+        .unwrap();
+        assert!(!p.runs(Group::Control));
+        assert!(p
+            .control
+            .reason
+            .as_deref()
+            .unwrap()
+            .starts_with("not enough free space"));
+        let skipped = p
+            .groups_skipped
+            .iter()
+            .find(|s| s.group == Group::Control)
+            .unwrap();
+        assert_eq!(Some(&skipped.reason), p.control.reason.as_ref());
     }
 }
