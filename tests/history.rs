@@ -1,18 +1,25 @@
 //! The history, end to end with the real binary: adding by default (a temp
 //! XDG_DATA_HOME stands in for the user's data directory), idempotence, two
-//! processes adding at once, drift on planted regressions built from the real
+//! processes adding at once, drift on planted changes built from the real
 //! fixture Runs (and silence within the noise), every reading format, bad
 //! databases (damaged, foreign, newer, locked) refused in one line with
 //! nothing stored changed, and the HTML report in a real headless Chromium.
 
+mod common;
+
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use std::process::Output;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/runs")
         .join(name)
+}
+
+fn fio_fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fio/randread-iouring-q16.json")
 }
 
 /// The binary with its data directory in `home` (never the user's).
@@ -25,16 +32,39 @@ fn candor(home: &Path) -> Command {
     cmd
 }
 
-fn default_db(home: &Path) -> PathBuf {
-    home.join("data/candor/history.db")
+/// `candor history --db DB` (the subcommand and its arguments follow).
+fn hist(home: &Path, db: &Path) -> Command {
+    let mut cmd = candor(home);
+    cmd.arg("history").arg("--db").arg(db);
+    cmd
 }
 
-fn stderr(o: &std::process::Output) -> String {
+fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).to_string()
 }
 
-fn stdout(o: &std::process::Output) -> String {
+fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).to_string()
+}
+
+/// Runs `cmd`, which must succeed.
+fn ok(cmd: &mut Command) -> Output {
+    let o = cmd.output().unwrap();
+    assert!(o.status.success(), "{:?}: {}", o.status, stderr(&o));
+    o
+}
+
+/// Runs `cmd`, which must exit with `code` and one line on stderr holding
+/// every one of `needles`; returns that line.
+fn refused(cmd: &mut Command, code: i32, needles: &[&str]) -> String {
+    let o = cmd.output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(code), "{err}");
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    for n in needles {
+        assert!(err.contains(n), "'{n}' in: {err}");
+    }
+    err
 }
 
 /// A fixture Run as another Run of `host` at `day` (2026-MM-DD), with every
@@ -45,28 +75,47 @@ fn variant(base: &Value, host: &str, day: &str, disk: f64, compute: f64) -> Valu
     r["started_at"] = format!("{day}T10:00:00Z").into();
     r["finished_at"] = format!("{day}T10:20:00Z").into();
     for m in r["measurements"].as_array_mut().unwrap() {
-        if m["kind"] == "disk" {
-            for d in ["read", "write"] {
-                if m[d].is_object() {
-                    for k in ["iops", "bytes_per_sec"] {
-                        let v = m[d][k].as_f64().unwrap();
-                        m[d][k] = (v * disk).into();
-                    }
+        let disk_job = m["kind"] == "disk";
+        let (factor, keys): (f64, &[&str]) = if disk_job {
+            (disk, &["iops", "bytes_per_sec"])
+        } else {
+            (compute, &["events_per_sec", "bytes_per_sec", "ops_per_sec"])
+        };
+        let scale = |o: &mut Value| {
+            // Only objects: indexing null mutably would turn it into one.
+            let Some(o) = o.as_object_mut() else { return };
+            for k in keys {
+                if let Some(v) = o.get(*k).and_then(Value::as_f64) {
+                    o.insert(k.to_string(), (v * factor).into());
                 }
+            }
+        };
+        if disk_job {
+            for d in ["read", "write"] {
+                m.get_mut(d).map(scale);
             }
         } else {
-            for k in ["events_per_sec", "bytes_per_sec", "ops_per_sec"] {
-                if let Some(v) = m[k].as_f64() {
-                    m[k] = (v * compute).into();
-                }
-            }
+            scale(m);
         }
     }
     r
 }
 
+/// A file name for anything (a hostile host name included).
+fn file_name(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 fn write(dir: &Path, name: &str, run: &Value) -> PathBuf {
-    let p = dir.join(name);
+    let p = dir.join(file_name(name) + ".json");
     std::fs::write(&p, serde_json::to_string_pretty(run).unwrap()).unwrap();
     p
 }
@@ -75,16 +124,17 @@ fn read(p: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
 }
 
-/// Runs in the history (through `history list --format json`).
+/// `history list --format json`.
+fn list(home: &Path, db: &Path, filters: &[&str]) -> Value {
+    let o = ok(hist(home, db)
+        .args(["list", "--format", "json"])
+        .args(filters));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+/// Runs in the history.
 fn run_count(home: &Path, db: &Path) -> usize {
-    let o = candor(home)
-        .args(["history", "list", "--format", "json", "--db"])
-        .arg(db)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
-    v["runs"].as_array().unwrap().len()
+    list(home, db, &[])["runs"].as_array().unwrap().len()
 }
 
 #[test]
@@ -92,23 +142,13 @@ fn commands_add_to_the_default_history_once() {
     let home = tempfile::tempdir().unwrap();
     let h = home.path();
     let run_file = h.join("imported.json");
-    let o = candor(h)
+    let o = ok(candor(h)
         .args(["import", "--label", "fio-box", "-o"])
         .arg(&run_file)
-        .arg(
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("tests/fixtures/fio/randread-iouring-q16.json"),
-        )
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    let db = default_db(h);
-    assert!(
-        db.exists(),
-        "the default database was created: {}",
-        stderr(&o)
-    );
+        .arg(fio_fixture()));
+    let db = h.join("data/candor/history.db");
     let err = stderr(&o);
+    assert!(db.exists(), "the default database was created: {err}");
     assert!(
         err.contains("candor: history: added to") && err.contains("host 'fio-box'"),
         "{err}"
@@ -121,66 +161,33 @@ fn commands_add_to_the_default_history_once() {
     std::fs::write(&compact, serde_json::to_string(&read(&run_file)).unwrap()).unwrap();
     let analysed = h.join("analysed.json");
     std::fs::copy(&run_file, &analysed).unwrap();
-    candor(h)
-        .arg("analyze")
-        .arg("--write")
-        .arg(&analysed)
-        .assert()
-        .success();
+    ok(candor(h).arg("analyze").arg("--write").arg(&analysed));
     assert_ne!(
         std::fs::read(&analysed).unwrap(),
         std::fs::read(&run_file).unwrap()
     );
-    let o = candor(h)
+    let o = ok(candor(h)
         .args(["history", "add"])
-        .args([&run_file, &compact, &analysed])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).starts_with("added 0 Runs to "), "{}", stdout(&o));
-    assert!(stdout(&o).contains("3 already stored"), "{}", stdout(&o));
+        .args([&run_file, &compact, &analysed]));
+    let out = stdout(&o);
+    assert!(
+        out.starts_with("added 0 Runs to ") && out.contains("3 already stored"),
+        "{out}"
+    );
     assert_eq!(run_count(h, &db), 1);
 
     // The stored JSON is the Run file, byte for byte.
-    let list: Value = serde_json::from_slice(
-        &candor(h)
-            .args(["history", "list", "--format", "json"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
-    let hash = list["runs"][0]["run"].as_str().unwrap().to_string();
-    let got = candor(h)
-        .args(["history", "get", &hash[..8]])
-        .output()
-        .unwrap();
-    assert!(got.status.success(), "{}", stderr(&got));
+    let hash = list(h, &db, &[])["runs"][0]["run"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let got = ok(candor(h).args(["history", "get", &hash[..8]]));
     assert_eq!(got.stdout, std::fs::read(&run_file).unwrap());
 
     // A measuring command adds its Run too (run, with only the CPU group:
     // quick); --no-history and CANDOR_NO_HISTORY=1 keep it out.
     let out = h.join("cpu.json");
-    let o = candor(h)
-        .args([
-            "run",
-            "--only",
-            "cpu",
-            "--compute-runtime",
-            "100ms",
-            "--passes",
-            "1",
-            "--quiet",
-            "--label",
-            "box-2",
-            "--output",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(run_count(h, &db), 2);
-    for (flag, env) in [(Some("--no-history"), None), (None, Some("1"))] {
+    let cpu_run = |h: &Path| {
         let mut cmd = candor(h);
         cmd.args([
             "run",
@@ -190,19 +197,17 @@ fn commands_add_to_the_default_history_once() {
             "100ms",
             "--passes",
             "1",
-            "--quiet",
-            "--force",
-            "--output",
         ])
+        .args(["--quiet", "--label", "box-2", "--force", "--output"])
         .arg(&out);
-        cmd.args(flag);
-        if let Some(v) = env {
-            cmd.env("CANDOR_NO_HISTORY", v);
-        }
-        let o = cmd.output().unwrap();
-        assert!(o.status.success(), "{}", stderr(&o));
-        assert!(!stderr(&o).contains("history"), "{}", stderr(&o));
-    }
+        cmd
+    };
+    ok(&mut cpu_run(h));
+    assert_eq!(run_count(h, &db), 2);
+    let o = ok(cpu_run(h).arg("--no-history"));
+    assert!(!stderr(&o).contains("history"), "{}", stderr(&o));
+    let o = ok(cpu_run(h).env("CANDOR_NO_HISTORY", "1"));
+    assert!(!stderr(&o).contains("history"), "{}", stderr(&o));
     assert_eq!(run_count(h, &db), 2);
 }
 
@@ -215,7 +220,7 @@ fn a_real_disk_job_is_added() {
         .tempdir_in("/var/tmp")
         .unwrap();
     let db = h.join("other/place.db");
-    let o = candor(h)
+    let o = ok(candor(h)
         .args([
             "disk",
             "--size",
@@ -224,39 +229,20 @@ fn a_real_disk_job_is_added() {
             "300ms",
             "--ramp",
             "0s",
-            "--rw",
-            "randread",
-            "--iodepth",
-            "4",
         ])
-        .arg("--dir")
+        .args(["--rw", "randread", "--iodepth", "4", "--dir"])
         .arg(dir.path())
         .arg("--db")
-        .arg(&db)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+        .arg(&db));
     assert!(stderr(&o).contains("added to"), "{}", stderr(&o));
-    assert!(!default_db(h).exists(), "--db chose another file");
-    let show = candor(h)
-        .args(["history", "show", "--db"])
-        .arg(&db)
-        .arg(hostname())
-        .output()
-        .unwrap();
-    assert!(show.status.success(), "{}", stderr(&show));
+    assert!(!h.join("data").exists(), "--db chose another file");
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+    let show = ok(hist(h, &db).arg("show").arg(host.trim()));
     assert!(
         stdout(&show).contains("RND4K Q4T1 read"),
         "{}",
         stdout(&show)
     );
-}
-
-fn hostname() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .unwrap()
-        .trim()
-        .to_string()
 }
 
 #[test]
@@ -265,69 +251,43 @@ fn history_add_checks_every_file_first_and_adds_nothing_on_a_bad_one() {
     let h = home.path();
     let db = h.join("h.db");
     let base = read(&fixture("cpu.json"));
-    let good = write(h, "good.json", &variant(&base, "a", "2026-01-01", 1.0, 1.0));
-    candor(h)
-        .args(["history", "add", "--db"])
-        .arg(&db)
-        .arg(&good)
-        .assert()
-        .success();
-    let new = write(h, "new.json", &variant(&base, "a", "2026-01-02", 1.0, 1.0));
-    let mut running = variant(&base, "a", "2026-01-03", 1.0, 1.0);
+    let run = |day: &str| variant(&base, "a", day, 1.0, 1.0);
+    ok(hist(h, &db)
+        .arg("add")
+        .arg(write(h, "good", &run("2026-01-01"))));
+    let new = write(h, "new", &run("2026-01-02"));
+    let mut running = run("2026-01-03");
     running["status"] = "running".into();
-    let mut timeless = variant(&base, "a", "2026-01-04", 1.0, 1.0);
+    let mut timeless = run("2026-01-04");
     timeless["started_at"] = Value::Null;
     timeless["finished_at"] = "soon".into();
-    let mut newer = variant(&base, "a", "2026-01-05", 1.0, 1.0);
+    let mut newer = run("2026-01-05");
     newer["schema"] = "candor.run/9".into();
-    let mut nameless = variant(&base, "a", "2026-01-06", 1.0, 1.0);
+    let mut nameless = run("2026-01-06");
     nameless["label"] = Value::Null;
     nameless["host"]["hostname"] = Value::Null;
+    let text = h.join("text.json");
+    std::fs::write(&text, "not json").unwrap();
     let cases = [
-        (write(h, "running.json", &running), "still running"),
-        (write(h, "timeless.json", &timeless), "no valid started_at"),
-        (write(h, "newer.json", &newer), "newer candor"),
-        (write(h, "nameless.json", &nameless), "--host"),
-        (
-            {
-                let p = h.join("text.json");
-                std::fs::write(&p, "not json").unwrap();
-                p
-            },
-            "not JSON",
-        ),
+        (write(h, "running", &running), "still running"),
+        (write(h, "timeless", &timeless), "no valid started_at"),
+        (write(h, "newer", &newer), "newer candor"),
+        (write(h, "nameless", &nameless), "--host"),
+        (text, "not JSON"),
         (h.join("missing.json"), "cannot read"),
     ];
     for (bad, why) in &cases {
-        let o = candor(h)
-            .args(["history", "add", "--db"])
-            .arg(&db)
-            .arg(&new)
-            .arg(bad)
-            .output()
-            .unwrap();
-        assert_eq!(
-            o.status.code(),
-            Some(2),
-            "{}: {}",
-            bad.display(),
-            stderr(&o)
-        );
-        let err = stderr(&o);
-        assert_eq!(err.lines().count(), 1, "{err}");
-        assert!(
-            err.contains(bad.to_str().unwrap()) && err.contains(why),
-            "{err}"
+        refused(
+            hist(h, &db).arg("add").arg(&new).arg(bad),
+            2,
+            &[bad.to_str().unwrap(), why],
         );
         assert_eq!(run_count(h, &db), 1, "nothing added beside a bad file");
     }
     // --host files a Run without a name.
-    candor(h)
-        .args(["history", "add", "--host", "named", "--db"])
-        .arg(&db)
-        .arg(&cases[3].0)
-        .assert()
-        .success();
+    ok(hist(h, &db)
+        .args(["add", "--host", "named"])
+        .arg(&cases[3].0));
     assert_eq!(run_count(h, &db), 2);
 }
 
@@ -337,41 +297,27 @@ fn two_processes_adding_at_once_both_succeed() {
     let h = home.path().to_path_buf();
     let db = h.join("race.db");
     let base = read(&fixture("cpu.json"));
-    let files: Vec<Vec<PathBuf>> = (0..2)
-        .map(|p| {
-            (0..15)
-                .map(|i| {
-                    let day = format!("2026-{:02}-{:02}", p + 1, i + 1);
-                    write(
-                        &h,
-                        &format!("r{p}-{i}.json"),
-                        &variant(
-                            &base,
-                            &format!("host-{p}"),
-                            &day,
-                            1.0,
-                            1.0 + i as f64 / 100.0,
-                        ),
-                    )
-                })
-                .collect()
-        })
-        .collect();
     // Both start on a database that does not exist yet, one Run per process
     // call, so that creation, migration and every add race.
-    let threads: Vec<_> = files
-        .into_iter()
-        .map(|list| {
+    let threads: Vec<_> = (0..2)
+        .map(|p| {
+            let files: Vec<PathBuf> = (0..15)
+                .map(|i| {
+                    let day = format!("2026-{:02}-{:02}", p + 1, i + 1);
+                    let run = variant(
+                        &base,
+                        &format!("host-{p}"),
+                        &day,
+                        1.0,
+                        1.0 + i as f64 / 100.0,
+                    );
+                    write(&h, &format!("r{p}-{i}"), &run)
+                })
+                .collect();
             let (h, db) = (h.clone(), db.clone());
             std::thread::spawn(move || {
-                for f in list {
-                    let o = candor(&h)
-                        .args(["history", "add", "--quiet", "--db"])
-                        .arg(&db)
-                        .arg(&f)
-                        .output()
-                        .unwrap();
-                    assert!(o.status.success(), "{}: {}", f.display(), stderr(&o));
+                for f in files {
+                    let o = ok(hist(&h, &db).args(["add", "--quiet"]).arg(&f));
                     assert!(stdout(&o).starts_with("added 1 Run to"), "{}", stdout(&o));
                 }
             })
@@ -390,35 +336,24 @@ fn steady_history(h: &Path, db: &Path, host: &str) -> Value {
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            let safe: String = host
-                .chars()
-                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-                .collect();
+            let day = format!("2026-0{}-01", i + 1);
             write(
                 h,
-                &format!("{safe}-{i}.json"),
-                &variant(&base, host, &format!("2026-0{}-01", i + 1), *s, *s),
+                &format!("{host}-{i}"),
+                &variant(&base, host, &day, *s, *s),
             )
         })
         .collect();
-    candor(h)
-        .args(["history", "add", "--db"])
-        .arg(db)
-        .args(&files)
-        .assert()
-        .success();
+    ok(hist(h, db).arg("add").args(&files));
     base
 }
 
 /// The drift findings `analyze --history` gives a Run file.
 fn drift(h: &Path, db: &Path, run: &Path) -> Vec<Value> {
-    let o = candor(h)
+    let o = ok(candor(h)
         .args(["analyze", "--format", "json", "--history", "--db"])
         .arg(db)
-        .arg(run)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+        .arg(run));
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     v["runs"][0]["history"]["findings"]
         .as_array()
@@ -426,17 +361,20 @@ fn drift(h: &Path, db: &Path, run: &Path) -> Vec<Value> {
         .clone()
 }
 
+/// (id, subject) of the drift findings that fired, sorted.
 fn fired(findings: &[Value]) -> Vec<(String, String)> {
-    findings
+    let mut out: Vec<(String, String)> = findings
         .iter()
         .filter(|f| f["status"] == "checked")
         .map(|f| {
             (
-                f["id"].as_str().unwrap().to_string(),
-                f["subject"].as_str().unwrap().to_string(),
+                f["id"].as_str().unwrap().into(),
+                f["subject"].as_str().unwrap().into(),
             )
         })
-        .collect()
+        .collect();
+    out.sort();
+    out
 }
 
 #[test]
@@ -449,7 +387,7 @@ fn drift_fires_on_planted_changes_and_stays_silent_within_the_noise() {
     // Within the noise: 3 % slower everywhere.
     let calm = write(
         h,
-        "calm.json",
+        "calm",
         &variant(&base, "web-1", "2026-06-01", 0.97, 0.97),
     );
     let findings = drift(h, &db, &calm);
@@ -468,25 +406,23 @@ fn drift_fires_on_planted_changes_and_stays_silent_within_the_noise() {
             }
         }
         if m["profile"] == "FSYNC4K" {
-            m["write"]["lat_ns"]["p99"] =
-                (m["write"]["lat_ns"]["p99"].as_u64().unwrap() * 2).into();
+            let p99 = &mut m["write"]["lat_ns"]["p99"];
+            *p99 = (p99.as_u64().unwrap() * 2).into();
         }
         if m["kind"] == "cpu" {
             m["events_per_sec"] = (m["events_per_sec"].as_f64().unwrap() * 1.3).into();
         }
     }
-    let planted_file = write(h, "planted.json", &planted);
+    let planted_file = write(h, "planted", &planted);
     let findings = drift(h, &db, &planted_file);
-    let mut got = fired(&findings);
-    got.sort();
-    let mut want: Vec<(String, String)> = vec![
-        ("regressed".into(), "RND4K Q32T1 read IOPS".into()),
-        ("regressed".into(), "FSYNC4K write p99".into()),
-        ("improved".into(), "cpu primes 1T events/s".into()),
-        ("improved".into(), "cpu primes 2T events/s".into()),
-    ];
-    want.sort();
-    assert_eq!(got, want, "{findings:#?}");
+    let want = [
+        ("improved", "cpu primes 1T events/s"),
+        ("improved", "cpu primes 2T events/s"),
+        ("regressed", "FSYNC4K write p99"),
+        ("regressed", "RND4K Q32T1 read IOPS"),
+    ]
+    .map(|(a, b)| (a.to_string(), b.to_string()));
+    assert_eq!(fired(&findings), want, "{findings:#?}");
     let r = findings
         .iter()
         .find(|f| f["subject"] == "RND4K Q32T1 read IOPS")
@@ -506,49 +442,37 @@ fn drift_fires_on_planted_changes_and_stays_silent_within_the_noise() {
     assert_eq!(r["severity"], "warning");
 
     // Added, it says so on its way in, and show marks it.
-    let o = candor(h)
-        .args(["history", "add", "--db"])
-        .arg(&db)
-        .arg(&planted_file)
-        .output()
-        .unwrap();
-    assert!(o.status.success());
-    let out = stdout(&o);
-    assert!(
-        out.contains("regressed: RND4K Q32T1 read IOPS:")
-            && out.contains("improved: cpu primes 1T events/s"),
-        "{out}"
-    );
-    let show = stdout(
-        &candor(h)
-            .args(["history", "show", "web-1", "--db"])
-            .arg(&db)
-            .output()
-            .unwrap(),
-    );
+    let out = stdout(&ok(hist(h, &db).arg("add").arg(&planted_file)));
+    assert!(out.contains("regressed: RND4K Q32T1 read IOPS:"), "{out}");
+    assert!(out.contains("improved: cpu primes 1T events/s"), "{out}");
+    let show = stdout(&ok(hist(h, &db).args(["show", "web-1"])));
     let row = show
         .lines()
         .find(|l| l.trim_start().starts_with("RND4K Q32T1 read "))
         .unwrap();
-    assert!(
-        row.contains("REGRESSED") && row.ends_with("REGRESSED"),
-        "{show}"
-    );
+    assert!(row.ends_with("REGRESSED"), "{show}");
+
+    // The second Run at the new level still fires: one odd earlier Run does
+    // not widen the usual range.
+    let mut again = planted.clone();
+    again["started_at"] = "2026-06-15T10:00:00Z".into();
+    let findings = drift(h, &db, &write(h, "again", &again));
+    assert!(fired(&findings).contains(&("regressed".into(), "RND4K Q32T1 read IOPS".into())));
 
     // A host's migration is named in the evidence.
     let mut moved = variant(&base, "web-1", "2026-07-01", 0.5, 1.0);
     moved["host"]["cpu_model"] = "AMD EPYC 9654".into();
-    let moved = write(h, "moved.json", &moved);
-    let findings = drift(h, &db, &moved);
+    let findings = drift(h, &db, &write(h, "moved", &moved));
     let r = findings.iter().find(|f| f["id"] == "regressed").unwrap();
     assert_eq!(
         r["evidence"]["host_changed"]["cpu_model"]["now"], "AMD EPYC 9654",
         "{r:#}"
     );
-    assert!(r["verdict"]
-        .as_str()
-        .unwrap()
-        .contains("the host changed since its previous Run (cpu_model)"));
+    let verdict = r["verdict"].as_str().unwrap();
+    assert!(
+        verdict.contains("the host changed since its previous Run (cpu_model)"),
+        "{verdict}"
+    );
 }
 
 #[test]
@@ -559,24 +483,12 @@ fn drift_is_not_checked_with_fewer_than_three_earlier_runs() {
     let base = read(&fixture("battery.json"));
     let two: Vec<PathBuf> = (1..=2)
         .map(|i| {
-            write(
-                h,
-                &format!("e{i}.json"),
-                &variant(&base, "db-1", &format!("2026-0{i}-01"), 1.0, 1.0),
-            )
+            let day = format!("2026-0{i}-01");
+            write(h, &format!("e{i}"), &variant(&base, "db-1", &day, 1.0, 1.0))
         })
         .collect();
-    candor(h)
-        .args(["history", "add", "--db"])
-        .arg(&db)
-        .args(&two)
-        .assert()
-        .success();
-    let crash = write(
-        h,
-        "crash.json",
-        &variant(&base, "db-1", "2026-03-01", 0.2, 0.2),
-    );
+    ok(hist(h, &db).arg("add").args(&two));
+    let crash = write(h, "crash", &variant(&base, "db-1", "2026-03-01", 0.2, 0.2));
     let findings = drift(h, &db, &crash);
     assert!(fired(&findings).is_empty(), "{findings:#?}");
     let nc: Vec<&Value> = findings
@@ -584,19 +496,13 @@ fn drift_is_not_checked_with_fewer_than_three_earlier_runs() {
         .filter(|f| f["status"] == "not-checked")
         .collect();
     assert_eq!(nc.len(), 2, "regressed and improved: {findings:#?}");
-    assert!(
-        nc[0]["verdict"]
-            .as_str()
-            .unwrap()
-            .contains("fewer than 3 earlier Runs"),
-        "{:#}",
-        nc[0]
-    );
+    let verdict = nc[0]["verdict"].as_str().unwrap();
+    assert!(verdict.contains("fewer than 3 earlier Runs"), "{verdict}");
     assert_eq!(nc[0]["evidence"]["checked_count"], 0);
     // A Run of a host the history has never seen: not checked either, no error.
     let stranger = write(
         h,
-        "stranger.json",
+        "stranger",
         &variant(&base, "new-host", "2026-03-01", 1.0, 1.0),
     );
     let findings = drift(h, &db, &stranger);
@@ -610,54 +516,45 @@ fn reading_formats_list_show_trend_export() {
     let db = h.join("h.db");
     steady_history(h, &db, "web-1");
     steady_history(h, &db, "web-2");
-    let hist = |args: &[&str]| -> std::process::Output {
-        candor(h)
-            .arg("history")
-            .args(args)
-            .arg("--db")
-            .arg(&db)
-            .output()
-            .unwrap()
-    };
+    let out = |args: &[&str]| stdout(&ok(hist(h, &db).args(args)));
+
     // list: text and JSON, filters.
-    let o = hist(&["list"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let text = stdout(&o);
+    let text = out(&["list"]);
     assert!(
         text.contains("hosts (2)") && text.contains("runs (10, oldest first)"),
         "{text}"
     );
-    let json: Value = serde_json::from_slice(
-        &hist(&[
-            "list",
-            "--format",
-            "json",
+    let json = list(
+        h,
+        &db,
+        &[
             "--host",
             "web-2",
             "--since",
             "2026-02-01",
             "--until",
             "2026-04-01",
-        ])
-        .stdout,
-    )
-    .unwrap();
+        ],
+    );
     let runs = json["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 3, "{json:#}");
     assert!(runs.iter().all(|r| r["host"] == "web-2"));
     assert_eq!(json["hosts"][0]["runs"], 3);
-    let limited: Value =
-        serde_json::from_slice(&hist(&["list", "--format", "json", "--limit", "2"]).stdout)
-            .unwrap();
-    assert_eq!(limited["runs"].as_array().unwrap().len(), 2);
-    let o = hist(&["list", "--since", "last tuesday"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert_eq!(stderr(&o).lines().count(), 1);
+    assert_eq!(
+        list(h, &db, &["--limit", "2"])["runs"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    refused(
+        hist(h, &db).args(["list", "--since", "last tuesday"]),
+        2,
+        &["--since 'last tuesday'"],
+    );
 
     // show: the latest figures beside the earlier median and range.
-    let o = hist(&["show", "web-1"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let text = stdout(&o);
+    let text = out(&["show", "web-1"]);
     let row = text
         .lines()
         .find(|l| l.trim_start().starts_with("RND4K Q32T1 read "))
@@ -666,90 +563,64 @@ fn reading_formats_list_show_trend_export() {
         row.contains("within range") && row.contains(" 4 "),
         "four earlier Runs: {row}"
     );
-    let json: Value =
-        serde_json::from_slice(&hist(&["show", "web-1", "--format", "json"]).stdout).unwrap();
+    let json: Value = serde_json::from_str(&out(&["show", "web-1", "--format", "json"])).unwrap();
     let fig = json["figures"]
         .as_array()
         .unwrap()
         .iter()
         .find(|f| f["test"] == "RND4K Q32T1 read")
         .unwrap();
-    assert_eq!(fig["earlier_count"], 4);
-    assert_eq!(fig["drift"], "within");
-    assert_eq!(fig["points"], 5);
-    let o = hist(&["show", "nobody"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("'web-1', 'web-2'") && stderr(&o).lines().count() == 1,
-        "{}",
-        stderr(&o)
+    assert_eq!(
+        (&fig["earlier_count"], &fig["drift"], &fig["points"]),
+        (&4.into(), &"within".into(), &5.into())
+    );
+    refused(
+        hist(h, &db).args(["show", "nobody"]),
+        2,
+        &["'web-1', 'web-2'"],
     );
 
     // trend: sparkline and rows; JSON, CSV, SVG, HTML; another metric; bad names.
-    let o = hist(&["trend", "web-1", "--test", "RND4K Q32T1 read"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let text = stdout(&o);
+    let text = out(&["trend", "web-1", "--test", "RND4K Q32T1 read"]);
     assert!(
         text.contains("web-1 · RND4K Q32T1 read · IOPS") && text.contains("5 Runs"),
         "{text}"
     );
     let spark: String = text.chars().filter(|c| ('▁'..='█').contains(c)).collect();
     assert_eq!(spark.chars().count(), 5, "{text}");
-    let json: Value = serde_json::from_slice(
-        &hist(&[
-            "trend",
-            "web-1",
-            "--test",
-            "rnd4k q32t1 read",
-            "--format",
-            "json",
-        ])
-        .stdout,
-    )
-    .unwrap();
-    assert_eq!(json["points"].as_array().unwrap().len(), 5);
-    assert_eq!(json["metric"], "iops");
-    let csv = stdout(&hist(&[
+    let json: Value = serde_json::from_str(&out(&[
         "trend",
         "web-1",
         "--test",
-        "FSYNC4K write",
-        "--metric",
-        "p99",
+        "rnd4k q32t1 read",
         "--format",
-        "csv",
-    ]));
+        "json",
+    ]))
+    .unwrap();
+    assert_eq!(json["points"].as_array().unwrap().len(), 5);
+    assert_eq!(json["metric"], "iops");
+    let fsync = [
+        "trend", "web-1", "--metric", "p99", "--format", "csv", "--test",
+    ];
+    let csv = out(&[&fsync[..], &["FSYNC4K write"]].concat());
     assert_eq!(csv.lines().count(), 6, "{csv}");
     assert!(
         csv.lines().nth(1).unwrap().contains(",lat_p99_ns,ns,"),
         "{csv}"
     );
     // The same workload by its spec's name, and by its key.
-    let by_spec = stdout(&hist(&[
-        "trend",
-        "web-1",
-        "--test",
-        "RND4K Q1T1 fsync=1 write",
-        "--metric",
-        "p99",
-        "--format",
-        "csv",
-    ]));
-    assert_eq!(by_spec, csv);
-    let svg = stdout(&hist(&[
-        "trend",
-        "web-1",
-        "--test",
-        "disk/randread/bs=4096/qd=32/jobs=1/fsync=0/direct/main/read",
-        "--format",
-        "svg",
-    ]));
+    assert_eq!(
+        out(&[&fsync[..], &["RND4K Q1T1 fsync=1 write"]].concat()),
+        csv
+    );
+    let key = "disk/randread/bs=4096/qd=32/jobs=1/fsync=0/direct/main/read";
+    let svg = out(&["trend", "web-1", "--test", key, "--format", "svg"]);
     assert!(
-        svg.starts_with("<?xml") && svg.contains("<svg") && svg.contains("data-points=\"15\""),
+        svg.starts_with("<?xml") && svg.contains("data-points=\"15\""),
         "{svg}"
     );
     let page = h.join("trend.html");
-    let o = hist(&[
+    let page_args = [
         "trend",
         "web-1",
         "--test",
@@ -757,61 +628,35 @@ fn reading_formats_list_show_trend_export() {
         "--format",
         "html",
         "-o",
-        page.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    ];
+    ok(hist(h, &db).args(page_args).arg(&page));
     assert!(std::fs::read_to_string(&page).unwrap().contains("MB/s"));
-    let o = hist(&[
-        "trend",
-        "web-1",
-        "--test",
-        "SEQ1M Q8T1 read",
-        "--format",
-        "html",
-        "-o",
-        page.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(2), "never overwrites without --force");
+    refused(
+        hist(h, &db).args(page_args).arg(&page),
+        2,
+        &["the file exists"],
+    );
     for (args, problem) in [
+        (vec!["--test", "RND9K"], "has no such test"),
+        (vec!["--test", "RND4K"], "matches"),
         (
-            vec!["trend", "web-1", "--test", "RND9K"],
-            "has no such test",
-        ),
-        (vec!["trend", "web-1", "--test", "RND4K"], "matches"),
-        (
-            vec![
-                "trend",
-                "web-1",
-                "--test",
-                "cpu primes 1T",
-                "--metric",
-                "p99",
-            ],
+            vec!["--test", "cpu primes 1T", "--metric", "p99"],
             "has no lat_p99_ns figures",
         ),
         (
-            vec![
-                "trend",
-                "web-1",
-                "--test",
-                "cpu primes 1T",
-                "--metric",
-                "speed",
-            ],
+            vec!["--test", "cpu primes 1T", "--metric", "speed"],
             "--metric 'speed'",
         ),
     ] {
-        let o = hist(&args);
-        assert_eq!(o.status.code(), Some(2), "{args:?}");
-        assert!(
-            stderr(&o).contains(problem) && stderr(&o).lines().count() == 1,
-            "{args:?}: {}",
-            stderr(&o)
+        refused(
+            hist(h, &db).args(["trend", "web-1"]).args(args),
+            2,
+            &[problem],
         );
     }
 
     // export: CSV and NDJSON, one row per figure.
-    let csv = stdout(&hist(&["export", "--format", "csv", "--host", "web-2"]));
+    let csv = out(&["export", "--format", "csv", "--host", "web-2"]);
     let mut lines = csv.lines();
     assert_eq!(
         lines.next().unwrap(),
@@ -825,8 +670,9 @@ fn reading_formats_list_show_trend_export() {
         rows.len()
     );
     assert!(rows.iter().all(|r| r.starts_with("web-2,")));
-    assert!(rows.iter().any(|r| r.contains(",disk/randread/bs=4096/qd=32/jobs=1/fsync=0/direct/main/read,disk,RND4K Q32T1 read,iops,IOPS,")));
-    let nd = stdout(&hist(&["export", "--format", "ndjson"]));
+    let iops = format!(",{key},disk,RND4K Q32T1 read,iops,IOPS,");
+    assert!(rows.iter().any(|r| r.contains(&iops)), "{iops}");
+    let nd = out(&["export", "--format", "ndjson"]);
     assert_eq!(nd.lines().count(), per_run * 10);
     let first: Value = serde_json::from_str(nd.lines().next().unwrap()).unwrap();
     for k in [
@@ -841,9 +687,7 @@ fn reading_formats_list_show_trend_export() {
         assert!(!first[k].is_null(), "{k}: {first}");
     }
     let file = h.join("all.csv");
-    assert!(hist(&["export", "-o", file.to_str().unwrap()])
-        .status
-        .success());
+    ok(hist(h, &db).args(["export", "-o"]).arg(&file));
     assert_eq!(
         std::fs::read_to_string(&file).unwrap().lines().count(),
         per_run * 10 + 1
@@ -862,13 +706,8 @@ fn db_state(db: &Path) -> Vec<Option<Vec<u8>>> {
 fn bad_databases_are_refused_in_one_line_and_left_as_they_were() {
     let home = tempfile::tempdir().unwrap();
     let h = home.path();
-    let run = write(
-        h,
-        "run.json",
-        &variant(&read(&fixture("cpu.json")), "a", "2026-01-01", 1.0, 1.0),
-    );
-    let fio =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fio/randread-iouring-q16.json");
+    let base = read(&fixture("cpu.json"));
+    let run = write(h, "run", &variant(&base, "a", "2026-01-01", 1.0, 1.0));
 
     // A damaged file, another program's SQLite database, a newer candor's.
     let damaged = h.join("damaged.db");
@@ -879,12 +718,7 @@ fn bad_databases_are_refused_in_one_line_and_left_as_they_were() {
         .execute_batch("CREATE TABLE notes(x); INSERT INTO notes VALUES ('mine');")
         .unwrap();
     let newer = h.join("newer.db");
-    candor(h)
-        .args(["history", "add", "--db"])
-        .arg(&newer)
-        .arg(&run)
-        .assert()
-        .success();
+    ok(hist(h, &newer).arg("add").arg(&run));
     rusqlite::Connection::open(&newer)
         .unwrap()
         .pragma_update(None, "user_version", 99)
@@ -895,194 +729,92 @@ fn bad_databases_are_refused_in_one_line_and_left_as_they_were() {
         (&newer, "newer candor (history schema 99"),
     ] {
         let before = db_state(db);
-        for args in [vec!["history", "add"], vec!["history", "list"]] {
-            let mut cmd = candor(h);
-            cmd.args(&args).arg("--db").arg(db);
-            if args[1] == "add" {
-                cmd.arg(&run);
-            }
-            let o = cmd.output().unwrap();
-            assert_eq!(
-                o.status.code(),
-                Some(2),
-                "{args:?} {}: {}",
-                db.display(),
-                stderr(&o)
-            );
-            let err = stderr(&o);
-            assert_eq!(err.lines().count(), 1, "{err}");
-            assert!(
-                err.contains(db.to_str().unwrap()) && err.contains(problem),
-                "{err}"
-            );
-        }
+        let name = db.to_str().unwrap();
+        refused(hist(h, db).arg("add").arg(&run), 2, &[name, problem]);
+        refused(hist(h, db).arg("list"), 2, &[name, problem]);
         // A measurement never fails for the history: a warning, exit 0.
-        let o = candor(h)
+        let o = ok(candor(h)
             .args(["import", "--db"])
             .arg(db)
-            .arg(&fio)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", stderr(&o));
+            .arg(fio_fixture()));
         let err = stderr(&o);
         let warn: Vec<&str> = err.lines().filter(|l| l.contains("history")).collect();
-        assert_eq!(warn.len(), 1, "{}", stderr(&o));
+        assert_eq!(warn.len(), 1, "{err}");
         assert!(
-            warn[0].starts_with("candor: warning: history: the Run was not added: ")
-                && warn[0].contains(problem),
-            "{}",
-            warn[0]
+            warn[0].starts_with("candor: warning: history: the Run was not added: "),
+            "{err}"
         );
-        assert_eq!(db_state(db), before, "{} unchanged", db.display());
+        assert!(warn[0].contains(problem), "{err}");
+        assert_eq!(db_state(db), before, "{name} unchanged");
     }
 
     // Locked: another process holds the write lock past the wait.
     let db = h.join("locked.db");
-    candor(h)
-        .args(["history", "add", "--db"])
-        .arg(&db)
-        .arg(&run)
-        .assert()
-        .success();
-    let other = write(
-        h,
-        "other.json",
-        &variant(&read(&fixture("cpu.json")), "a", "2026-01-02", 1.0, 1.0),
-    );
+    ok(hist(h, &db).arg("add").arg(&run));
+    let other = write(h, "other", &variant(&base, "a", "2026-01-02", 1.0, 1.0));
     let holder = rusqlite::Connection::open(&db).unwrap();
     holder.execute_batch("BEGIN EXCLUSIVE").unwrap();
-    let o = candor(h)
-        .env("CANDOR_HISTORY_TIMEOUT", "300ms")
-        .args(["history", "add", "--db"])
-        .arg(&db)
-        .arg(&other)
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    let err = stderr(&o);
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(
-        err.contains("locked by another process (waited 300ms"),
-        "{err}"
+    let wait = ("CANDOR_HISTORY_TIMEOUT", "300ms");
+    let locked = "locked by another process (waited 300ms";
+    refused(
+        hist(h, &db).env(wait.0, wait.1).arg("add").arg(&other),
+        1,
+        &[locked],
     );
-    let o = candor(h)
-        .env("CANDOR_HISTORY_TIMEOUT", "300ms")
+    let o = ok(candor(h)
+        .env(wait.0, wait.1)
         .args(["import", "--db"])
         .arg(&db)
-        .arg(&fio)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+        .arg(fio_fixture()));
+    let err = stderr(&o);
     assert!(
-        stderr(&o).contains("candor: warning: history: the Run was not added: ")
-            && stderr(&o).contains("locked")
+        err.contains("candor: warning: history: the Run was not added: ") && err.contains(locked),
+        "{err}"
     );
     holder.execute_batch("ROLLBACK").unwrap();
     drop(holder);
     assert_eq!(run_count(h, &db), 1, "the locked adds stored nothing");
-    candor(h)
-        .args(["history", "add", "--db"])
-        .arg(&db)
-        .arg(&other)
-        .assert()
-        .success();
+    ok(hist(h, &db).arg("add").arg(&other));
     assert_eq!(run_count(h, &db), 2);
 
     // Reading a history that does not exist creates nothing.
     let none = h.join("none.db");
-    let o = candor(h)
-        .args(["history", "show", "x", "--db"])
-        .arg(&none)
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("no history yet"), "{}", stderr(&o));
+    refused(hist(h, &none).args(["show", "x"]), 2, &["no history yet"]);
     assert!(!none.exists());
 }
 
 #[test]
 fn history_report_in_headless_chromium() {
-    let chromium = Path::new("/usr/bin/chromium");
-    if !chromium.exists() {
-        assert!(
-            std::env::var("CI").is_err(),
-            "CI: /usr/bin/chromium is required (apt-get install chromium)"
-        );
-        eprintln!("SKIPPED: /usr/bin/chromium is absent (install Debian's chromium package to run this test)");
+    let Some(chromium) = common::chromium::find() else {
         return;
-    }
+    };
     let home = tempfile::tempdir().unwrap();
     let h = home.path();
     let db = h.join("h.db");
     let hostile = "<script>alert(1)</script>";
     let base = steady_history(h, &db, hostile);
-    let slow = write(
-        h,
-        "slow.json",
-        &variant(&base, hostile, "2026-07-01", 0.5, 1.0),
-    );
-    candor(h)
-        .args(["history", "add", "--db"])
-        .arg(&db)
-        .arg(&slow)
-        .assert()
-        .success();
+    let slow = write(h, "slow", &variant(&base, hostile, "2026-07-01", 0.5, 1.0));
+    ok(hist(h, &db).arg("add").arg(&slow));
     steady_history(h, &db, "web-2");
     let page = h.join("history.html");
-    let o = candor(h)
-        .args(["history", "report", "--format", "html", "--db"])
-        .arg(&db)
-        .arg("-o")
-        .arg(&page)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    ok(hist(h, &db)
+        .args(["report", "--format", "html", "-o"])
+        .arg(&page));
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(
         !html.contains(hostile) && !html.contains("<script"),
         "every stored string is escaped"
     );
-    let profile = tempfile::tempdir().unwrap();
-    let o = std::process::Command::new("timeout")
-        .arg("90")
-        .arg(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--enable-logging=stderr",
-            "--v=0",
-            "--dump-dom",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg(format!("file://{}", page.display()))
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "chromium: {}", stderr(&o));
-    let dom = stdout(&o);
-    for bad in ["Uncaught", ":CONSOLE(", "ERR_FILE_NOT_FOUND"] {
-        assert!(
-            !stderr(&o).contains(bad),
-            "chromium reported {bad}: {}",
-            stderr(&o)
-        );
-    }
+    let (status, dom, log) = common::chromium::open(chromium, &page, &["--dump-dom".to_string()]);
+    assert!(status.success(), "chromium: {status}\n{log}");
+    let errors = common::chromium::log_errors(&log);
+    assert!(errors.is_empty(), "chromium reported {errors:?}:\n{log}");
     assert!(
         dom.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
         "the label is text"
     );
     assert!(!dom.contains("<script"), "no script element in the DOM");
-    let points: Vec<u64> = dom
-        .match_indices("data-points=\"")
-        .map(|(i, m)| {
-            let rest = &dom[i + m.len()..];
-            rest[..rest.find('"').unwrap()].parse().unwrap()
-        })
-        .collect();
+    let points = common::chromium::data_points(&dom);
     assert!(
         points.len() >= 2 * 16,
         "trend charts for both hosts: {}",

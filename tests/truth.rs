@@ -84,7 +84,14 @@ fn warnings(run: &Run, ids: &[&str]) -> Vec<String> {
     run.findings
         .iter()
         .filter(|f| f.severity >= Severity::Warning && ids.iter().any(|id| f.id.starts_with(id)))
-        .map(|f| format!("{} [{}]: {}", f.id, f.subject.clone().unwrap_or_default(), f.verdict))
+        .map(|f| {
+            format!(
+                "{} [{}]: {}",
+                f.id,
+                f.subject.clone().unwrap_or_default(),
+                f.verdict
+            )
+        })
         .collect()
 }
 
@@ -114,7 +121,11 @@ fn caps_above_qd1_are_inferred() {
     group.set("read_bps_device", 200_000_000);
     group.set("write_iops_device", 20_000);
     group.set("write_bps_device", 150_000_000);
-    candor_ok(group.wrap(&sweep_args(dir.path(), &out)).stdout(Stdio::null()));
+    candor_ok(
+        group
+            .wrap(&sweep_args(dir.path(), &out))
+            .stdout(Stdio::null()),
+    );
     let run = read_run(&out).unwrap();
     let ri = cap_within(&run, "read_iops", 30_000.0);
     let rb = cap_within(&run, "read_bytes_per_sec", 200e6);
@@ -139,12 +150,22 @@ fn a_bandwidth_cap_alone_is_inferred() {
     let out = dir.path().join("sweep.json");
     let group = Cgroup::new("bw", dir.path());
     group.set("read_bps_device", 123_000_000);
-    candor_ok(group.wrap(&sweep_args(dir.path(), &out)).stdout(Stdio::null()));
+    candor_ok(
+        group
+            .wrap(&sweep_args(dir.path(), &out))
+            .stdout(Stdio::null()),
+    );
     let run = read_run(&out).unwrap();
     let rb = cap_within(&run, "read_bytes_per_sec", 123e6);
     let caps = &finding(&run, "caps").unwrap().evidence;
-    assert!(caps["read_iops"].is_null(), "no read IOPS cap planted: {caps}");
-    assert!(caps["write_iops"].is_null(), "no write IOPS cap planted: {caps}");
+    assert!(
+        caps["read_iops"].is_null(),
+        "no read IOPS cap planted: {caps}"
+    );
+    assert!(
+        caps["write_iops"].is_null(),
+        "no write IOPS cap planted: {caps}"
+    );
     truth_row(
         "cgroup: read 123 MB/s only",
         "caps: read bandwidth cap within 5 %, no IOPS cap",
@@ -164,7 +185,12 @@ fn a_clean_disk_raises_no_false_alarm() {
     candor_ok(candor_cmd(&sweep_args(dir.path(), &sweep)).stdout(Stdio::null()));
     let run = read_run(&sweep).unwrap();
     let w = warnings(&run, &ALARMS);
-    assert!(w.is_empty(), "sweep on a clean disk:\n{}\n{}", w.join("\n"), points_table(&run));
+    assert!(
+        w.is_empty(),
+        "sweep on a clean disk:\n{}\n{}",
+        w.join("\n"),
+        points_table(&run)
+    );
     let battery = dir.path().join("quick.json");
     candor_ok(
         candor_cmd(&args(&[
@@ -183,7 +209,11 @@ fn a_clean_disk_raises_no_false_alarm() {
     );
     let run2 = read_run(&battery).unwrap();
     let w2 = warnings(&run2, &ALARMS);
-    assert!(w2.is_empty(), "quick battery on a clean disk:\n{}", w2.join("\n"));
+    assert!(
+        w2.is_empty(),
+        "quick battery on a clean disk:\n{}",
+        w2.join("\n")
+    );
     let caps = &finding(&run, "caps").unwrap().verdict;
     truth_row(
         "none (the VM's virtio disk, unthrottled): sweep and quick battery",
@@ -228,7 +258,10 @@ fn a_throttle_lowered_mid_run_is_a_burst_cliff() {
     while group.reads_served() < 500 && start.elapsed() < Duration::from_secs(60) {
         std::thread::sleep(Duration::from_millis(10));
     }
-    assert!(group.reads_served() >= 500, "candor disk never started reading");
+    assert!(
+        group.reads_served() >= 500,
+        "candor disk never started reading"
+    );
     std::thread::sleep(Duration::from_millis(4000));
     group.set("read_iops_device", 500);
     assert!(child.wait().unwrap().success());
@@ -293,9 +326,14 @@ fn a_flapping_throttle_is_unstable() {
     let run = read_run(&out).unwrap();
     let unstable = findings_of(&run, "unstable");
     assert!(
-        unstable.iter().any(|f| f.subject.as_deref() == Some("RND4K Q32T1 read")),
+        unstable
+            .iter()
+            .any(|f| f.subject.as_deref() == Some("RND4K Q32T1 read")),
         "no unstable RND4K Q32T1 read: {:?}",
-        run.findings.iter().map(|f| (&f.id, &f.subject)).collect::<Vec<_>>()
+        run.findings
+            .iter()
+            .map(|f| (&f.id, &f.subject))
+            .collect::<Vec<_>>()
     );
     let f = unstable
         .iter()
@@ -322,7 +360,12 @@ fn refused(dir: &Path) -> String {
     ]))
     .output()
     .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     String::from_utf8_lossy(&out.stderr).trim().to_string()
 }
 
@@ -375,10 +418,22 @@ fn btrfs_and_xfs_test_directories() {
         assert_eq!(storage.fs_type.as_deref(), Some(fs));
         let d = run.disk().next().unwrap();
         assert!(d.write.as_ref().unwrap().ops > 0);
-        let said: Vec<&String> = run.notes.iter().filter(|n| n.contains("copy-on-write")).collect();
+        let said: Vec<&String> = run
+            .notes
+            .iter()
+            .filter(|n| n.contains("copy-on-write"))
+            .collect();
         if fs == "btrfs" {
-            assert!(!said.is_empty(), "btrfs: no copy-on-write note: {:?}", run.notes);
-            assert_eq!(d.file.as_ref().unwrap().nocow, Some(true), "btrfs: No_COW not set");
+            assert!(
+                !said.is_empty(),
+                "btrfs: no copy-on-write note: {:?}",
+                run.notes
+            );
+            assert_eq!(
+                d.file.as_ref().unwrap().nocow,
+                Some(true),
+                "btrfs: No_COW not set"
+            );
         } else {
             assert!(said.is_empty(), "xfs: {said:?}");
         }
@@ -399,7 +454,8 @@ fn btrfs_and_xfs_test_directories() {
             &format!(
                 "measured {:.0} write IOPS; {}",
                 d.write.as_ref().unwrap().iops,
-                said.first().map_or("no note".to_string(), |n| n.to_string())
+                said.first()
+                    .map_or("no note".to_string(), |n| n.to_string())
             ),
         );
     }
@@ -457,7 +513,9 @@ fn a_host_cache_is_seen_by_the_control_series() {
     let mut throttle = RootThrottle::new(base.path());
     let start = std::time::Instant::now();
     loop {
-        let started = read_run(&out).map(|r| !r.measurements.is_empty()).unwrap_or(false);
+        let started = read_run(&out)
+            .map(|r| !r.measurements.is_empty())
+            .unwrap_or(false);
         if started || start.elapsed() > Duration::from_secs(300) {
             break;
         }
@@ -513,7 +571,7 @@ fn fio_imports_agree_with_candors_own_measurement() {
             continue;
         }
         let name = path.file_stem().unwrap().to_string_lossy().to_string();
-        let imported = candor::fio::import_files(&[path.clone()], None).unwrap();
+        let imported = candor::fio::import_files(std::slice::from_ref(&path), None).unwrap();
         let import_findings = candor::findings::analyze(&imported);
         for (i, d) in imported.disk().enumerate() {
             let s = &d.spec;
@@ -556,7 +614,11 @@ fn fio_imports_agree_with_candors_own_measurement() {
             candor_ok(candor_cmd(&a).stdout(Stdio::null()));
             let own = read_run(&out).unwrap();
             let mut only_own: Vec<String> = Vec::new();
-            for f in own.findings.iter().filter(|f| f.status == FindingStatus::Checked) {
+            for f in own
+                .findings
+                .iter()
+                .filter(|f| f.status == FindingStatus::Checked)
+            {
                 if f.id == "claims" {
                     continue;
                 }
@@ -579,7 +641,9 @@ fn fio_imports_agree_with_candors_own_measurement() {
                     (1.0 / 3.0..=3.0).contains(&ratio),
                     "{name}: fio's commit rate {theirs:.0}/s against candor's {ours:.0}/s"
                 );
-                rows.push(format!("{name}: commits/s fio {theirs:.0}, candor {ours:.0}"));
+                rows.push(format!(
+                    "{name}: commits/s fio {theirs:.0}, candor {ours:.0}"
+                ));
             }
         }
         let checked = import_findings
@@ -590,7 +654,9 @@ fn fio_imports_agree_with_candors_own_measurement() {
             .iter()
             .filter(|f| f.status == FindingStatus::NotChecked)
             .count();
-        rows.push(format!("{name}: {checked} checked, {not_checked} not checked"));
+        rows.push(format!(
+            "{name}: {checked} checked, {not_checked} not checked"
+        ));
     }
     rows.sort();
     truth_row(

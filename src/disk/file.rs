@@ -341,7 +341,6 @@ pub fn allocation_ok(allocated: u64, size: u64, no_holes: Option<bool>) -> bool 
     allocated >= size || no_holes == Some(true)
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

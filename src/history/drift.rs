@@ -63,16 +63,6 @@ pub enum Verdict {
     Within,
 }
 
-impl Verdict {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Regressed => "regressed",
-            Verdict::Improved => "improved",
-            Verdict::Within => "within range",
-        }
-    }
-}
-
 /// A figure judged against the host's earlier figures of the same workload.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Assessment {

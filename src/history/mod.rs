@@ -82,11 +82,6 @@ impl History {
         })
     }
 
-    /// The database file.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// The connection, for queries.
     pub fn conn(&self) -> &Connection {
         &self.conn

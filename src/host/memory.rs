@@ -32,9 +32,8 @@ fn cgroup_room() -> Option<u64> {
     for line in text.lines() {
         let mut parts = line.splitn(3, ':');
         let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
-        let read = |f: &str| -> Option<u64> {
-            std::fs::read_to_string(f).ok()?.trim().parse().ok()
-        };
+        let read =
+            |f: &str| -> Option<u64> { std::fs::read_to_string(f).ok()?.trim().parse().ok() };
         if controllers.split(',').any(|c| c == "memory") {
             let dir = format!("/sys/fs/cgroup/memory{path}");
             let limit = read(&format!("{dir}/memory.limit_in_bytes"))?;

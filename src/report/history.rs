@@ -143,6 +143,24 @@ pub struct HostView<'a> {
     pub findings: &'a [FindingRow],
 }
 
+impl HostView<'_> {
+    /// The latest Run's warnings and refusals: the findings worth a line.
+    pub fn notable(&self) -> Vec<&FindingRow> {
+        self.findings
+            .iter()
+            .filter(|f| f.status == "checked" && f.severity != "info")
+            .collect()
+    }
+}
+
+/// ` [subject]`, or nothing.
+pub fn subject_tag(f: &FindingRow) -> String {
+    f.subject
+        .as_deref()
+        .map(|s| format!(" [{s}]"))
+        .unwrap_or_default()
+}
+
 fn verdict_word(s: &Standing) -> String {
     match &s.assessment {
         None => format!("not judged ({} earlier)", s.earlier.len()),
@@ -239,11 +257,7 @@ pub fn show_text(view: &HostView) -> String {
         );
     }
     if let Some(r) = view.latest {
-        let notable: Vec<&FindingRow> = view
-            .findings
-            .iter()
-            .filter(|f| f.status == "checked" && f.severity != "info")
-            .collect();
+        let notable = view.notable();
         let _ = writeln!(
             out,
             "\nlatest Run {} ({}, {}): {} warnings and refusals",
@@ -253,16 +267,12 @@ pub fn show_text(view: &HostView) -> String {
             notable.len()
         );
         for f in notable {
-            let subject = f
-                .subject
-                .as_deref()
-                .map(|s| format!(" [{s}]"))
-                .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "  {:<8} {}{subject}: {}",
+                "  {:<8} {}{}: {}",
                 f.severity.to_uppercase(),
                 f.id,
+                subject_tag(f),
                 f.verdict
             );
         }

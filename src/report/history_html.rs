@@ -4,7 +4,9 @@
 //! figures against their earlier range, its trends, and its latest findings
 //! (drift, and the warnings and refusals of its latest Run).
 
-use super::history::{host_facts, minute, short, standings_html, trend_svg, HostView, TrendView};
+use super::history::{
+    host_facts, minute, short, standings_html, subject_tag, trend_svg, HostView, TrendView,
+};
 use super::svg::esc;
 use crate::history::drift::Verdict;
 use crate::history::query::{Point, SeriesRow};
@@ -128,18 +130,9 @@ fn host_section(body: &mut String, i: usize, s: &HostSection) {
         );
     }
     if let Some(r) = s.view.latest {
-        for f in s
-            .view
-            .findings
-            .iter()
-            .filter(|f| f.status == "checked" && f.severity != "info")
-        {
+        for f in s.view.notable() {
             any = true;
-            let subject = f
-                .subject
-                .as_deref()
-                .map(|x| format!(" [{x}]"))
-                .unwrap_or_default();
+            let subject = subject_tag(f);
             let _ = writeln!(
                 body,
                 "<div class=\"finding {}\"><p><span class=\"sev\">{}</span> {}{} <span class=\"muted\">(Run {}, {})</span></p><p>{}</p></div>",
