@@ -104,9 +104,23 @@ def runs_in(db):
 db = WORK + "/history.db"
 dt, out = run(["history", "add", "--db", db] + files)
 print(out.splitlines()[0])
-drift_lines = len(out.splitlines()) - 1
+drift = out.splitlines()[1:]
 results = [("add 10,000 Runs in one `history add` (drift of each printed)".replace("10,000", f"{N:,}"),
-            f"{dt:.1f} s, {dt / N * 1000:.2f} ms per Run ({drift_lines} drift findings fired)")]
+            f"{dt:.1f} s, {dt / N * 1000:.2f} ms per Run ({len(drift)} drift findings fired)")]
+# Where drift fired: the long-lived host (one fixture, +-5 % per pass, no
+# change), web-007 (its disk at 60 % from its 150th Run), the other hosts
+# (Runs from different fixture Runs of the same workloads).
+def runs_with(prefix, word):
+    return len({l.split("): ")[0] for l in drift if l.startswith(prefix) and f"): {word}:" in l})
+results.append(("drift on the long-lived host (1 fixture Run varied +-5 % per pass, no change)",
+                f"{runs_with('long-lived ', 'regressed')} Runs with regressed, {runs_with('long-lived ', 'improved')} with improved, of {LONG:,}"))
+results.append(("drift on web-007 (disk at 60 % from its 150th Run on)",
+                f"{runs_with('web-007 ', 'regressed')} Runs with regressed, {runs_with('web-007 ', 'improved')} with improved"))
+others = [l for l in drift if not l.startswith(("long-lived ", "web-007 "))]
+results.append(("drift on the 39 other hosts (Runs drawn from the 17 fixtures)",
+                f"{len({l.split('): ')[0] for l in others})} Runs with a finding ({sum('): regressed:' in l for l in others)} regressed, {sum('): improved:' in l for l in others)} improved)"))
+with open(WORK + "/drift.txt", "w") as f:
+    f.write("\n".join(drift) + "\n")
 
 extra = [save(100000 + d, variant(fixtures["battery"], "long-lived", LONG + d, 3600, 1.0, 1.0)) for d in range(100)]
 single, cpu = [], []
