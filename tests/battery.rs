@@ -217,6 +217,7 @@ fn sigint_leaves_an_interrupted_run_and_resume_finishes_it() {
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_candor"));
     let child = std::process::Command::new(&bin)
         .args(&args)
+        .env("CANDOR_NO_HISTORY", "1")
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()

@@ -282,6 +282,7 @@ fn interrupted_sweep_keeps_its_points_and_removes_its_file() {
     let out = dir.path().join("sweep.json");
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_candor"))
         .args(sweep_args(dir.path(), &out))
+        .env("CANDOR_NO_HISTORY", "1")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()

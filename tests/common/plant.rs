@@ -122,6 +122,7 @@ impl Cgroup {
             env!("CARGO_BIN_EXE_candor"),
             quoted.join(" ")
         ));
+        c.env("CANDOR_NO_HISTORY", "1");
         c
     }
 }
