@@ -374,11 +374,15 @@ pub fn write_back(run: &Run) -> Vec<Finding> {
                 )
             } else {
                 format!(
-                    "{}: QD1 writes {} vs reads {} ({}x faster): writes are acknowledged by a cache",
+                    "{}: QD1 writes {} vs reads {} ({}x faster): writes are acknowledged by a cache{}",
                     w.label,
                     mb(wb),
                     mb(rb),
-                    sig3(ratio)
+                    sig3(ratio),
+                    match run.host.storage.as_ref().and_then(|s| s.write_cache.as_deref()) {
+                        Some("write back") => " (the device reports a volatile write cache)",
+                        _ => "",
+                    }
                 )
             };
             let mut finding = checked(
@@ -393,6 +397,7 @@ pub fn write_back(run: &Run) -> Vec<Finding> {
                     "write_over_read": round_to(ratio, 4),
                     "threshold_write_over_read": WRITE_BACK_RATIO,
                     "reads_at_a_shelf": shelf,
+                    "device_write_cache": run.host.storage.as_ref().and_then(|s| s.write_cache.clone()),
                 }),
             );
             if shelf {

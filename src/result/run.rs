@@ -247,6 +247,11 @@ pub struct StorageFacts {
     pub physical_block_size: Option<u64>,
     /// The ROTA flag (meaningless inside most VMs).
     pub rotational: Option<bool>,
+    /// What the device says of its write cache (`queue/write_cache`):
+    /// `write back` (volatile: writes are acknowledged before they are
+    /// durable) or `write through`. A claim, like the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_cache: Option<String>,
     /// statx STATX_DIOALIGN memory alignment for O_DIRECT.
     pub dio_mem_align: Option<u64>,
     /// statx STATX_DIOALIGN offset alignment for O_DIRECT.
