@@ -71,6 +71,7 @@ def save(i, run):
         json.dump(run, f, indent=2)
     return path
 
+print(f"load average at the start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs", flush=True)
 t0 = time.time()
 files, kinds = [], {}
 hosts = [(f"web-{h:03d}", random.uniform(0.3, 3.0), random.uniform(0.5, 2.0)) for h in range(40)]
@@ -186,6 +187,7 @@ for mode in ("one call each", "1,000 calls each"):
         print("\n".join(errors), file=sys.stderr)
 
 print()
+print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
 print("| measured | result |")
 print("|---|---|")
 for k, v in results:
