@@ -29,6 +29,7 @@ pub struct Args {
 #[derive(Debug, clap::Subcommand)]
 pub enum Sub {
     /// Add Run files (made by candor run, disk, sweep, import or by hand).
+    ///
     /// Every file is checked first: one that is not a Run adds nothing. A Run
     /// already stored (the same content, whatever its findings or layout) is skipped.
     Add(AddArgs),
@@ -89,6 +90,7 @@ pub struct ListArgs {
     /// Only the most recent N Runs.
     #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
+    /// Output: text (tables) or json (raw values).
     #[arg(long, value_enum, default_value = "text")]
     pub format: TextOrJson,
 }
@@ -97,6 +99,7 @@ pub struct ListArgs {
 pub struct ShowArgs {
     /// The host: its name in the history (label, else hostname), its hostname, or a unique part.
     pub host: String,
+    /// Output: text (a table) or json (raw values).
     #[arg(long, value_enum, default_value = "text")]
     pub format: TextOrJson,
 }
@@ -130,6 +133,7 @@ pub struct TrendArgs {
     /// Only the most recent N Runs.
     #[arg(long, value_name = "N")]
     pub last: Option<usize>,
+    /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: TrendFormat,
     /// Write to this file instead of standard output.
@@ -142,6 +146,7 @@ pub struct TrendArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct ExportArgs {
+    /// csv (a header, then one line per figure) or ndjson (one JSON object per line).
     #[arg(long, value_enum, default_value = "csv")]
     pub format: ExportFormat,
     #[command(flatten)]
@@ -161,6 +166,7 @@ pub enum PageFormat {
 
 #[derive(Debug, clap::Args)]
 pub struct ReportArgs {
+    /// html: one self-contained page (inline CSS and SVG, no scripts).
     #[arg(long, value_enum, default_value = "html")]
     pub format: PageFormat,
     /// Only this host.
