@@ -51,4 +51,7 @@ pub enum Command {
     Import(crate::commands::import::Args),
     /// The history of every Run: add, list, show a host, trends, drift, export, an HTML report.
     History(crate::commands::history::Args),
+    /// Many hosts over ssh: push this binary, run the battery on each, fetch
+    /// the Runs, compare them (`fleet run`, `fleet report`).
+    Fleet(crate::commands::fleet::Args),
 }

@@ -9,6 +9,7 @@ pub mod cpu;
 pub mod crypto;
 pub mod disk;
 pub mod explain;
+pub mod fleet;
 pub mod history;
 pub mod import;
 pub mod memory;
@@ -37,5 +38,6 @@ pub fn dispatch(command: Command) -> anyhow::Result<()> {
         Command::Compare(a) => compare::execute(a),
         Command::Import(a) => import::execute(a),
         Command::History(a) => history::execute(a),
+        Command::Fleet(a) => fleet::execute(a),
     }
 }
