@@ -103,16 +103,19 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     run.label = args.label.clone();
     run.host = crate::host::collect(Some(&args.dir));
     let mut recorder = Recorder::create(run, args.output.as_deref(), "--output", args.force)?;
-    match measure(&args, &job, &mut recorder) {
+    let saved = match measure(&args, &job, &mut recorder) {
         Ok(m) => {
             recorder.run_mut().notes.extend(m.notes.iter().cloned());
-            recorder.add(Measurement::Disk(m))?;
-            recorder.finish(RunStatus::Complete)?;
+            recorder
+                .add(Measurement::Disk(m))
+                .and_then(|()| recorder.finish(RunStatus::Complete))
         }
         Err(e) => return Err(recorder.stop(e)),
-    }
+    };
+    // The figures are printed even when the Run file could not take them.
     let run = recorder.into_run();
-    crate::output::write_text(None, &crate::report::render(&run, args.format), false)
+    crate::output::write_text(None, &crate::report::render(&run, args.format), false)?;
+    saved
 }
 
 /// Runs the job on a fresh test file (removed whatever happens), or with

@@ -212,8 +212,10 @@ fn start(args: &Args) -> anyhow::Result<(Plan, Recorder, TestDir)> {
     run.host = host;
     run.tool.libraries = crate::compute::library_versions();
     run.plan = Some(serde_json::to_value(&plan)?);
-    run.notes
-        .extend(test_dir.warnings().iter().map(|w| w.to_string()));
+    for w in test_dir.warnings() {
+        eprintln!("candor: warning: {w}");
+        run.notes.push(w.clone());
+    }
     if let Some(note) = &plan.control.note {
         run.notes.push(format!("control file: {note}"));
     }
@@ -291,8 +293,13 @@ fn resume(args: &Args, file: &Path) -> anyhow::Result<(Plan, Recorder, TestDir)>
             file.display()
         )));
     }
+    // Opening the directory removes the test files the interrupted run left.
     let test_dir = TestDir::open(Path::new(&plan.dir))
         .with_context(|| format!("--resume {}: the Run's test directory", file.display()))?;
+    for w in test_dir.warnings() {
+        eprintln!("candor: warning: {w}");
+        recorder.run_mut().notes.push(w.clone());
+    }
     Ok((plan, recorder, test_dir))
 }
 

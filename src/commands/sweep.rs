@@ -157,13 +157,15 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
         return Err(recorder.stop(e));
     }
     recorder.run_mut().notes.dedup();
-    recorder.finish(RunStatus::Complete)?;
+    let saved = recorder.finish(RunStatus::Complete);
+    // The figures are printed even when the Run file could not take them.
     let run = recorder.into_run();
     let text = match args.format {
         Format::Text => crate::report::sweep_text(&run),
         other => crate::report::render(&run, other),
     };
-    crate::output::write_text(None, &text, false)
+    crate::output::write_text(None, &text, false)?;
+    saved
 }
 
 /// Runs the points one after another on one test file, each saved as it finishes.

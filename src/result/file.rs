@@ -79,9 +79,14 @@ pub fn parse_run(text: &str, path: &Path) -> Result<Run, ReadRunError> {
 /// Writes the Run through the one writer (`output::write_atomic`: a new
 /// temporary file beside the target, fsync, rename over what `replace` allows).
 pub fn write_run(run: &Run, path: &Path, replace: Replace) -> std::io::Result<()> {
+    crate::output::write_atomic(path, &run_json(run)?, replace)
+}
+
+/// A Run as its file holds it: pretty JSON and a final newline.
+pub fn run_json(run: &Run) -> std::io::Result<Vec<u8>> {
     let mut json = serde_json::to_vec_pretty(run).map_err(std::io::Error::other)?;
     json.push(b'\n');
-    crate::output::write_atomic(path, &json, replace)
+    Ok(json)
 }
 
 #[cfg(test)]
