@@ -8,11 +8,9 @@ use std::path::{Path, PathBuf};
 /// Why a file could not be imported. Each message names the file.
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
-    #[error("{path}: cannot read: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    /// Not a regular file, too large, not text, or unreadable (`input`).
+    #[error(transparent)]
+    Input(#[from] crate::input::InputError),
     #[error("{path}: {problem}")]
     Bad { path: PathBuf, problem: String },
 }
