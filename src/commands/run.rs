@@ -199,6 +199,7 @@ fn start(args: &Args) -> anyhow::Result<(Plan, Recorder, TestDir)> {
         seed: crate::seed::fresh(),
     };
     let plan = Plan::build(preset, &flags, &env).map_err(usage)?;
+    crate::battery::engines::check_memory(&plan, crate::host::memory::available_bytes())?;
     let output = match &args.output {
         Some(o) => o.clone(),
         None => PathBuf::from(default_output_name(

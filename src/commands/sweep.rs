@@ -140,8 +140,14 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     }
     let seed = args.seed.unwrap_or_else(crate::seed::fresh);
     let jobs = plan(runtime, ramp, size, seed);
+    // Every point, and the extra threads a CPU-bound point may add, is
+    // checked before the test file is written.
+    let available = crate::host::memory::available_bytes();
     for j in &jobs {
         j.validate().map_err(usage)?;
+        let mut widest = j.clone();
+        widest.numjobs = widest.numjobs.max(crate::compute::online_cpus().min(4));
+        widest.check_memory(available).map_err(usage)?;
     }
     let dir = TestDir::open(&args.dir)?;
 
