@@ -115,6 +115,15 @@ pub fn check(path: &Path, flag: &str, replace: Replace, inputs: &[&Path]) -> any
     Ok(())
 }
 
+/// `check`, then the temporaries that killed candors left beside `path`
+/// removed (`recover_beside`): what every command that writes one file does
+/// before its work.
+pub fn prepare(path: &Path, flag: &str, replace: Replace, inputs: &[&Path]) -> anyhow::Result<()> {
+    check(path, flag, replace, inputs)?;
+    recover_beside(path);
+    Ok(())
+}
+
 /// Removes, with one line each on stderr, the temporaries that candors no
 /// longer running left beside `path` (see `leftovers`); the lines, for a
 /// Run's notes.

@@ -213,7 +213,10 @@ impl Recorder {
         }
         let json = crate::result::run_json(&self.run)?;
         if let Err(e) = room.write(path, &json, self.replace) {
-            return Err(self.unsaved(path, std::io::Error::new(e.kind(), format!("{full}; the last save failed too: {e}"))));
+            return Err(self.unsaved(
+                path,
+                std::io::Error::new(e.kind(), format!("{full}; the last save failed too: {e}")),
+            ));
         }
         self.saved_now();
         if finishing {

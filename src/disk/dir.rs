@@ -328,7 +328,10 @@ mod tests {
         assert_eq!(opened.path(), real);
         assert_eq!(opened.storage_facts().dir, real.display().to_string());
         let w = opened.warnings().join("\n");
-        assert!(w.contains("resolves to") && w.contains(&real.display().to_string()), "{w}");
+        assert!(
+            w.contains("resolves to") && w.contains(&real.display().to_string()),
+            "{w}"
+        );
         assert!(TestDir::open(&real).unwrap().warnings().is_empty());
     }
 

@@ -254,7 +254,10 @@ mod tests {
         let mut j = ok.clone();
         j.runtime = Duration::from_nanos(1);
         let e = j.validate().unwrap_err();
-        assert!(e.starts_with("--runtime 1 ns is shorter than the minimum of 100ms"), "{e}");
+        assert!(
+            e.starts_with("--runtime 1 ns is shorter than the minimum of 100ms"),
+            "{e}"
+        );
         j.runtime = MIN_RUNTIME;
         assert!(j.validate().is_ok());
     }

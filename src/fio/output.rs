@@ -107,6 +107,7 @@ pub fn parse_fio(text: &str, path: &Path) -> Result<FioOutput, ImportError> {
     if jobs.is_empty() {
         return Err(bad(path, "fio output with no jobs"));
     }
+    super::check::output(path, &top)?;
     Ok(FioOutput {
         path: path.to_path_buf(),
         version: version.to_string(),

@@ -340,6 +340,9 @@ mod tests {
         let me = Owner::this_process();
         assert_eq!(sharing_warning(Path::new("/x"), &[]), None);
         let w = sharing_warning(Path::new("/x"), &[me]).unwrap();
-        assert!(w.contains(&format!("pid {}", me.pid)) && w.contains("/x"), "{w}");
+        assert!(
+            w.contains(&format!("pid {}", me.pid)) && w.contains("/x"),
+            "{w}"
+        );
     }
 }

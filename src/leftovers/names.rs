@@ -38,10 +38,7 @@ pub fn temporary(target: &OsStr, owner: Owner, salt: u32) -> OsString {
 
 /// The kind and owner of a candor file name; None for any other name.
 pub fn parse(name: &OsStr) -> Option<(Kind, Owner)> {
-    let body = name
-        .as_bytes()
-        .strip_prefix(b".")?
-        .strip_suffix(b".tmp")?;
+    let body = name.as_bytes().strip_prefix(b".")?.strip_suffix(b".tmp")?;
     if let Some(rest) = body.strip_prefix(b"candor-") {
         let rest = std::str::from_utf8(rest).ok()?;
         let parts: Vec<&str> = rest.split('-').collect();
@@ -138,17 +135,17 @@ mod tests {
     #[test]
     fn anything_else_is_not_candors() {
         for name in [
-            ".candor-main-4242-0.tmp",           // no start time (pid alone)
-            ".candor-main-4242-987654-03.tmp",   // leading zero
-            ".candor-main-+4242-987654-3.tmp",   // sign
-            ".candor-Main-4242-987654-3.tmp",    // not candor's purpose word
-            ".candor-main-4242-987654-3.tmp~",   // an editor's backup
-            "candor-main-4242-987654-3.tmp",     // not hidden
-            ".candor-main-4242-987654-3-1.tmp",  // one part too many
-            ".r.json.4242.000000ab.tmp",         // another program's temporary
-            ".r.json.candor-4242-987654-ab.tmp", // short salt
+            ".candor-main-4242-0.tmp",                 // no start time (pid alone)
+            ".candor-main-4242-987654-03.tmp",         // leading zero
+            ".candor-main-+4242-987654-3.tmp",         // sign
+            ".candor-Main-4242-987654-3.tmp",          // not candor's purpose word
+            ".candor-main-4242-987654-3.tmp~",         // an editor's backup
+            "candor-main-4242-987654-3.tmp",           // not hidden
+            ".candor-main-4242-987654-3-1.tmp",        // one part too many
+            ".r.json.4242.000000ab.tmp",               // another program's temporary
+            ".r.json.candor-4242-987654-ab.tmp",       // short salt
             ".r.json.candor-4242-987654-000000AB.tmp", // upper-case hex
-            "..candor-4242-987654-000000ab.tmp", // no target
+            "..candor-4242-987654-000000ab.tmp",       // no target
             ".r.json.lock",
         ] {
             assert_eq!(parse(OsStr::new(name)), None, "{name}");
@@ -159,7 +156,10 @@ mod tests {
     fn a_target_that_is_not_utf8_keeps_its_bytes() {
         let target = OsStr::from_bytes(b"r\xff.json");
         let tmp = temporary(target, OWNER, 1);
-        assert_eq!(tmp.len(), 1 + target.len() + ".candor-4242-987654-00000001.tmp".len());
+        assert_eq!(
+            tmp.len(),
+            1 + target.len() + ".candor-4242-987654-00000001.tmp".len()
+        );
         assert_eq!(
             parse(&tmp),
             Some((

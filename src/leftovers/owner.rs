@@ -61,7 +61,8 @@ mod tests {
 
     #[test]
     fn start_time_survives_odd_command_names() {
-        let stat = "4242 (a) b) (c) S 1 2 3 0 -1 4194304 10 0 0 0 5 6 0 0 20 0 1 0 987654 1000 20 0";
+        let stat =
+            "4242 (a) b) (c) S 1 2 3 0 -1 4194304 10 0 0 0 5 6 0 0 20 0 1 0 987654 1000 20 0";
         assert_eq!(start_time(stat), Some(987654));
         assert_eq!(start_time("4242 (x) S 1"), None);
         assert_eq!(start_time("no parenthesis"), None);
@@ -77,6 +78,9 @@ mod tests {
             pid: me.pid,
             start: me.start + 1,
         };
-        assert!(!impostor.is_running(), "same pid, another start: not this process");
+        assert!(
+            !impostor.is_running(),
+            "same pid, another start: not this process"
+        );
     }
 }
