@@ -18,7 +18,8 @@ pub enum ImportError {
 pub(super) fn bad(path: &Path, problem: impl Into<String>) -> ImportError {
     ImportError::Bad {
         path: path.to_path_buf(),
-        problem: problem.into(),
+        // Problems quote the file (job names, values), which may hold anything.
+        problem: crate::error::printable(&problem.into()),
     }
 }
 

@@ -3,6 +3,7 @@
 //! anything that is not a Run.
 
 use super::run::{Run, SCHEMA_FAMILY, SCHEMA_MAJOR};
+use crate::error::printable;
 use crate::output::Replace;
 use std::path::{Path, PathBuf};
 
@@ -43,12 +44,12 @@ pub fn parse_run(text: &str, path: &Path) -> Result<Run, ReadRunError> {
         if e.is_eof() {
             ReadRunError::Truncated {
                 path: p(),
-                detail: e.to_string(),
+                detail: printable(&e.to_string()),
             }
         } else {
             ReadRunError::NotJson {
                 path: p(),
-                detail: e.to_string(),
+                detail: printable(&e.to_string()),
             }
         }
     })?;
@@ -69,7 +70,8 @@ pub fn parse_run(text: &str, path: &Path) -> Result<Run, ReadRunError> {
     }
     serde_json::from_value(value).map_err(|e| ReadRunError::Malformed {
         path: p(),
-        detail: e.to_string(),
+        // serde quotes the offending value, which may hold anything.
+        detail: printable(&e.to_string()),
     })
 }
 
