@@ -1,0 +1,34 @@
+#!/bin/sh
+# Fuzzes candor's parsers with cargo-fuzz (libFuzzer, nightly toolchain):
+# each target in fuzz/ runs for MINUTES minutes, one after another, from the
+# small seed corpus in fuzz/corpus/<target>/ (what libFuzzer adds goes to a
+# scratch directory, not into the repository). A crash stops the script with
+# the target's name; its input is kept under fuzz/artifacts/<target>/.
+#
+#   bench/fuzz.sh MINUTES [TARGET...]     (default: every target)
+#
+# Needs: rustup toolchain nightly, cargo install cargo-fuzz.
+set -eu
+minutes=${1:?usage: bench/fuzz.sh MINUTES [TARGET...]}
+shift
+cd "$(dirname "$0")/.."
+targets=${*:-"run_reader fio_import units"}
+seconds=$((minutes * 60))
+scratch=$(mktemp -d /var/tmp/candor-fuzz.XXXXXX)
+trap 'rm -rf "$scratch"' EXIT
+cargo +nightly fuzz build --release $targets >/dev/null 2>&1 || cargo +nightly fuzz build --release
+for t in $targets; do
+    mkdir -p "$scratch/$t"
+    echo "== $t: $minutes min"
+    # -max_len: the JSON seeds are up to 25 KB; -timeout: one input may not
+    # take a second; -rss_limit_mb: nor 2 GiB of memory.
+    cargo +nightly fuzz run --release "$t" "$scratch/$t" "fuzz/corpus/$t" -- \
+        -max_total_time="$seconds" -max_len=32768 -timeout=1 -rss_limit_mb=2048 \
+        -print_final_stats=1 2>&1 |
+        grep -aE '^(stat::number_of_executed_units|stat::peak_rss_mb|Done|==[0-9]+==|SUMMARY|artifact_prefix|Test unit written|thread .* panicked)' || true
+    if ls "fuzz/artifacts/$t"/crash-* "fuzz/artifacts/$t"/timeout-* "fuzz/artifacts/$t"/oom-* >/dev/null 2>&1; then
+        echo "== $t: CRASH, inputs in fuzz/artifacts/$t/"
+        exit 1
+    fi
+    echo "== $t: no crash; corpus grew to $(ls "$scratch/$t" | wc -l) inputs"
+done
