@@ -143,9 +143,41 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// An I/O error that names its path and keeps the system's error code
+/// (`os_error` finds it: a full disk must still be told from the rest).
+#[derive(Debug)]
+struct Named {
+    path: PathBuf,
+    source: std::io::Error,
+}
+
+impl std::fmt::Display for Named {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.source)
+    }
+}
+
+impl std::error::Error for Named {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
 /// An error that names the path.
 fn named(path: &Path, e: std::io::Error) -> std::io::Error {
-    std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+    std::io::Error::new(
+        e.kind(),
+        Named {
+            path: path.to_path_buf(),
+            source: e,
+        },
+    )
+}
+
+/// The system's error code (errno) of an error from this module.
+pub fn os_error(e: &std::io::Error) -> Option<i32> {
+    e.raw_os_error()
+        .or_else(|| e.get_ref()?.downcast_ref::<Named>()?.source.raw_os_error())
 }
 
 /// Writes `bytes` to `path` atomically (see the module comment). The error

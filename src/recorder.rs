@@ -84,12 +84,13 @@ impl Recorder {
         let replace = Replace::from_force(force);
         let lock = match output {
             Some(path) => {
-                if !output::parent_dir(path).is_dir() {
-                    // Named as the flag's problem, not as a lock file that cannot be made.
-                    output::check(path, flag, replace, &[])?;
-                }
-                // Locked before the check: two candors given one name cannot both
-                // pass it, and the second hears that the first is writing it.
+                // What the path is (a directory, a device, a symlink, a name
+                // too long) is checked before the lock file is made beside it
+                // (a bad -o is the flag's problem, and nothing is created
+                // beside /dev/null); whether an existing file may be replaced,
+                // once the lock is held: two candors given one name cannot
+                // both pass, and the second hears that the first is writing it.
+                output::check(path, flag, Replace::Force, &[])?;
                 let lock = RunLock::acquire(path)?;
                 output::check(path, flag, replace, &[])?;
                 Some(lock)
@@ -319,7 +320,7 @@ impl Recorder {
 
 /// No room on the filesystem (or in the user's quota).
 fn no_space(e: &std::io::Error) -> bool {
-    matches!(e.raw_os_error(), Some(libc::ENOSPC) | Some(libc::EDQUOT))
+    matches!(output::os_error(e), Some(libc::ENOSPC) | Some(libc::EDQUOT))
 }
 
 #[cfg(test)]
