@@ -2,8 +2,9 @@
 # Fuzzes candor's parsers with cargo-fuzz (libFuzzer, nightly toolchain):
 # each target in fuzz/ runs for MINUTES minutes, one after another, from the
 # small seed corpus in fuzz/corpus/<target>/ (what libFuzzer adds goes to a
-# scratch directory, not into the repository). A crash stops the script with
-# the target's name; its input is kept under fuzz/artifacts/<target>/.
+# scratch directory, not into the repository). A crash, a timeout (10 s for
+# one input) or 2 GiB of memory stops the script with the target's name and
+# exit code 1; the input is kept under fuzz/artifacts/<target>/.
 #
 #   bench/fuzz.sh MINUTES [TARGET...]     (default: every target)
 #
@@ -18,16 +19,18 @@ scratch=$(mktemp -d /var/tmp/candor-fuzz.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT
 cargo +nightly fuzz build --release $targets >/dev/null 2>&1 || cargo +nightly fuzz build --release
 for t in $targets; do
-    mkdir -p "$scratch/$t"
+    mkdir -p "$scratch/$t" "$scratch/artifacts-$t"
     echo "== $t: $minutes min"
     # -max_len: the JSON seeds are up to 25 KB; -timeout: one input may not
-    # take a second; -rss_limit_mb: nor 2 GiB of memory.
+    # take 10 seconds; -rss_limit_mb: nor 2 GiB of memory.
     cargo +nightly fuzz run --release "$t" "$scratch/$t" "fuzz/corpus/$t" -- \
-        -max_total_time="$seconds" -max_len=32768 -timeout=1 -rss_limit_mb=2048 \
-        -print_final_stats=1 2>&1 |
-        grep -aE '^(stat::number_of_executed_units|stat::peak_rss_mb|Done|==[0-9]+==|SUMMARY|artifact_prefix|Test unit written|thread .* panicked)' || true
-    if ls "fuzz/artifacts/$t"/crash-* "fuzz/artifacts/$t"/timeout-* "fuzz/artifacts/$t"/oom-* >/dev/null 2>&1; then
-        echo "== $t: CRASH, inputs in fuzz/artifacts/$t/"
+        -max_total_time="$seconds" -max_len=32768 -timeout=10 -rss_limit_mb=2048 \
+        -artifact_prefix="$scratch/artifacts-$t/" -print_final_stats=1 2>&1 |
+        grep -aE '^(stat::number_of_executed_units|stat::peak_rss_mb|Done|==[0-9]+==|SUMMARY|thread .* panicked)' || true
+    if [ -n "$(ls "$scratch/artifacts-$t")" ]; then
+        mkdir -p "fuzz/artifacts/$t"
+        cp "$scratch/artifacts-$t"/* "fuzz/artifacts/$t/"
+        echo "== $t: CRASH, inputs in fuzz/artifacts/$t/: $(ls "$scratch/artifacts-$t" | tr '\n' ' ')"
         exit 1
     fi
     echo "== $t: no crash; corpus grew to $(ls "$scratch/$t" | wc -l) inputs"

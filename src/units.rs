@@ -5,9 +5,12 @@
 //! a bare number is seconds, as in fio. Output always names its unit: MB/s is
 //! 10^6 bytes per second and MiB/s is 2^20, because caps hide in one of them.
 
+use crate::error::printable;
 use std::time::Duration;
 
-/// Why a size or a duration could not be read.
+/// Why a size or a duration could not be read. Each holds the text as
+/// given, made printable (`error::printable`): a flag's value may hold a
+/// line break or a terminal escape.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ParseError {
     #[error("'{0}' is not a size (examples: 4096, 4k, 1M, 2G)")]
@@ -21,7 +24,7 @@ pub enum ParseError {
 /// Parses a size such as `4k`, `1M`, `1.5G` or `4096` into bytes (a
 /// fraction of a byte rounds to the nearest).
 pub fn parse_size(text: &str) -> Result<u64, ParseError> {
-    let bad = || ParseError::BadSize(text.to_string());
+    let bad = || ParseError::BadSize(printable(text));
     let (number, suffix) = split_number(text);
     let multiplier: u128 = match suffix.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
@@ -34,14 +37,14 @@ pub fn parse_size(text: &str) -> Result<u64, ParseError> {
     };
     let bytes = scaled(number, multiplier)
         .ok_or_else(bad)?
-        .ok_or_else(|| ParseError::Overflow(text.to_string()))?;
-    u64::try_from(bytes).map_err(|_| ParseError::Overflow(text.to_string()))
+        .ok_or_else(|| ParseError::Overflow(printable(text)))?;
+    u64::try_from(bytes).map_err(|_| ParseError::Overflow(printable(text)))
 }
 
 /// Parses a duration such as `500ms`, `30s`, `2m`, `1h` or `10` (seconds),
 /// exactly to the nanosecond (`96920071196ms` is not a millisecond short).
 pub fn parse_duration(text: &str) -> Result<Duration, ParseError> {
-    let bad = || ParseError::BadDuration(text.to_string());
+    let bad = || ParseError::BadDuration(printable(text));
     let (number, suffix) = split_number(text);
     let ns_per_unit: u128 = match suffix.trim().to_ascii_lowercase().as_str() {
         "ns" => 1,
@@ -55,7 +58,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, ParseError> {
     const LONGEST_NS: u128 = 1_000_000_000 * 1_000_000_000;
     match scaled(number, ns_per_unit).ok_or_else(bad)? {
         Some(ns) if ns <= LONGEST_NS => Ok(Duration::from_nanos(ns as u64)),
-        _ => Err(ParseError::Overflow(text.to_string())),
+        _ => Err(ParseError::Overflow(printable(text))),
     }
 }
 
@@ -270,6 +273,9 @@ mod tests {
             Err(ParseError::Overflow(_))
         ));
         assert!(parse_size("1.2.3k").is_err());
+        // Found by the fuzzer: the message quoted a line break.
+        let e = parse_size("\u{1}\0\0\n3300\0").unwrap_err().to_string();
+        assert!(!e.contains('\n') && e.contains("\\u{1}"), "{e}");
         assert!(parse_size("").is_err());
         assert!(parse_size("-4k").is_err());
         assert!(parse_size("4q").is_err());

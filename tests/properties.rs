@@ -143,7 +143,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     #[test]
-    fn any_text_as_a_run_file(text in "\\PC{0,200}|\\{\"schema\": *\"candor\\.run/[0-9]{1,3}[^\"]{0,8}\"[^}]{0,100}\\}?") {
+    fn any_text_as_a_run_file(text in "(?s).{0,200}|\\{\"schema\": *\"candor\\.run/[0-9]{1,3}[^\"]{0,8}\"[^}]{0,100}\\}?") {
         pipeline::run_file(text.as_bytes());
     }
 
@@ -158,12 +158,12 @@ proptest! {
     }
 
     #[test]
-    fn any_text_as_fio_output(text in "\\PC{0,200}|\\{\"fio version\": \"fio-3\", \"jobs\": \\[[^\\]]{0,120}\\]\\}") {
+    fn any_text_as_fio_output(text in "(?s).{0,200}|\\{\"fio version\": \"fio-3\", \"jobs\": \\[[^\\]]{0,120}\\]\\}") {
         pipeline::fio_file(text.as_bytes());
     }
 
     #[test]
-    fn any_text_as_a_size_or_duration(text in "[ 0-9.+eE-]{0,14}[a-zA-Zµ ]{0,5}|\\PC{0,20}") {
+    fn any_text_as_a_size_or_duration(text in "[ 0-9.+eE-]{0,14}[a-zA-Zµ ]{0,5}|(?s).{0,20}") {
         pipeline::units(text.as_bytes());
     }
 

@@ -131,8 +131,8 @@ fn measure(
     let dir = TestDir::open(&args.dir)?;
     for w in dir.warnings() {
         eprintln!("candor: warning: {w}");
-        recorder.run_mut().notes.push(w.clone());
     }
+    recorder.run_mut().notes.extend(dir.notes().cloned());
     // Refuse a misaligned block size before spending time on the fill.
     dir.check_block_size(job.bs, job.direct)?;
     let file = TestFile::create(&dir, "disk", job.size, job.seed)?;

@@ -213,10 +213,7 @@ fn start(args: &Args) -> anyhow::Result<(Plan, Recorder, TestDir)> {
     run.host = host;
     run.tool.libraries = crate::compute::library_versions();
     run.plan = Some(serde_json::to_value(&plan)?);
-    for w in test_dir.warnings() {
-        eprintln!("candor: warning: {w}");
-        run.notes.push(w.clone());
-    }
+    run.notes.extend(test_dir.notes().cloned());
     if let Some(note) = &plan.control.note {
         run.notes.push(format!("control file: {note}"));
     }
@@ -228,6 +225,10 @@ fn start(args: &Args) -> anyhow::Result<(Plan, Recorder, TestDir)> {
         ));
     }
     let recorder = Recorder::create(run, Some(&output), "--output", args.force)?;
+    // Said once this candor is sure to run (another may hold the Run).
+    for w in test_dir.warnings() {
+        eprintln!("candor: warning: {w}");
+    }
     Ok((plan, recorder, test_dir))
 }
 
@@ -299,8 +300,8 @@ fn resume(args: &Args, file: &Path) -> anyhow::Result<(Plan, Recorder, TestDir)>
         .with_context(|| format!("--resume {}: the Run's test directory", file.display()))?;
     for w in test_dir.warnings() {
         eprintln!("candor: warning: {w}");
-        recorder.run_mut().notes.push(w.clone());
     }
+    recorder.run_mut().notes.extend(test_dir.notes().cloned());
     Ok((plan, recorder, test_dir))
 }
 

@@ -154,11 +154,12 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     let mut run = Run::of_this_process();
     run.host = crate::host::collect(Some(dir.path()));
     run.plan = Some(plan_json(&jobs, dir.path()));
+    run.notes.extend(dir.notes().cloned());
+    let mut recorder = Recorder::create(run, args.output.as_deref(), "--output", args.force)?;
+    // Said once this candor is sure to run (another may hold the Run).
     for w in dir.warnings() {
         eprintln!("candor: warning: {w}");
-        run.notes.push(w.clone());
     }
-    let mut recorder = Recorder::create(run, args.output.as_deref(), "--output", args.force)?;
     if let Err(e) = measure(&dir, &jobs, size, seed, &mut recorder) {
         return Err(recorder.stop(e));
     }

@@ -63,6 +63,8 @@ pub struct TestDir {
     dio_offset_align: Option<u64>,
     logical_block_size: Option<u64>,
     warnings: Vec<String>,
+    /// The dead candors' files removed (or found and kept) on opening, one line each.
+    recovered: Vec<String>,
 }
 
 impl TestDir {
@@ -130,8 +132,12 @@ impl TestDir {
 
         let (dio_mem_align, dio_offset_align, dev) = statx_dio(fd.as_raw_fd());
         let logical_block_size = dev.and_then(|(maj, min)| logical_block_size(maj, min));
+        // What was removed is said at once, whatever the command does next
+        // (a candor refused for another reason still removed the files).
         let found = crate::leftovers::recover(path);
-        warnings.extend(found.lines);
+        for line in &found.lines {
+            eprintln!("candor: warning: {line}");
+        }
         warnings.extend(crate::leftovers::sharing_warning(path, &found.running));
         match fs_magic {
             OVERLAYFS_MAGIC => warnings.push(format!(
@@ -162,6 +168,7 @@ impl TestDir {
             dio_offset_align,
             logical_block_size,
             warnings,
+            recovered: found.lines,
         })
     }
 
@@ -193,9 +200,18 @@ impl TestDir {
         (sfs.f_bavail as u64).saturating_mul(sfs.f_frsize as u64)
     }
 
-    /// Warnings about what O_DIRECT means on this filesystem.
+    /// Warnings for the user: what O_DIRECT means on this filesystem, a
+    /// symlinked path, another candor measuring here. The command prints
+    /// them (once it knows it will run) and keeps them in the Run.
     pub fn warnings(&self) -> &[String] {
         &self.warnings
+    }
+
+    /// Everything the Run's notes keep about the directory: the files of
+    /// dead candors removed on opening (already said on stderr), then the
+    /// warnings.
+    pub fn notes(&self) -> impl Iterator<Item = &String> {
+        self.recovered.iter().chain(&self.warnings)
     }
 
     /// True on a copy-on-write filesystem whose files can be made No_COW (btrfs).
