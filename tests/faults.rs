@@ -25,21 +25,27 @@ struct Outcome {
     stderr: String,
 }
 
+impl From<std::process::Output> for Outcome {
+    fn from(out: std::process::Output) -> Outcome {
+        Outcome {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).to_string(),
+            stderr: String::from_utf8_lossy(&out.stderr).to_string(),
+        }
+    }
+}
+
 fn candor<I, S>(args: I) -> Outcome
 where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
 {
-    let out = Command::new(env!("CARGO_BIN_EXE_candor"))
+    Command::new(env!("CARGO_BIN_EXE_candor"))
         .args(args)
         .stdin(Stdio::null())
         .output()
-        .unwrap();
-    Outcome {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).to_string(),
-        stderr: String::from_utf8_lossy(&out.stderr).to_string(),
-    }
+        .unwrap()
+        .into()
 }
 
 fn spawn<I, S>(args: I) -> Child
@@ -57,12 +63,7 @@ where
 }
 
 fn finish(child: Child) -> Outcome {
-    let out = child.wait_with_output().unwrap();
-    Outcome {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).to_string(),
-        stderr: String::from_utf8_lossy(&out.stderr).to_string(),
-    }
+    child.wait_with_output().unwrap().into()
 }
 
 /// Exit `code`, and stderr is one line, an error that contains `needle`.
@@ -90,6 +91,14 @@ fn error_line(o: &Outcome) -> &str {
 /// A scratch directory on the real disk.
 fn scratch(tag: &str) -> tempfile::TempDir {
     common::plant::test_dir(&format!("faults-{tag}"))
+}
+
+/// Two directories in `dir`: `d` for test files, `o` for the Run.
+fn test_and_output_dirs(dir: &Path) -> (PathBuf, PathBuf) {
+    let (d, o) = (dir.join("d"), dir.join("o"));
+    std::fs::create_dir(&d).unwrap();
+    std::fs::create_dir(&o).unwrap();
+    (d, o)
 }
 
 fn p(path: &Path) -> &str {
@@ -143,6 +152,13 @@ fn snapshot(dir: &Path) -> BTreeMap<OsString, (u64, u32, u32, Vec<u8>)> {
         .collect()
 }
 
+/// A file `name` in `dir` holding `content`.
+fn put(dir: &Path, name: &str, content: impl AsRef<[u8]>) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, content).unwrap();
+    path
+}
+
 /// A small Run file to feed the readers.
 fn a_run(dir: &Path, name: &str) -> PathBuf {
     let path = dir.join(name);
@@ -181,8 +197,7 @@ fn an_input_is_never_an_output() {
     let d = dir.path();
     let run = a_run(d, "r.json");
     let other = a_run(d, "b.json");
-    let fio = d.join("fio.json");
-    std::fs::write(&fio, fio_output().to_string()).unwrap();
+    let fio = put(d, "fio.json", fio_output().to_string());
     let before = snapshot(d);
     for force in [false, true] {
         let f: &[&str] = if force { &["--force"] } else { &[] };
@@ -206,10 +221,8 @@ fn an_existing_file_is_never_replaced_without_force() {
     let dir = scratch("existing");
     let d = dir.path();
     let run = a_run(d, "r.json");
-    let fio = d.join("fio.json");
-    std::fs::write(&fio, fio_output().to_string()).unwrap();
-    let taken = d.join("taken");
-    std::fs::write(&taken, "precious").unwrap();
+    let fio = put(d, "fio.json", fio_output().to_string());
+    let taken = put(d, "taken", "precious");
     let before = snapshot(d);
     let t = p(&taken);
     for args in [
@@ -241,8 +254,7 @@ fn force_keeps_the_owner_and_mode() {
     let dir = scratch("owner");
     let d = dir.path();
     let run = a_run(d, "r.json");
-    let theirs = d.join("theirs.txt");
-    std::fs::write(&theirs, "old").unwrap();
+    let theirs = put(d, "theirs.txt", "old");
     sh("chown", &["nobody:nogroup", p(&theirs)]);
     std::fs::set_permissions(&theirs, std::fs::Permissions::from_mode(0o600)).unwrap();
     let nobody = std::fs::metadata(&theirs).unwrap().uid();
@@ -267,8 +279,7 @@ fn devices_fifos_and_links_are_not_outputs() {
     let dir = scratch("devices");
     let d = dir.path();
     let run = a_run(d, "r.json");
-    let victim = d.join("victim");
-    std::fs::write(&victim, "precious").unwrap();
+    let victim = put(d, "victim", "precious");
     let link = d.join("link.txt");
     std::os::unix::fs::symlink(&victim, &link).unwrap();
     let fifo = d.join("fifo");
@@ -310,8 +321,7 @@ fn planted_temporaries_are_never_followed() {
     let dir = scratch("planted");
     let d = dir.path();
     let run = a_run(d, "r.json");
-    let victim = d.join("victim");
-    std::fs::write(&victim, "precious").unwrap();
+    let victim = put(d, "victim", "precious");
     let out = d.join("out.txt");
     // `exec` keeps the shell's pid and start time: the links name candor.
     let script = format!(
@@ -417,9 +427,7 @@ fn two_candors_in_one_directory_hear_of_each_other() {
 #[test]
 fn a_killed_candors_files_are_removed_by_the_next() {
     let dir = scratch("kill9");
-    let (d, o) = (dir.path().join("d"), dir.path().join("o"));
-    std::fs::create_dir(&d).unwrap();
-    std::fs::create_dir(&o).unwrap();
+    let (d, o) = test_and_output_dirs(dir.path());
     let out = o.join("r.json");
     let mut victim = spawn([
         "disk",
@@ -495,9 +503,7 @@ fn a_killed_candors_files_are_removed_by_the_next() {
 #[test]
 fn resume_removes_its_predecessors_files() {
     let dir = scratch("resume");
-    let (d, o) = (dir.path().join("d"), dir.path().join("o"));
-    std::fs::create_dir(&d).unwrap();
-    std::fs::create_dir(&o).unwrap();
+    let (d, o) = test_and_output_dirs(dir.path());
     let out = o.join("b.json");
     let mut first = spawn([
         "run",
@@ -757,16 +763,12 @@ fn a_failing_disk_job_still_leaves_a_run() {
     let out = dir.path().join("r.json");
     let mut args = vec!["disk", "--dir", p(dir.path()), "-o", p(&out)];
     args.extend(TINY_DISK);
-    let o = Command::new(env!("CARGO_BIN_EXE_candor"))
+    let o: Outcome = Command::new(env!("CARGO_BIN_EXE_candor"))
         .args(&args)
         .env(candor::disk::engine::FAIL_ENV, "50")
         .output()
-        .unwrap();
-    let o = Outcome {
-        code: o.status.code().unwrap_or(-1),
-        stdout: String::new(),
-        stderr: String::from_utf8_lossy(&o.stderr).to_string(),
-    };
+        .unwrap()
+        .into();
     refused(&o, 1, "Input/output error");
     let run = read_run(&out);
     assert_eq!(run.status, RunStatus::Failed);
@@ -871,13 +873,12 @@ fn pre_flight_refuses_before_anything_is_written() {
         group.display(),
         env!("CARGO_BIN_EXE_candor")
     );
-    let out = Command::new("sh").args(["-c", &script]).output().unwrap();
+    let o: Outcome = Command::new("sh")
+        .args(["-c", &script])
+        .output()
+        .unwrap()
+        .into();
     let _ = std::fs::remove_dir(&group);
-    let o = Outcome {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::new(),
-        stderr: String::from_utf8_lossy(&out.stderr).to_string(),
-    };
     refused(&o, 2, "of memory is available");
 
     for args in [

@@ -81,10 +81,12 @@ fn mutate(doc: &Value, pointer: &str, value: Option<&Value>) -> String {
     serde_json::to_string_pretty(&doc).unwrap()
 }
 
-/// Documents and their mutation points.
-fn corpus(docs: Vec<Value>) -> Vec<(Value, Vec<String>)> {
-    docs.into_iter()
-        .map(|d| {
+/// Fixture documents (under tests/fixtures/`dir`) and their mutation points.
+fn corpus(dir: &str, names: &[&str]) -> Vec<(Value, Vec<String>)> {
+    names
+        .iter()
+        .map(|n| {
+            let d = fixture(dir, n);
             let mut p = Vec::new();
             paths(&d, String::new(), &mut p);
             (d, p)
@@ -92,35 +94,33 @@ fn corpus(docs: Vec<Value>) -> Vec<(Value, Vec<String>)> {
         .collect()
 }
 
+type Corpus = std::sync::OnceLock<Vec<(Value, Vec<String>)>>;
+
 fn runs() -> &'static [(Value, Vec<String>)] {
-    static RUNS: std::sync::OnceLock<Vec<(Value, Vec<String>)>> = std::sync::OnceLock::new();
+    static RUNS: Corpus = Corpus::new();
     RUNS.get_or_init(|| {
         corpus(
-            [
+            "runs",
+            &[
                 "cpu.json",
                 "disk-randrw.json",
                 "import-randread-libaio-j2.jsonplus.json",
-            ]
-            .iter()
-            .map(|n| fixture("runs", n))
-            .collect(),
+            ],
         )
     })
 }
 
 fn fio_outputs() -> &'static [(Value, Vec<String>)] {
-    static FIO: std::sync::OnceLock<Vec<(Value, Vec<String>)>> = std::sync::OnceLock::new();
+    static FIO: Corpus = Corpus::new();
     FIO.get_or_init(|| {
         corpus(
-            [
+            "fio",
+            &[
                 "randread-iouring-q16.json",
                 "read-iouring-1m.jsonplus.json",
                 "randwrite-psync-fsync.json",
                 "randwrite-libaio-j2.json",
-            ]
-            .iter()
-            .map(|n| fixture("fio", n))
-            .collect(),
+            ],
         )
     })
 }
