@@ -39,30 +39,37 @@ pub fn temporary(target: &OsStr, owner: Owner, salt: u32) -> OsString {
 /// The kind and owner of a candor file name; None for any other name.
 pub fn parse(name: &OsStr) -> Option<(Kind, Owner)> {
     let body = name.as_bytes().strip_prefix(b".")?.strip_suffix(b".tmp")?;
-    if let Some(rest) = body.strip_prefix(b"candor-") {
-        let rest = std::str::from_utf8(rest).ok()?;
-        let parts: Vec<&str> = rest.split('-').collect();
-        let [purpose, pid, start, n] = parts[..] else {
-            return None;
-        };
-        if purpose.is_empty() || !purpose.bytes().all(|b| b.is_ascii_lowercase()) {
-            return None;
-        }
-        let owner = Owner {
-            pid: decimal(pid)?,
-            start: decimal(start)?,
-        };
-        let n: u32 = decimal(n)?;
-        // Only the exact form candor writes (no leading zeros, no signs).
-        return (test_file(purpose, owner, n).as_bytes() == name.as_bytes()).then(|| {
-            (
-                Kind::TestFile {
-                    purpose: purpose.to_string(),
-                },
-                owner,
-            )
-        });
+    // A Run's default name starts with `candor-` too: a name that is not a
+    // test file may still be the temporary of such a Run.
+    parse_test_file(name, body).or_else(|| parse_temporary(name, body))
+}
+
+fn parse_test_file(name: &OsStr, body: &[u8]) -> Option<(Kind, Owner)> {
+    let rest = std::str::from_utf8(body.strip_prefix(b"candor-")?).ok()?;
+    let parts: Vec<&str> = rest.split('-').collect();
+    let [purpose, pid, start, n] = parts[..] else {
+        return None;
+    };
+    if purpose.is_empty() || !purpose.bytes().all(|b| b.is_ascii_lowercase()) {
+        return None;
     }
+    let owner = Owner {
+        pid: decimal(pid)?,
+        start: decimal(start)?,
+    };
+    let n: u32 = decimal(n)?;
+    // Only the exact form candor writes (no leading zeros, no signs).
+    (test_file(purpose, owner, n).as_bytes() == name.as_bytes()).then(|| {
+        (
+            Kind::TestFile {
+                purpose: purpose.to_string(),
+            },
+            owner,
+        )
+    })
+}
+
+fn parse_temporary(name: &OsStr, body: &[u8]) -> Option<(Kind, Owner)> {
     const MARK: &[u8] = b".candor-";
     let at = body.windows(MARK.len()).rposition(|w| w == MARK)?;
     let target = OsStr::from_bytes(&body[..at]);
@@ -126,6 +133,22 @@ mod tests {
             Some((
                 Kind::Temporary {
                     target: "r.candor-1-2-3.json".into()
+                },
+                OWNER
+            ))
+        );
+    }
+
+    /// `candor run`'s default output is `candor-<host>-<time>.json`.
+    #[test]
+    fn a_default_named_runs_temporary_is_a_temporary() {
+        let target = "candor-vm-20261201T000000Z.json";
+        let tmp = temporary(OsStr::new(target), OWNER, 0xab);
+        assert_eq!(
+            parse(&tmp),
+            Some((
+                Kind::Temporary {
+                    target: target.into()
                 },
                 OWNER
             ))
