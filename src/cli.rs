@@ -49,4 +49,7 @@ pub enum Command {
     Compare(crate::commands::compare::Args),
     /// Import fio JSON output as a Run.
     Import(crate::commands::import::Args),
+    /// Many hosts over ssh: push this binary, run the battery on each, fetch
+    /// the Runs, compare them (`fleet run`, `fleet report`).
+    Fleet(crate::commands::fleet::Args),
 }

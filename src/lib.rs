@@ -13,6 +13,7 @@ pub mod disk;
 pub mod error;
 pub mod findings;
 pub mod fio;
+pub mod fleet;
 pub mod host;
 pub mod input;
 pub mod leftovers;

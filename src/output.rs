@@ -49,6 +49,20 @@ impl Replace {
 /// `.candor-<pid>-<start time>-<8 hex>.tmp` after (at most 49 bytes).
 const MAX_NAME: usize = 255 - 50;
 
+/// Text made safe as part of a file name: anything but ASCII letters,
+/// digits, `-`, `_` and `.` becomes `_` (`web 1/a` → `web_1_a`).
+pub fn file_name_part(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 /// The directory a path's file lives in (`.` for a bare name).
 pub fn parent_dir(path: &Path) -> &Path {
     match path.parent() {

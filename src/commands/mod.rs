@@ -9,6 +9,7 @@ pub mod cpu;
 pub mod crypto;
 pub mod disk;
 pub mod explain;
+pub mod fleet;
 pub mod import;
 pub mod memory;
 pub mod os;
@@ -34,5 +35,6 @@ pub fn dispatch(command: Command) -> anyhow::Result<()> {
         Command::Report(a) => report::execute(a),
         Command::Compare(a) => compare::execute(a),
         Command::Import(a) => import::execute(a),
+        Command::Fleet(a) => fleet::execute(a),
     }
 }
