@@ -129,7 +129,16 @@ impl Recorder {
         let mut run = crate::result::read_run(path)?;
         run.notes.extend(output::recover_beside(path));
         let mut recorder = Recorder::new(run, Some(path), Some(lock), Replace::Own);
-        recorder.saved = Some(Saved::of(&recorder.run));
+        let mut saved = Saved::of(&recorder.run);
+        // It was saved when its predecessor last wrote it.
+        if let Some(at) = std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        {
+            saved.at = crate::units::rfc3339_utc(at.as_secs());
+        }
+        recorder.saved = Some(saved);
         Ok(recorder)
     }
 
