@@ -358,4 +358,26 @@ mod tests {
         assert!(e.to_string().contains("the file exists"), "{e}");
         assert!(Recorder::create(Run::new(vec![]), Some(&out), "-o", true).is_ok());
     }
+
+    /// A file candor could not remove ends a complete Run failed, says so
+    /// in the notes, and is the error after the save.
+    #[test]
+    fn a_file_left_behind_fails_the_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("r.json");
+        let mut rec =
+            Recorder::create(Run::new(vec!["candor".into()]), Some(&out), "-o", false).unwrap();
+        let stuck = dir.path().join(".candor-disk-1-2-0.tmp");
+        let erofs = std::io::Error::from_raw_os_error(libc::EROFS);
+        crate::leftovers::removal_failed("test file", &stuck, &erofs);
+        let e = rec.finish(RunStatus::Complete).unwrap_err();
+        assert!(e.is::<LeftBehind>(), "{e}");
+        assert!(e.to_string().contains(&stuck.display().to_string()), "{e}");
+        let saved = crate::result::read_run(&out).unwrap();
+        assert_eq!(saved.status, RunStatus::Failed);
+        assert!(saved
+            .notes
+            .iter()
+            .any(|n| n.starts_with("cleanup failed: cannot remove test file")));
+    }
 }
