@@ -168,7 +168,7 @@ impl Recorder {
         if let Some(ended) = &self.ended {
             return Err(anyhow::anyhow!("{ended}"));
         }
-        let json = crate::result::run_json(&self.run)?;
+        let json = crate::result::run_json(&self.run).into_bytes();
         match output::write_atomic(&path, &json, self.replace) {
             Ok(()) => {
                 self.saved_now();
@@ -221,7 +221,7 @@ impl Recorder {
             ));
             self.run.findings = crate::findings::analyze(&self.run);
         }
-        let json = crate::result::run_json(&self.run)?;
+        let json = crate::result::run_json(&self.run).into_bytes();
         if let Err(e) = room.write(path, &json, self.replace) {
             return Err(self.unsaved(
                 path,
