@@ -14,6 +14,7 @@ pub mod error;
 pub mod findings;
 pub mod fio;
 pub mod fleet;
+pub mod history;
 pub mod host;
 pub mod input;
 pub mod leftovers;

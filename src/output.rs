@@ -197,9 +197,19 @@ pub fn os_error(e: &std::io::Error) -> Option<i32> {
 /// Writes `bytes` to `path` atomically (see the module comment). The error
 /// names the path.
 pub fn write_atomic(path: &Path, bytes: &[u8], replace: Replace) -> std::io::Result<()> {
+    write_streamed(path, replace, &mut |w| w.write_all(bytes))
+}
+
+/// What fills a file: writes its content to the writer it is given.
+pub type Fill<'a> = dyn FnMut(&mut dyn Write) -> std::io::Result<()> + 'a;
+
+/// Writes to `path` atomically what `fill` writes (see the module comment),
+/// without holding it all in memory first: an export of a whole history can
+/// be hundreds of megabytes. The error names the path.
+pub fn write_streamed(path: &Path, replace: Replace, fill: &mut Fill) -> std::io::Result<()> {
     let existing = replaceable(path, replace)?;
     let (tmp, mut file) = create_temporary(path).map_err(|e| named(path, e))?;
-    commit(&tmp, &mut file, bytes, existing.as_ref(), path)
+    commit(&tmp, &mut file, fill, existing.as_ref(), path)
 }
 
 /// What is at the target, if anything, once it is known that `replace`
@@ -229,21 +239,25 @@ fn replaceable(path: &Path, replace: Replace) -> std::io::Result<Option<std::fs:
     }
 }
 
-/// Puts `bytes` in the temporary `tmp` (from its start, cut to their
-/// length), gives it the owner and mode of the file it replaces, syncs it
-/// and renames it over `path`. On failure the temporary is removed (or the
-/// error says it could not be).
+/// Puts what `fill` writes in the temporary `tmp` (from its start, cut to
+/// its length), gives it the owner and mode of the file it replaces, syncs
+/// it and renames it over `path`. On failure the temporary is removed (or
+/// the error says it could not be).
 fn commit(
     tmp: &Path,
     file: &mut std::fs::File,
-    bytes: &[u8],
+    fill: &mut Fill,
     existing: Option<&std::fs::Metadata>,
     path: &Path,
 ) -> std::io::Result<()> {
     let result = (|| {
         file.seek(std::io::SeekFrom::Start(0))?;
-        file.write_all(bytes)?;
-        file.set_len(bytes.len() as u64)?;
+        let mut buffered = std::io::BufWriter::new(&mut *file);
+        fill(&mut buffered)?;
+        buffered.flush()?;
+        drop(buffered);
+        let len = file.stream_position()?;
+        file.set_len(len)?;
         if let Some(meta) = existing {
             // Keep the replaced file's mode and (as root) its owner.
             file.set_permissions(std::fs::Permissions::from_mode(meta.mode() & 0o7777))?;
@@ -359,7 +373,14 @@ impl Reserve {
     pub fn write(mut self, target: &Path, bytes: &[u8], replace: Replace) -> std::io::Result<()> {
         let existing = replaceable(target, replace)?;
         self.used = true;
-        commit(&self.path, &mut self.file, bytes, existing.as_ref(), target)
+        let mut fill = |w: &mut dyn Write| w.write_all(bytes);
+        commit(
+            &self.path,
+            &mut self.file,
+            &mut fill,
+            existing.as_ref(),
+            target,
+        )
     }
 }
 

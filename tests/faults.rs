@@ -35,17 +35,22 @@ impl From<std::process::Output> for Outcome {
     }
 }
 
+/// A command that runs candor's binary (directly, or `sh` that execs it),
+/// kept from adding to the user's history (tests/history.rs tests that).
+fn command(program: &str) -> Command {
+    let mut c = Command::new(program);
+    c.env("CANDOR_NO_HISTORY", "1").stdin(Stdio::null());
+    c
+}
+
+const BIN: &str = env!("CARGO_BIN_EXE_candor");
+
 fn candor<I, S>(args: I) -> Outcome
 where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
 {
-    Command::new(env!("CARGO_BIN_EXE_candor"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-        .into()
+    command(BIN).args(args).output().unwrap().into()
 }
 
 fn spawn<I, S>(args: I) -> Child
@@ -53,9 +58,8 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
 {
-    Command::new(env!("CARGO_BIN_EXE_candor"))
+    command(BIN)
         .args(args)
-        .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -328,11 +332,11 @@ fn planted_temporaries_are_never_followed() {
         "ln -s {v} {d}/.out.txt.$$.tmp && ln -s {v} {d}/.out.txt.candor-$$-$(cut -d' ' -f22 /proc/$$/stat)-00000000.tmp && exec {bin} report {run} -o {out}",
         v = p(&victim),
         d = p(d),
-        bin = env!("CARGO_BIN_EXE_candor"),
+        bin = BIN,
         run = p(&run),
         out = p(&out)
     );
-    let o = Command::new("sh").args(["-c", &script]).output().unwrap();
+    let o = command("sh").args(["-c", &script]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
     assert!(std::fs::symlink_metadata(&out)
@@ -763,7 +767,7 @@ fn a_failing_disk_job_still_leaves_a_run() {
     let out = dir.path().join("r.json");
     let mut args = vec!["disk", "--dir", p(dir.path()), "-o", p(&out)];
     args.extend(TINY_DISK);
-    let o: Outcome = Command::new(env!("CARGO_BIN_EXE_candor"))
+    let o: Outcome = command(BIN)
         .args(&args)
         .env(candor::disk::engine::FAIL_ENV, "50")
         .output()
@@ -871,13 +875,9 @@ fn pre_flight_refuses_before_anything_is_written() {
     let script = format!(
         "echo $$ > {}/cgroup.procs && exec {} disk --dir {d} --bs 64M --iodepth 8 --size 1G",
         group.display(),
-        env!("CARGO_BIN_EXE_candor")
+        BIN
     );
-    let o: Outcome = Command::new("sh")
-        .args(["-c", &script])
-        .output()
-        .unwrap()
-        .into();
+    let o: Outcome = command("sh").args(["-c", &script]).output().unwrap().into();
     let _ = std::fs::remove_dir(&group);
     refused(&o, 2, "of memory is available");
 

@@ -175,12 +175,13 @@ impl Lab {
                 let mut c = Command::new(env!("CARGO_BIN_EXE_candor"));
                 c.args(["fleet", "run", "--binary", env!("CARGO_BIN_EXE_candor")]);
                 c.args(args);
-                c.env_remove("SSH_AUTH_SOCK");
+                c.env_remove("SSH_AUTH_SOCK").env("CANDOR_NO_HISTORY", "1");
                 return c;
             }
         };
         c.arg("fleet").arg("run").args(args);
-        c.env_remove("SSH_AUTH_SOCK");
+        // Out of the user's history (an explicit --db still adds).
+        c.env_remove("SSH_AUTH_SOCK").env("CANDOR_NO_HISTORY", "1");
         c
     }
 
@@ -434,6 +435,7 @@ fn fleet_all_hosts_succeed_then_cached_and_parallel() {
         ),
     );
     let out2 = lab.dir.join("fleet2");
+    let db = lab.dir.join("history.db");
     let mut args = vec![
         "-i",
         yaml.to_str().unwrap(),
@@ -441,6 +443,8 @@ fn fleet_all_hosts_succeed_then_cached_and_parallel() {
         out2.to_str().unwrap(),
         "--parallel",
         "3",
+        "--db",
+        db.to_str().unwrap(),
         "--",
     ];
     args.extend(QUICK);
@@ -466,6 +470,23 @@ fn fleet_all_hosts_succeed_then_cached_and_parallel() {
     for h in &lab.hosts {
         assert_eq!(h.files().len(), 4, "{:?}", h.files());
     }
+    // The controller added each host's Run to its history (the hosts keep none:
+    // their file counts above did not grow).
+    let o = Command::new(env!("CARGO_BIN_EXE_candor"))
+        .args(["history", "list", "--format", "json", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let listed: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let mut hosts: Vec<&str> = listed["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["host"].as_str().unwrap())
+        .collect();
+    hosts.sort_unstable();
+    assert_eq!(hosts, ["alpha", "bravo", "charlie"], "{listed}");
 
     // fleet report renders the directory again; bad input is exit 2.
     let o = Command::new(env!("CARGO_BIN_EXE_candor"))
@@ -826,6 +847,11 @@ fn ansible_playbook_runs_the_battery_and_compares() {
         .arg(format!("candor_out={}", out.display()))
         .arg("-e")
         .arg(format!("candor_flags='{flags}'"))
+        .arg("-e")
+        .arg(format!(
+            "candor_history_db={}",
+            lab.dir.join("history.db").display()
+        ))
         .env_remove("SSH_AUTH_SOCK")
         .env("ANSIBLE_LOCAL_TEMP", lab.dir.join("ansible-local"))
         .env("ANSIBLE_NOCOLOR", "1")
@@ -840,6 +866,15 @@ fn ansible_playbook_runs_the_battery_and_compares() {
     }
     let cmp = std::fs::read_to_string(out.join("compare.md")).unwrap();
     assert!(cmp.contains("delta") && cmp.contains("echo"), "{cmp}");
+    // The controller's history has both Runs; the hosts keep none (below).
+    let o = Command::new(env!("CARGO_BIN_EXE_candor"))
+        .args(["history", "list", "--format", "json", "--db"])
+        .arg(lab.dir.join("history.db"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let listed: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(listed["runs"].as_array().unwrap().len(), 2, "{listed}");
     assert!(std::fs::read_to_string(out.join("compare.txt"))
         .unwrap()
         .contains("candor compare: 2 runs"));

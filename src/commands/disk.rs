@@ -67,6 +67,8 @@ pub struct Args {
     /// A name for this host in reports.
     #[arg(long)]
     pub label: Option<String>,
+    #[command(flatten)]
+    pub history: crate::commands::record::HistoryFlags,
 }
 
 /// The job the flags describe (usage errors name the flag).
@@ -114,8 +116,9 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     };
     // The figures are printed even when the Run file could not take them.
     let run = recorder.into_run();
-    crate::output::write_text(None, &crate::report::render(&run, args.format), false)?;
-    saved
+    let printed = crate::output::write_text(None, &crate::report::render(&run, args.format), false);
+    args.history.record(&run, args.output.as_deref(), false);
+    printed.and(saved)
 }
 
 /// Runs the job on a fresh test file (removed whatever happens), or with

@@ -87,6 +87,9 @@ pub struct RunArgs {
     /// Flags for `candor run` on every host, after `--`.
     #[arg(last = true, value_name = "RUN FLAGS")]
     pub run_flags: Vec<String>,
+    /// Each host's Run goes into this machine's history (never the hosts').
+    #[command(flatten)]
+    pub history: crate::commands::record::HistoryFlags,
 }
 
 /// Flags of `candor fleet report`.
@@ -117,7 +120,7 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
 }
 
 /// Flags of `candor run` that the fleet sets itself, per host.
-const FLEET_SETS: [(&str, &str); 5] = [
+const FLEET_SETS: [(&str, &str); 7] = [
     (
         "--output",
         "each host's Run goes to a work directory the fleet manages",
@@ -129,6 +132,14 @@ const FLEET_SETS: [(&str, &str); 5] = [
     ),
     ("--label", "each host is labelled with its inventory name"),
     ("--fleet-agent", "the fleet sets it"),
+    (
+        "--no-history",
+        "the fleet adds the fetched Runs to this machine's history; give it before --",
+    ),
+    (
+        "--db",
+        "the fleet adds the fetched Runs to this machine's history; give it before --",
+    ),
 ];
 
 /// Parses the flags after `--` as `candor run` will; returns them and the test directory.
@@ -214,11 +225,18 @@ fn run(a: RunArgs) -> anyhow::Result<()> {
             .collect(),
     })?;
     let runs = fleet::directory::compared_runs(&dir, &summary)?;
-    write_text(
+    let printed = write_text(
         None,
         &render_fleet(&summary, &runs, Format::Text, &Options::default()),
         false,
-    )?;
+    );
+    for (file, run) in fleet::directory::run_files(&dir, &summary)?
+        .iter()
+        .zip(&runs)
+    {
+        a.history.record(run, Some(file), a.quiet);
+    }
+    printed?;
     if !a.quiet {
         eprintln!(
             "candor fleet: written to {}/ (fleet.json, runs/, compare.*)",

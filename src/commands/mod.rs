@@ -10,9 +10,11 @@ pub mod crypto;
 pub mod disk;
 pub mod explain;
 pub mod fleet;
+pub mod history;
 pub mod import;
 pub mod memory;
 pub mod os;
+pub mod record;
 pub mod report;
 pub mod run;
 pub mod sweep;
@@ -35,6 +37,7 @@ pub fn dispatch(command: Command) -> anyhow::Result<()> {
         Command::Report(a) => report::execute(a),
         Command::Compare(a) => compare::execute(a),
         Command::Import(a) => import::execute(a),
+        Command::History(a) => history::execute(a),
         Command::Fleet(a) => fleet::execute(a),
     }
 }

@@ -75,6 +75,8 @@ pub struct Args {
     /// No progress on stderr.
     #[arg(long, short)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub history: crate::commands::record::HistoryFlags,
     /// Started by `candor fleet` over ssh (no terminal): progress lines on
     /// stderr all the same, the process id announced first (the controller
     /// removes a killed run's test files by it), and the run stopped as by
@@ -181,7 +183,13 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     match outcome {
         Outcome::Complete => {
             let run = recorder.into_run();
-            crate::output::write_text(None, &crate::report::render(&run, args.format), false)
+            let printed =
+                crate::output::write_text(None, &crate::report::render(&run, args.format), false);
+            // A fleet's hosts keep no history: the controller adds the Runs it fetches.
+            if !args.fleet_agent {
+                args.history.record(&run, Some(&output), args.quiet);
+            }
+            printed
         }
         Outcome::Interrupted(i) => {
             if !args.quiet {

@@ -68,6 +68,8 @@ pub struct Args {
     /// Random seed for offsets and payloads (default: from the clock).
     #[arg(long)]
     pub seed: Option<u64>,
+    #[command(flatten)]
+    pub history: crate::commands::record::HistoryFlags,
 }
 
 /// The sweep's jobs in the order they run: random read, random write (each
@@ -176,8 +178,9 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
         Format::Text => crate::report::sweep_text(&run),
         other => crate::report::render(&run, other),
     };
-    crate::output::write_text(None, &text, false)?;
-    saved
+    let printed = crate::output::write_text(None, &text, false);
+    args.history.record(&run, args.output.as_deref(), false);
+    printed.and(saved)
 }
 
 /// Runs the points one after another on one test file, each saved as it finishes.

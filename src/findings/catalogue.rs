@@ -4,6 +4,7 @@
 //! their current values. Ids are a contract: add, never rename.
 
 use super::{cache, caps, cpu_bound, cross, host, limiter, round, series, stability};
+use crate::history::drift;
 use crate::result::Severity;
 
 /// One catalogued finding.
@@ -32,6 +33,15 @@ pub fn catalogue() -> &'static [FindingInfo] {
 pub fn info(id: &str) -> Option<&'static FindingInfo> {
     CATALOGUE.iter().find(|f| f.id == id)
 }
+
+/// The thresholds `regressed` and `improved` share (one rule, both sides).
+const DRIFT_THRESHOLDS: &[(&str, f64)] = &[
+    ("DRIFT_WINDOW", drift::DRIFT_WINDOW as f64),
+    ("DRIFT_MIN_EARLIER", drift::DRIFT_MIN_EARLIER as f64),
+    ("DRIFT_FLOOR_DISK", drift::DRIFT_FLOOR_DISK),
+    ("DRIFT_FLOOR_COMPUTE", drift::DRIFT_FLOOR_COMPUTE),
+    ("DRIFT_MAD_K", drift::DRIFT_MAD_K),
+];
 
 static CATALOGUE: &[FindingInfo] = &[
     FindingInfo {
@@ -252,6 +262,24 @@ static CATALOGUE: &[FindingInfo] = &[
         thresholds: &[("DISAGREEMENT_FACTOR", cross::DISAGREEMENT_FACTOR)],
     },
     FindingInfo {
+        id: "regressed",
+        title: "worse than this host's usual range",
+        severity: Severity::Warning,
+        meaning: "this figure left the range of the host's own earlier Runs of the same workload, on the worse side, by more than their noise: something changed (the host, its neighbours, a limit, the plan)",
+        not_proven: "that the change lasts, or what caused it: one Run is one sample; run again, and look at host_changed (CPU model, vCPUs, RAM, kernel) in the evidence for a migration or a resize",
+        explanation: "From the history (`candor history`, `candor analyze --history`): each key figure (a test's headline rate, MB/s for blocks of 64 KiB or more and IOPS below; the p99 latency of QD1 and fsync tests; each compute rate) is compared with the same host's last DRIFT_WINDOW earlier Runs of the same workload (the normalised job, whatever the test was called). The noise is the larger of DRIFT_FLOOR_DISK (disk) or DRIFT_FLOOR_COMPUTE (compute) times their median and DRIFT_MAD_K robust standard deviations (1.4826 x the median absolute deviation). The usual range is the min..max of the earlier figures within the noise of their median (an odd earlier Run, such as the first after a change, does not widen it, so a lasting change keeps firing until it is most of the window), widened on each side by the noise: a new Run like the earlier ones falls outside their bare min..max with probability 2/(n+1). Below the widened range is worse for rates, above it is worse for latency. With fewer than DRIFT_MIN_EARLIER earlier Runs the check is not made. Evidence: the new value, the earlier median, usual min and max, MAD, count and outliers left out, their dates, the noise allowance, the change in percent.",
+        thresholds: DRIFT_THRESHOLDS,
+    },
+    FindingInfo {
+        id: "improved",
+        title: "better than this host's usual range",
+        severity: Severity::Info,
+        meaning: "this figure left the range of the host's own earlier Runs of the same workload, on the better side, by more than their noise",
+        not_proven: "that it lasts: a quiet hour on a shared host, a cache that happened to be warm, or burst credits that had refilled give better figures too; run again before quoting it",
+        explanation: "The mirror of `regressed` (same rule, same thresholds): above the widened range for rates, below it for latency. A provider that moved the host to newer hardware, raised a limit or lost a noisy neighbour shows here; so does a lucky Run.",
+        thresholds: DRIFT_THRESHOLDS,
+    },
+    FindingInfo {
         id: "app-read-chain",
         title: "a chain of dependent reads",
         severity: Severity::Info,
@@ -351,6 +379,8 @@ mod tests {
             "media-unverifiable",
             "metric-disagreement",
             "tmpfs",
+            "regressed",
+            "improved",
         ] {
             assert!(info(id).is_some(), "{id} missing from the catalogue");
         }

@@ -117,7 +117,16 @@ pub fn write(dir: &Path, summary: &FleetSummary, force: bool) -> anyhow::Result<
 
 /// The Runs of the hosts that ended ok, in host order.
 pub fn compared_runs(dir: &Path, summary: &FleetSummary) -> anyhow::Result<Vec<Run>> {
-    let mut runs = Vec::new();
+    run_files(dir, summary)?
+        .iter()
+        .map(|f| Ok(crate::result::read_run(f)?))
+        .collect()
+}
+
+/// The Run files of the hosts that finished, in `compared_runs` order
+/// (each checked to lie inside the fleet directory).
+pub fn run_files(dir: &Path, summary: &FleetSummary) -> anyhow::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
     for h in summary.hosts.iter().filter(|h| h.status == HostStatus::Ok) {
         if let Some(f) = &h.run_file {
             if Path::new(f).is_absolute() || f.contains("..") {
@@ -127,10 +136,10 @@ pub fn compared_runs(dir: &Path, summary: &FleetSummary) -> anyhow::Result<Vec<R
                     h.name
                 )));
             }
-            runs.push(crate::result::read_run(&dir.join(f))?);
+            files.push(dir.join(f));
         }
     }
-    Ok(runs)
+    Ok(files)
 }
 
 /// Reads a fleet directory back: its summary and the Runs it compares.

@@ -122,6 +122,7 @@ impl Cgroup {
             env!("CARGO_BIN_EXE_candor"),
             quoted.join(" ")
         ));
+        c.env("CANDOR_NO_HISTORY", "1");
         c
     }
 }
@@ -317,10 +318,11 @@ pub fn candor_ok(cmd: &mut Command) {
     );
 }
 
-/// The plain candor binary.
+/// The plain candor binary, kept from adding to the user's history
+/// (tests/history.rs tests that).
 pub fn candor_cmd(args: &[String]) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_candor"));
-    c.args(args);
+    c.args(args).env("CANDOR_NO_HISTORY", "1");
     c
 }
 
