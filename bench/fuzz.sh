@@ -17,13 +17,15 @@ targets=${*:-"run_reader fio_import units"}
 seconds=$((minutes * 60))
 scratch=$(mktemp -d /var/tmp/candor-fuzz.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT
-cargo +nightly fuzz build --release $targets >/dev/null 2>&1 || cargo +nightly fuzz build --release
+# -a: with debug assertions, so that an integer overflow is a crash here
+# as it is in the test suite (a release build would wrap silently).
+cargo +nightly fuzz build --release -a $targets >/dev/null 2>&1 || cargo +nightly fuzz build --release -a
 for t in $targets; do
     mkdir -p "$scratch/$t" "$scratch/artifacts-$t"
     echo "== $t: $minutes min"
     # -max_len: the JSON seeds are up to 25 KB; -timeout: one input may not
     # take 10 seconds; -rss_limit_mb: nor 2 GiB of memory.
-    cargo +nightly fuzz run --release "$t" "$scratch/$t" "fuzz/corpus/$t" -- \
+    cargo +nightly fuzz run --release -a "$t" "$scratch/$t" "fuzz/corpus/$t" -- \
         -max_total_time="$seconds" -max_len=32768 -timeout=10 -rss_limit_mb=2048 \
         -artifact_prefix="$scratch/artifacts-$t/" -print_final_stats=1 2>&1 |
         grep -aE '^(stat::number_of_executed_units|stat::peak_rss_mb|Done|==[0-9]+==|SUMMARY|thread .* panicked)' || true

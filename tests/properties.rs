@@ -140,7 +140,11 @@ fn mutation(corpus: &'static [(Value, Vec<String>)]) -> impl Strategy<Value = St
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    // 256 cases each in the suite; PROPTEST_CASES=N for a longer hunt.
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(256),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn any_text_as_a_run_file(text in "(?s).{0,200}|\\{\"schema\": *\"candor\\.run/[0-9]{1,3}[^\"]{0,8}\"[^}]{0,100}\\}?") {

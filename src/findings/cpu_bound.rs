@@ -26,7 +26,8 @@ pub fn io_cpu_bound(run: &Run) -> Vec<Finding> {
     for d in run.disk() {
         // The null engine has no disk to wait for; a test that did no I/O
         // (a run cut short) has no figure the CPU could have capped.
-        let ops = d.read.as_ref().map_or(0, |s| s.ops) + d.write.as_ref().map_or(0, |s| s.ops);
+        let ops = (d.read.as_ref().map_or(0, |s| s.ops))
+            .saturating_add(d.write.as_ref().map_or(0, |s| s.ops));
         if d.spec.engine == "null" || ops == 0 {
             continue;
         }

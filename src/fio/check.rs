@@ -28,6 +28,8 @@ const MAX_COUNT: u64 = 1 << 53;
 const MAX_BYTES: u64 = 1 << 60;
 /// Job times above ten years (in ms) are not a run's.
 const MAX_RUNTIME_MS: u64 = 10 * 366 * 86_400_000;
+/// CPU use above 100 % of 65,536 CPUs is not a machine's.
+const MAX_CPU_PCT: f64 = 100.0 * 65_536.0;
 /// The last second of the year 9999: a later timestamp is not a clock's.
 const MAX_TIMESTAMP: u64 = 253_402_300_799;
 /// How far fio's reported figures may stray from what they are computed
@@ -109,6 +111,23 @@ impl At<'_> {
             )),
         }
     }
+
+    /// `real`, and at most `max` (`what` names the bound).
+    fn real_at_most(
+        &self,
+        obj: &Value,
+        parent: &str,
+        key: &str,
+        max: f64,
+        what: &str,
+    ) -> Result<Option<f64>, ImportError> {
+        match self.real(obj, parent, key)? {
+            Some(x) if x > max => {
+                Err(self.bad(&field(parent, key), format!("is {x}, more than {what}")))
+            }
+            other => Ok(other),
+        }
+    }
 }
 
 fn field(parent: &str, key: &str) -> String {
@@ -161,8 +180,11 @@ fn job(path: &Path, index: usize, job: &Value) -> Result<(), ImportError> {
         .unwrap_or(0);
     let elapsed_s = at.count(job, "", "elapsed", MAX_RUNTIME_MS / 1000)?;
     at.count(job, "", "job_runtime", MAX_RUNTIME_MS)?;
-    at.real(job, "", "usr_cpu")?;
-    at.real(job, "", "sys_cpu")?;
+    // Percent of one CPU, summed over a group's jobs: not above 100 for
+    // each CPU a machine can have.
+    for cpu in ["usr_cpu", "sys_cpu"] {
+        at.real_at_most(job, "", cpu, MAX_CPU_PCT, "100 % of 65,536 CPUs")?;
+    }
     // No latency can outlast the job that timed it (fio's elapsed: whole
     // seconds, the ramp included; one more second for the rounding).
     let wall_ns = elapsed_s
@@ -254,8 +276,13 @@ fn latency(at: &At, lat: &Value, name: &str, wall_ns: Option<u64>) -> Result<(),
     let n = at.count(lat, name, "N", MAX_COUNT)?.unwrap_or(0);
     let min = at.count(lat, name, "min", u64::MAX)?.unwrap_or(0);
     let max = at.count(lat, name, "max", u64::MAX)?.unwrap_or(0);
-    let mean = at.real(lat, name, "mean")?.unwrap_or(0.0);
-    at.real(lat, name, "stddev")?;
+    // Samples between 0 and max have a mean and a spread no larger than max
+    // (clones are merged through both: an absurd one would make them infinite).
+    let largest = format!("max {max}");
+    let mean = at
+        .real_at_most(lat, name, "mean", max as f64 * (1.0 + 1e-9) + 1.0, &largest)?
+        .unwrap_or(0.0);
+    at.real_at_most(lat, name, "stddev", max as f64 + 1.0, &largest)?;
     if n > 0 {
         if min > max {
             return Err(at.bad(name, format!("has min {min} above max {max}")));
