@@ -25,8 +25,12 @@ pub fn install_handlers() {
                 for sig in signals.forever() {
                     if SIGNAL.swap(sig, Ordering::SeqCst) != 0 {
                         // Second signal: the user insists. Clean up and go.
-                        remove_registered();
-                        eprintln!("candor: interrupted again; test files removed, exiting now");
+                        let kept = remove_registered();
+                        if kept == 0 {
+                            eprintln!("candor: interrupted again; test files removed, exiting now");
+                        } else {
+                            eprintln!("candor: interrupted again; exiting now, {kept} file(s) not removed (named above)");
+                        }
                         std::process::exit(128 + sig);
                     }
                 }
@@ -102,9 +106,22 @@ pub fn unregister(path: &std::path::Path) {
         .retain(|p| p != path);
 }
 
-fn remove_registered() {
+/// Removes every registered file; the number that could not be removed
+/// (each named on stderr: the user must remove it by hand).
+fn remove_registered() -> usize {
     let paths = REGISTERED.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let mut kept = 0;
     for p in paths {
-        let _ = std::fs::remove_file(p);
+        match std::fs::remove_file(&p) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                eprintln!(
+                    "candor: warning: cannot remove {}: {e} (remove it by hand)",
+                    p.display()
+                );
+                kept += 1;
+            }
+            _ => {}
+        }
     }
+    kept
 }

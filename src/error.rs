@@ -30,3 +30,28 @@ fn signal_name(signal: i32) -> &'static str {
 pub fn is_usage(error: &anyhow::Error) -> bool {
     error.chain().any(|cause| cause.is::<UsageError>())
 }
+
+/// `text` safe to print as part of a one-line message: line breaks and tabs
+/// become spaces, other control characters (a terminal's escape sequences
+/// among them) are written as escapes. Error messages quote what a file
+/// holds, and a hostile file may hold anything.
+pub fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '\n' | '\r' | '\t' => " ".to_string(),
+            c if c.is_control() => c.escape_default().to_string(),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn printable_is_one_line_without_escapes() {
+        assert_eq!(
+            super::printable("a\nb\tc\u{1b}[31md\u{7f}é"),
+            "a b c\\u{1b}[31md\\u{7f}é"
+        );
+    }
+}

@@ -16,6 +16,8 @@ pub mod fio;
 pub mod fleet;
 pub mod history;
 pub mod host;
+pub mod input;
+pub mod leftovers;
 pub mod output;
 pub mod recorder;
 pub mod report;

@@ -56,7 +56,7 @@ fn exit_code(error: &anyhow::Error) -> i32 {
 fn one_line(error: &anyhow::Error) -> String {
     let mut parts: Vec<String> = Vec::new();
     for cause in error.chain() {
-        let text = cause.to_string().replace('\n', " ");
+        let text = candor::error::printable(&cause.to_string());
         if !parts.iter().any(|p| p.contains(&text)) {
             parts.push(text);
         }

@@ -2,7 +2,9 @@
 //! root in shared directories, so every write is made safe against what
 //! another user may have planted there:
 //!
-//! - the content goes to a temporary file beside the target, created with
+//! - the content goes to a temporary file beside the target, named after
+//!   this process (pid and start time, so that a later candor can remove it
+//!   if this one is killed: `leftovers`), created with
 //!   `O_CREAT | O_EXCL | O_NOFOLLOW` (a planted file or symlink at that
 //!   name is never opened; another name is tried), written and fsynced;
 //! - it is renamed over the target only when the target is absent, or is a
@@ -16,7 +18,7 @@
 //! line (exit 2) instead of losing a measured result at the end.
 
 use crate::error::usage;
-use std::io::Write;
+use std::io::{Seek, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
@@ -43,8 +45,9 @@ impl Replace {
 }
 
 /// The longest file name most Linux filesystems take (NAME_MAX), less room
-/// for the temporary name's prefix and suffix.
-const MAX_NAME: usize = 255 - 40;
+/// for what the temporary's name adds: `.` before, and
+/// `.candor-<pid>-<start time>-<8 hex>.tmp` after (at most 49 bytes).
+const MAX_NAME: usize = 255 - 50;
 
 /// Text made safe as part of a file name: anything but ASCII letters,
 /// digits, `-`, `_` and `.` becomes `_` (`web 1/a` → `web_1_a`).
@@ -126,6 +129,26 @@ pub fn check(path: &Path, flag: &str, replace: Replace, inputs: &[&Path]) -> any
     Ok(())
 }
 
+/// `check`, then the temporaries that killed candors left beside `path`
+/// removed (`recover_beside`): what every command that writes one file does
+/// before its work.
+pub fn prepare(path: &Path, flag: &str, replace: Replace, inputs: &[&Path]) -> anyhow::Result<()> {
+    check(path, flag, replace, inputs)?;
+    recover_beside(path);
+    Ok(())
+}
+
+/// Removes, with one line each on stderr, the temporaries that candors no
+/// longer running left beside `path` (see `leftovers`); the lines, for a
+/// Run's notes.
+pub fn recover_beside(path: &Path) -> Vec<String> {
+    let lines = crate::leftovers::recover(parent_dir(path)).lines;
+    for line in &lines {
+        eprintln!("candor: warning: {line}");
+    }
+    lines
+}
+
 /// True when both paths name the same existing file (device and inode).
 fn same_file(a: &Path, b: &Path) -> bool {
     match (std::fs::metadata(a), std::fs::metadata(b)) {
@@ -134,32 +157,67 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// An I/O error that names its path and keeps the system's error code
+/// (`os_error` finds it: a full disk must still be told from the rest).
+#[derive(Debug)]
+struct Named {
+    path: PathBuf,
+    source: std::io::Error,
+}
+
+impl std::fmt::Display for Named {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.source)
+    }
+}
+
+impl std::error::Error for Named {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
+/// An error that names the path.
+fn named(path: &Path, e: std::io::Error) -> std::io::Error {
+    std::io::Error::new(
+        e.kind(),
+        Named {
+            path: path.to_path_buf(),
+            source: e,
+        },
+    )
+}
+
+/// The system's error code (errno) of an error from this module.
+pub fn os_error(e: &std::io::Error) -> Option<i32> {
+    e.raw_os_error()
+        .or_else(|| e.get_ref()?.downcast_ref::<Named>()?.source.raw_os_error())
+}
+
 /// Writes `bytes` to `path` atomically (see the module comment). The error
 /// names the path.
 pub fn write_atomic(path: &Path, bytes: &[u8], replace: Replace) -> std::io::Result<()> {
     write_streamed(path, replace, &mut |w| w.write_all(bytes))
 }
 
+/// What fills a file: writes its content to the writer it is given.
+pub type Fill<'a> = dyn FnMut(&mut dyn Write) -> std::io::Result<()> + 'a;
+
 /// Writes to `path` atomically what `fill` writes (see the module comment),
 /// without holding it all in memory first: an export of a whole history can
 /// be hundreds of megabytes. The error names the path.
-pub fn write_streamed(
-    path: &Path,
-    replace: Replace,
-    fill: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>,
-) -> std::io::Result<()> {
-    let named =
-        |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()));
-    let dir = parent_dir(path);
-    let name = path
-        .file_name()
-        .ok_or_else(|| std::io::Error::other(format!("{}: not a file name", path.display())))?;
-    // What is at the target decides whether the rename may happen, and what
-    // owner and mode the new file keeps.
-    let existing = match std::fs::symlink_metadata(path) {
+pub fn write_streamed(path: &Path, replace: Replace, fill: &mut Fill) -> std::io::Result<()> {
+    let existing = replaceable(path, replace)?;
+    let (tmp, mut file) = create_temporary(path).map_err(|e| named(path, e))?;
+    commit(&tmp, &mut file, fill, existing.as_ref(), path)
+}
+
+/// What is at the target, if anything, once it is known that `replace`
+/// allows replacing it: its owner and mode are kept.
+fn replaceable(path: &Path, replace: Replace) -> std::io::Result<Option<std::fs::Metadata>> {
+    match std::fs::symlink_metadata(path) {
         Ok(meta) => {
-            let kind = meta.file_type();
-            if !kind.is_file() {
+            if !meta.file_type().is_file() {
                 return Err(std::io::Error::other(format!(
                     "{}: not a regular file; candor does not replace it",
                     path.display()
@@ -174,56 +232,100 @@ pub fn write_streamed(
                     ),
                 ));
             }
-            Some(meta)
+            Ok(Some(meta))
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(named(e)),
-    };
-    let (tmp, file) = create_temporary(dir, &name.to_string_lossy()).map_err(named)?;
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(named(path, e)),
+    }
+}
+
+/// Puts what `fill` writes in the temporary `tmp` (from its start, cut to
+/// its length), gives it the owner and mode of the file it replaces, syncs
+/// it and renames it over `path`. On failure the temporary is removed (or
+/// the error says it could not be).
+fn commit(
+    tmp: &Path,
+    file: &mut std::fs::File,
+    fill: &mut Fill,
+    existing: Option<&std::fs::Metadata>,
+    path: &Path,
+) -> std::io::Result<()> {
     let result = (|| {
-        let mut buffered = std::io::BufWriter::new(file);
+        file.seek(std::io::SeekFrom::Start(0))?;
+        let mut buffered = std::io::BufWriter::new(&mut *file);
         fill(&mut buffered)?;
-        let file = buffered.into_inner().map_err(|e| e.into_error())?;
-        if let Some(meta) = &existing {
+        buffered.flush()?;
+        drop(buffered);
+        let len = file.stream_position()?;
+        file.set_len(len)?;
+        if let Some(meta) = existing {
             // Keep the replaced file's mode and (as root) its owner.
             file.set_permissions(std::fs::Permissions::from_mode(meta.mode() & 0o7777))?;
             // SAFETY: geteuid has no preconditions.
             if unsafe { libc::geteuid() } == 0 {
-                std::os::unix::fs::fchown(&file, Some(meta.uid()), Some(meta.gid()))?;
+                std::os::unix::fs::fchown(&*file, Some(meta.uid()), Some(meta.gid()))?;
             }
         }
         file.sync_all()?;
-        std::fs::rename(&tmp, path)?;
+        // The name must still be the file just written: in a directory where
+        // others may rename files, a swapped name would put theirs in place.
+        let written = file.metadata()?;
+        match std::fs::symlink_metadata(tmp) {
+            Ok(now) if now.dev() == written.dev() && now.ino() == written.ino() => {}
+            _ => {
+                return Err(std::io::Error::other(format!(
+                    "the temporary {} was replaced by another file",
+                    tmp.display()
+                )))
+            }
+        }
+        std::fs::rename(tmp, path)?;
         // The rename is durable once the directory is synced (best effort).
-        if let Ok(d) = std::fs::File::open(dir) {
+        if let Ok(d) = std::fs::File::open(parent_dir(path)) {
             let _ = d.sync_all();
         }
         Ok(())
     })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.map_err(named)
+    result.map_err(|e| match std::fs::remove_file(tmp) {
+        Err(r) if r.kind() != std::io::ErrorKind::NotFound => std::io::Error::new(
+            e.kind(),
+            format!(
+                "{}: {e} (and its temporary {} could not be removed: {r})",
+                path.display(),
+                tmp.display()
+            ),
+        ),
+        _ => named(path, e),
+    })
 }
 
-/// A new temporary file beside the target: `.<name>.<pid>.<n>.tmp`,
-/// created exclusively without following links (a planted name is skipped).
-fn create_temporary(dir: &Path, name: &str) -> std::io::Result<(PathBuf, std::fs::File)> {
+/// A new temporary file beside `target`, named after this process
+/// (`leftovers::names::temporary`), created exclusively without following
+/// links (a planted name is skipped) and held locked while it is open.
+fn create_temporary(target: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
+    let name = target
+        .file_name()
+        .ok_or_else(|| std::io::Error::other("not a file name"))?;
+    let owner = crate::leftovers::Owner::this_process();
     let salt = crate::seed::fresh();
     for attempt in 0..16u64 {
-        let tmp = dir.join(format!(
-            ".{name}.{}.{:08x}.tmp",
-            std::process::id(),
-            (salt.wrapping_add(attempt)) as u32
+        let tmp = parent_dir(target).join(crate::leftovers::names::temporary(
+            name,
+            owner,
+            salt.wrapping_add(attempt) as u32,
         ));
         match std::fs::OpenOptions::new()
+            .read(true)
             .write(true)
             .create_new(true)
             .mode(0o644)
             .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
             .open(&tmp)
         {
-            Ok(f) => return Ok((tmp, f)),
+            Ok(f) => {
+                crate::leftovers::hold(&f);
+                return Ok((tmp, f));
+            }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),
         }
@@ -231,6 +333,91 @@ fn create_temporary(dir: &Path, name: &str) -> std::io::Result<(PathBuf, std::fs
     Err(std::io::Error::other(
         "cannot create a temporary file: 16 names taken",
     ))
+}
+
+/// Room kept beside a file for its last save: a temporary whose blocks are
+/// allocated in advance. When the filesystem fills (another program's
+/// files, a log gone wild), a Run can still be saved one last time, with
+/// the status that says why it stopped, instead of staying `running`.
+/// Removed when dropped unless it became the file.
+#[derive(Debug)]
+pub struct Reserve {
+    path: PathBuf,
+    file: std::fs::File,
+    size: u64,
+    used: bool,
+}
+
+impl Reserve {
+    /// Keeps `size` bytes beside `target`.
+    pub fn new(target: &Path, size: u64) -> std::io::Result<Reserve> {
+        let (path, file) = create_temporary(target)?;
+        crate::cancel::register(path.clone());
+        let reserve = Reserve {
+            path,
+            file,
+            size,
+            used: false,
+        };
+        allocate(&reserve.file, size)?;
+        Ok(reserve)
+    }
+
+    /// The bytes kept.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// Saves `bytes` as `target` in the room kept (the rules of
+    /// `write_atomic`); bytes beyond it need free space as any write does.
+    pub fn write(mut self, target: &Path, bytes: &[u8], replace: Replace) -> std::io::Result<()> {
+        let existing = replaceable(target, replace)?;
+        self.used = true;
+        let mut fill = |w: &mut dyn Write| w.write_all(bytes);
+        commit(
+            &self.path,
+            &mut self.file,
+            &mut fill,
+            existing.as_ref(),
+            target,
+        )
+    }
+}
+
+impl Drop for Reserve {
+    fn drop(&mut self) {
+        if !self.used {
+            if let Err(e) = std::fs::remove_file(&self.path) {
+                if e.kind() != std::io::ErrorKind::NotFound {
+                    crate::leftovers::removal_failed("reserve file", &self.path, &e);
+                }
+            }
+        }
+        crate::cancel::unregister(&self.path);
+    }
+}
+
+/// Allocates `size` bytes to `file` (fallocate; zeros written where the
+/// filesystem has no fallocate).
+fn allocate(file: &std::fs::File, size: u64) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: fallocate on a valid descriptor.
+    if unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, size as libc::off_t) } == 0 {
+        return Ok(());
+    }
+    let e = std::io::Error::last_os_error();
+    if e.raw_os_error() != Some(libc::EOPNOTSUPP) {
+        return Err(e);
+    }
+    let zeros = vec![0u8; 1 << 16];
+    let mut left = size;
+    let mut f = file;
+    while left > 0 {
+        let n = left.min(zeros.len() as u64) as usize;
+        f.write_all(&zeros[..n])?;
+        left -= n as u64;
+    }
+    f.sync_all()
 }
 
 /// Writes text to `path` (a new file, or any file with `force`) or to
@@ -259,11 +446,22 @@ mod tests {
         let victim = dir.path().join("victim");
         std::fs::write(&victim, "precious").unwrap();
         let out = dir.path().join("out.txt");
-        // A planted link at the old temporary name and at the target.
+        // Planted links at the old temporary name and at each name this
+        // process's temporaries could take: none is followed, none removed.
         std::os::unix::fs::symlink(
             &victim,
             dir.path()
                 .join(format!(".out.txt.{}.tmp", std::process::id())),
+        )
+        .unwrap();
+        let owner = crate::leftovers::Owner::this_process();
+        std::os::unix::fs::symlink(
+            &victim,
+            dir.path().join(crate::leftovers::names::temporary(
+                "out.txt".as_ref(),
+                owner,
+                0,
+            )),
         )
         .unwrap();
         write_atomic(&out, b"report", Replace::Never).unwrap();
@@ -278,13 +476,27 @@ mod tests {
         std::os::unix::fs::symlink(&victim, &link).unwrap();
         assert!(write_atomic(&link, b"x", Replace::Force).is_err());
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
-        // No temporary file is left.
-        let left: Vec<_> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
-            .filter(|n| n.ends_with(".tmp") && !n.starts_with(".out.txt."))
-            .collect();
-        assert!(left.is_empty(), "{left:?}");
+        // No temporary file is left: only what the test made is there.
+        let left = std::fs::read_dir(dir.path()).unwrap().count();
+        assert_eq!(left, 5, "victim, out.txt, link and the two planted links");
+    }
+
+    #[test]
+    fn a_reserve_becomes_the_file_or_goes() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("r.json");
+        write_atomic(&out, b"first", Replace::Never).unwrap();
+        std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let reserve = Reserve::new(&out, 1 << 20).unwrap();
+        assert_eq!(reserve.size(), 1 << 20);
+        assert_eq!(crate::leftovers::candor_files(dir.path()).len(), 1);
+        reserve.write(&out, b"last", Replace::Own).unwrap();
+        assert_eq!(std::fs::read(&out).unwrap(), b"last");
+        let meta = std::fs::metadata(&out).unwrap();
+        assert_eq!((meta.len(), meta.mode() & 0o777), (4, 0o640));
+        assert!(crate::leftovers::candor_files(dir.path()).is_empty());
+        drop(Reserve::new(&out, 4096).unwrap());
+        assert!(crate::leftovers::candor_files(dir.path()).is_empty());
     }
 
     #[test]

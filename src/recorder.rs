@@ -10,10 +10,30 @@
 //!    Run saved a last time.
 //!
 //! Without an output file the same steps happen in memory only.
+//!
+//! Two things can still go wrong at the end, and neither may pass silently:
+//!
+//! - The filesystem holding the Run fills (another program's files). After
+//!   each save the Recorder keeps room beside the Run (`output::Reserve`:
+//!   allocated in advance, about twice the Run's size), so that when a save
+//!   finds no space, the Run is saved one last time there, with status
+//!   `failed` and a note saying why. Where even that fails, the error says
+//!   what the file holds: when it was last saved, its status, how many
+//!   measurements.
+//! - candor cannot remove one of its own files (a filesystem that turned
+//!   read-only). `finish` records each such file in the notes and ends a
+//!   Run that would have been `complete` as `failed`: every measurement is
+//!   kept, but a file was left on the user's disk, and a filesystem that
+//!   refuses an unlink has usually gone read-only after an I/O error, so the
+//!   figures taken near it are suspect. The command then exits 1 (see
+//!   `leftovers::LeftBehind`).
+//!
+//! Before the first save the output's directory is searched for
+//! temporaries that killed candors left there (`leftovers`).
 
-use crate::output::{self, Replace};
+use crate::leftovers::LeftBehind;
+use crate::output::{self, Replace, Reserve};
 use crate::result::{Measurement, Run, RunLock, RunStatus};
-use anyhow::Context;
 use std::path::{Path, PathBuf};
 
 /// A Run being made, and the file it is saved to.
@@ -25,6 +45,31 @@ pub struct Recorder {
     _lock: Option<RunLock>,
     /// How an existing file at `output` may be replaced by the next save.
     replace: Replace,
+    /// Room for the last save when the filesystem fills.
+    reserve: Option<Reserve>,
+    /// What the file held after the last save that succeeded.
+    saved: Option<Saved>,
+    /// Set once the Run was saved a last time from the reserve: the file
+    /// can take no more, and this says what it holds.
+    ended: Option<String>,
+}
+
+/// What a Run file held after a save.
+#[derive(Debug, Clone)]
+struct Saved {
+    at: String,
+    status: RunStatus,
+    measurements: usize,
+}
+
+impl Saved {
+    fn of(run: &Run) -> Saved {
+        Saved {
+            at: crate::units::now_rfc3339(),
+            status: run.status,
+            measurements: run.measurements.len(),
+        }
+    }
 }
 
 impl Recorder {
@@ -39,42 +84,62 @@ impl Recorder {
         let replace = Replace::from_force(force);
         let lock = match output {
             Some(path) => {
-                if !output::parent_dir(path).is_dir() {
-                    // Named as the flag's problem, not as a lock file that cannot be made.
-                    output::check(path, flag, replace, &[])?;
-                }
-                // Locked before the check: two candors given one name cannot both
-                // pass it, and the second hears that the first is writing it.
+                // What the path is (a directory, a device, a symlink, a name
+                // too long) is checked before the lock file is made beside it
+                // (a bad -o is the flag's problem, and nothing is created
+                // beside /dev/null); whether an existing file may be replaced,
+                // once the lock is held: two candors given one name cannot
+                // both pass, and the second hears that the first is writing it.
+                output::check(path, flag, Replace::Force, &[])?;
                 let lock = RunLock::acquire(path)?;
                 output::check(path, flag, replace, &[])?;
                 Some(lock)
             }
             None => None,
         };
-        let mut recorder = Recorder {
-            run,
-            output: output.map(Path::to_path_buf),
-            _lock: lock,
-            replace,
-        };
+        let mut run = run;
+        if let Some(path) = output {
+            run.notes.extend(output::recover_beside(path));
+        }
+        let mut recorder = Recorder::new(run, output, lock, replace);
         recorder.save()?;
         Ok(recorder)
     }
 
+    fn new(run: Run, output: Option<&Path>, lock: Option<RunLock>, replace: Replace) -> Recorder {
+        Recorder {
+            run,
+            output: output.map(Path::to_path_buf),
+            _lock: lock,
+            replace,
+            reserve: None,
+            saved: None,
+            ended: None,
+        }
+    }
+
     /// Carries on with a Run file that stopped before it was complete
-    /// (`--resume`): locked, read, and saved in place from now on.
+    /// (`--resume`): locked, read, and saved in place from now on. The
+    /// temporaries its killed predecessor left beside it are removed.
     pub fn resume(path: &Path) -> anyhow::Result<Recorder> {
         // A missing file is named as such, not as a lock file that cannot be made.
         std::fs::metadata(path)
             .map_err(|e| crate::error::usage(format!("{}: cannot read: {e}", path.display())))?;
         let lock = RunLock::acquire(path)?;
-        let run = crate::result::read_run(path)?;
-        Ok(Recorder {
-            run,
-            output: Some(path.to_path_buf()),
-            _lock: Some(lock),
-            replace: Replace::Own,
-        })
+        let mut run = crate::result::read_run(path)?;
+        run.notes.extend(output::recover_beside(path));
+        let mut recorder = Recorder::new(run, Some(path), Some(lock), Replace::Own);
+        let mut saved = Saved::of(&recorder.run);
+        // It was saved when its predecessor last wrote it.
+        if let Some(at) = std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        {
+            saved.at = crate::units::rfc3339_utc(at.as_secs());
+        }
+        recorder.saved = Some(saved);
+        Ok(recorder)
     }
 
     /// The Run as recorded so far.
@@ -92,16 +157,107 @@ impl Recorder {
         self.output.as_deref()
     }
 
-    /// Writes the Run to its file (atomically), if it has one.
+    /// Writes the Run to its file (atomically), if it has one. When the
+    /// filesystem is full, the Run is saved a last time in the room kept
+    /// for it (see the module comment); the error then says so, or says
+    /// what the file still holds.
     pub fn save(&mut self) -> anyhow::Result<()> {
-        let Some(path) = &self.output else {
+        let Some(path) = self.output.clone() else {
             return Ok(());
         };
-        crate::result::write_run(&self.run, path, self.replace)
-            .with_context(|| "cannot write the Run".to_string())?;
+        if let Some(ended) = &self.ended {
+            return Err(anyhow::anyhow!("{ended}"));
+        }
+        let json = crate::result::run_json(&self.run).into_bytes();
+        match output::write_atomic(&path, &json, self.replace) {
+            Ok(()) => {
+                self.saved_now();
+                self.keep_room(&path, json.len() as u64);
+                Ok(())
+            }
+            Err(e) if no_space(&e) => self.save_last(&path, e),
+            Err(e) => Err(self.unsaved(&path, e)),
+        }
+    }
+
+    fn saved_now(&mut self) {
         // From now on the file at `output` is this Run's own.
         self.replace = Replace::Own;
-        Ok(())
+        self.saved = Some(Saved::of(&self.run));
+    }
+
+    /// Keeps room for a last save of a Run of about `len` bytes: twice that
+    /// and 1 MiB (the findings and one more measurement), renewed as the Run
+    /// grows. Where no room can be had, the old room (if any) stays.
+    fn keep_room(&mut self, path: &Path, len: u64) {
+        let want = len.saturating_mul(2).saturating_add(1 << 20);
+        if self.reserve.as_ref().is_some_and(|r| r.size() >= want) {
+            return;
+        }
+        if let Ok(room) = Reserve::new(path, want) {
+            self.reserve = Some(room);
+        }
+    }
+
+    /// The filesystem is full: the Run is saved one last time in the room
+    /// kept for it. A Run being finished keeps the status it was given; one
+    /// still running becomes `failed`, and no save can follow.
+    fn save_last(&mut self, path: &Path, full: std::io::Error) -> anyhow::Result<()> {
+        let Some(room) = self.reserve.take() else {
+            return Err(self.unsaved(path, full));
+        };
+        let finishing = self.run.status != RunStatus::Running;
+        if finishing {
+            self.run.notes.push(format!(
+                "the filesystem holding {} filled: the last save used the room candor kept for it",
+                path.display()
+            ));
+        } else {
+            self.run.status = RunStatus::Failed;
+            self.run.finished_at = Some(crate::units::now_rfc3339());
+            self.run.notes.push(format!(
+                "stopped: the filesystem holding {} is full ({full}); the Run was saved a last time in the room candor kept for it",
+                path.display()
+            ));
+            self.run.findings = crate::findings::analyze(&self.run);
+        }
+        let json = crate::result::run_json(&self.run).into_bytes();
+        if let Err(e) = room.write(path, &json, self.replace) {
+            return Err(self.unsaved(
+                path,
+                std::io::Error::new(e.kind(), format!("{full}; the last save failed too: {e}")),
+            ));
+        }
+        self.saved_now();
+        if finishing {
+            eprintln!(
+                "candor: warning: the filesystem holding {} is full: the Run was saved in the room candor kept for it",
+                path.display()
+            );
+            return Ok(());
+        }
+        let ended = format!(
+            "cannot write the Run: {full}; {} holds it as saved a last time: status failed, {} measurements",
+            path.display(),
+            self.run.measurements.len()
+        );
+        self.ended = Some(ended.clone());
+        Err(anyhow::anyhow!(ended))
+    }
+
+    /// A save failed: the error, and what the file holds instead.
+    fn unsaved(&self, path: &Path, e: std::io::Error) -> anyhow::Error {
+        let holds = match &self.saved {
+            Some(s) => format!(
+                "{} holds the Run as saved at {}: status {}, {} measurements",
+                path.display(),
+                s.at,
+                s.status.as_str(),
+                s.measurements
+            ),
+            None => format!("nothing was saved to {}", path.display()),
+        };
+        anyhow::anyhow!("cannot write the Run: {e}; {holds}")
     }
 
     /// Adds a finished measurement and saves at once.
@@ -110,12 +266,36 @@ impl Recorder {
         self.save()
     }
 
-    /// Ends the Run: status, end time, findings, a last save.
+    /// Ends the Run: status, end time, findings, a last save. When candor
+    /// could not remove one of its own files, the Run says so, a `complete`
+    /// one ends `failed`, and the error after the save is `LeftBehind`.
     pub fn finish(&mut self, status: RunStatus) -> anyhow::Result<()> {
+        let left = self.end(status)?;
+        if left.is_empty() {
+            Ok(())
+        } else {
+            Err(LeftBehind { lines: left }.into())
+        }
+    }
+
+    /// `finish` without the `LeftBehind` error: the files left behind (already in the notes).
+    fn end(&mut self, status: RunStatus) -> anyhow::Result<Vec<String>> {
+        let left = crate::leftovers::take_failures();
+        let mut status = status;
+        for line in &left {
+            self.run.notes.push(format!("cleanup failed: {line}"));
+        }
+        if !left.is_empty() && status == RunStatus::Complete {
+            status = RunStatus::Failed;
+            self.run.notes.push(
+                "failed although every measurement finished: candor could not remove its own files (named above); a filesystem that refuses to remove a file has usually turned read-only after an I/O error, so figures taken near that time are suspect".to_string(),
+            );
+        }
         self.run.status = status;
         self.run.finished_at = Some(crate::units::now_rfc3339());
         self.run.findings = crate::findings::analyze(&self.run);
-        self.save()
+        self.save()?;
+        Ok(left)
     }
 
     /// The status for a Run stopped by `error`: interrupted by a signal, else failed.
@@ -130,8 +310,12 @@ impl Recorder {
     /// Records why the Run stopped and finishes it as failed or interrupted.
     /// The original error is returned for the caller to pass on.
     pub fn stop(&mut self, error: anyhow::Error) -> anyhow::Error {
+        if self.ended.is_some() {
+            // The error is the last save's own: the Run already says why it stopped.
+            return error;
+        }
         self.run.notes.push(format!("stopped: {error:#}"));
-        if let Err(save) = self.finish(Self::stopped_status()) {
+        if let Err(save) = self.end(Self::stopped_status()) {
             return error.context(format!("and the Run could not be saved: {save:#}"));
         }
         error
@@ -141,6 +325,11 @@ impl Recorder {
     pub fn into_run(self) -> Run {
         self.run
     }
+}
+
+/// No room on the filesystem (or in the user's quota).
+fn no_space(e: &std::io::Error) -> bool {
+    matches!(output::os_error(e), Some(libc::ENOSPC) | Some(libc::EDQUOT))
 }
 
 #[cfg(test)]
@@ -168,5 +357,27 @@ mod tests {
         let e = Recorder::create(Run::new(vec![]), Some(&out), "-o", false).unwrap_err();
         assert!(e.to_string().contains("the file exists"), "{e}");
         assert!(Recorder::create(Run::new(vec![]), Some(&out), "-o", true).is_ok());
+    }
+
+    /// A file candor could not remove ends a complete Run failed, says so
+    /// in the notes, and is the error after the save.
+    #[test]
+    fn a_file_left_behind_fails_the_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("r.json");
+        let mut rec =
+            Recorder::create(Run::new(vec!["candor".into()]), Some(&out), "-o", false).unwrap();
+        let stuck = dir.path().join(".candor-disk-1-2-0.tmp");
+        let erofs = std::io::Error::from_raw_os_error(libc::EROFS);
+        crate::leftovers::removal_failed("test file", &stuck, &erofs);
+        let e = rec.finish(RunStatus::Complete).unwrap_err();
+        assert!(e.is::<LeftBehind>(), "{e}");
+        assert!(e.to_string().contains(&stuck.display().to_string()), "{e}");
+        let saved = crate::result::read_run(&out).unwrap();
+        assert_eq!(saved.status, RunStatus::Failed);
+        assert!(saved
+            .notes
+            .iter()
+            .any(|n| n.starts_with("cleanup failed: cannot remove test file")));
     }
 }

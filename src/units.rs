@@ -5,9 +5,12 @@
 //! a bare number is seconds, as in fio. Output always names its unit: MB/s is
 //! 10^6 bytes per second and MiB/s is 2^20, because caps hide in one of them.
 
+use crate::error::printable;
 use std::time::Duration;
 
-/// Why a size or a duration could not be read.
+/// Why a size or a duration could not be read. Each holds the text as
+/// given, made printable (`error::printable`): a flag's value may hold a
+/// line break or a terminal escape.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ParseError {
     #[error("'{0}' is not a size (examples: 4096, 4k, 1M, 2G)")]
@@ -18,18 +21,12 @@ pub enum ParseError {
     Overflow(String),
 }
 
-/// Parses a size such as `4k`, `1M`, `1.5G` or `4096` into bytes.
+/// Parses a size such as `4k`, `1M`, `1.5G` or `4096` into bytes (a
+/// fraction of a byte rounds to the nearest).
 pub fn parse_size(text: &str) -> Result<u64, ParseError> {
-    let bad = || ParseError::BadSize(text.to_string());
-    let t = text.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (number, suffix) = t.split_at(split);
-    if number.is_empty() || number.starts_with('.') && number.len() == 1 {
-        return Err(bad());
-    }
-    let multiplier: u64 = match suffix.trim().to_ascii_lowercase().as_str() {
+    let bad = || ParseError::BadSize(printable(text));
+    let (number, suffix) = split_number(text);
+    let multiplier: u128 = match suffix.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
         "k" | "kb" | "kib" => 1 << 10,
         "m" | "mb" | "mib" => 1 << 20,
@@ -38,47 +35,72 @@ pub fn parse_size(text: &str) -> Result<u64, ParseError> {
         "p" | "pb" | "pib" => 1 << 50,
         _ => return Err(bad()),
     };
-    if number.contains('.') {
-        let value: f64 = number.parse().map_err(|_| bad())?;
-        let bytes = value * multiplier as f64;
-        if !bytes.is_finite() || bytes >= u64::MAX as f64 {
-            return Err(ParseError::Overflow(text.to_string()));
-        }
-        Ok(bytes.round() as u64)
-    } else {
-        let value: u64 = number.parse().map_err(|_| bad())?;
-        value
-            .checked_mul(multiplier)
-            .ok_or_else(|| ParseError::Overflow(text.to_string()))
+    let bytes = scaled(number, multiplier)
+        .ok_or_else(bad)?
+        .ok_or_else(|| ParseError::Overflow(printable(text)))?;
+    u64::try_from(bytes).map_err(|_| ParseError::Overflow(printable(text)))
+}
+
+/// Parses a duration such as `500ms`, `30s`, `2m`, `1h` or `10` (seconds),
+/// exactly to the nanosecond (`96920071196ms` is not a millisecond short).
+pub fn parse_duration(text: &str) -> Result<Duration, ParseError> {
+    let bad = || ParseError::BadDuration(printable(text));
+    let (number, suffix) = split_number(text);
+    let ns_per_unit: u128 = match suffix.trim().to_ascii_lowercase().as_str() {
+        "ns" => 1,
+        "us" | "µs" => 1_000,
+        "ms" => 1_000_000,
+        "" | "s" | "sec" => 1_000_000_000,
+        "m" | "min" => 60_000_000_000,
+        "h" => 3_600_000_000_000,
+        _ => return Err(bad()),
+    };
+    const LONGEST_NS: u128 = 1_000_000_000 * 1_000_000_000;
+    match scaled(number, ns_per_unit).ok_or_else(bad)? {
+        Some(ns) if ns <= LONGEST_NS => Ok(Duration::from_nanos(ns as u64)),
+        _ => Err(ParseError::Overflow(printable(text))),
     }
 }
 
-/// Parses a duration such as `500ms`, `30s`, `2m`, `1h` or `10` (seconds).
-pub fn parse_duration(text: &str) -> Result<Duration, ParseError> {
-    let bad = || ParseError::BadDuration(text.to_string());
+/// The number at the start of `text` (digits and dots) and what follows.
+fn split_number(text: &str) -> (&str, &str) {
     let t = text.trim();
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(t.len());
-    let (number, suffix) = t.split_at(split);
-    if number.is_empty() {
-        return Err(bad());
+    t.split_at(split)
+}
+
+/// A decimal `number` (digits with at most one `.`) times `unit`, exactly,
+/// rounded to the nearest whole: None when it is not such a number,
+/// Some(None) when the result does not fit.
+fn scaled(number: &str, unit: u128) -> Option<Option<u128>> {
+    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if (whole.is_empty() && fraction.is_empty()) || !digits(whole) || !digits(fraction) {
+        return None;
     }
-    let value: f64 = number.parse().map_err(|_| bad())?;
-    let seconds_per_unit = match suffix.trim().to_ascii_lowercase().as_str() {
-        "ns" => 1e-9,
-        "us" | "µs" => 1e-6,
-        "ms" => 1e-3,
-        "" | "s" | "sec" => 1.0,
-        "m" | "min" => 60.0,
-        "h" => 3600.0,
-        _ => return Err(bad()),
+    let whole: u128 = match whole {
+        "" => 0,
+        w => match w.parse() {
+            Ok(v) => v,
+            Err(_) => return Some(None),
+        },
     };
-    let seconds = value * seconds_per_unit;
-    if !seconds.is_finite() || seconds > 1e9 {
-        return Err(ParseError::Overflow(text.to_string()));
+    let Some(mut value) = whole.checked_mul(unit) else {
+        return Some(None);
+    };
+    // Digits past the 18th are below a nanosecond or a byte at any unit here.
+    let fraction = &fraction[..fraction.len().min(18)];
+    if !fraction.is_empty() {
+        let numerator: u128 = fraction.parse().ok()?;
+        let denominator = 10u128.pow(fraction.len() as u32);
+        value = match value.checked_add((numerator * unit + denominator / 2) / denominator) {
+            Some(v) => v,
+            None => return Some(None),
+        };
     }
-    Ok(Duration::from_secs_f64(seconds))
+    Some(Some(value))
 }
 
 /// Formats bytes with a binary unit: `4 KiB`, `1 MiB`, `1.50 GiB`.
@@ -280,6 +302,17 @@ mod tests {
         assert_eq!(parse_size("1MiB"), Ok(1 << 20));
         assert_eq!(parse_size("2g"), Ok(2 << 30));
         assert_eq!(parse_size("1.5G"), Ok(3 << 29));
+        assert_eq!(parse_size(".5k"), Ok(512));
+        assert_eq!(parse_size("0.0001k"), Ok(0));
+        assert_eq!(parse_size("18446744073709551615"), Ok(u64::MAX));
+        assert!(matches!(
+            parse_size("18446744073709551616"),
+            Err(ParseError::Overflow(_))
+        ));
+        assert!(parse_size("1.2.3k").is_err());
+        // Found by the fuzzer: the message quoted a line break.
+        let e = parse_size("\u{1}\0\0\n3300\0").unwrap_err().to_string();
+        assert!(!e.contains('\n') && e.contains("\\u{1}"), "{e}");
         assert!(parse_size("").is_err());
         assert!(parse_size("-4k").is_err());
         assert!(parse_size("4q").is_err());
@@ -297,6 +330,18 @@ mod tests {
         assert_eq!(parse_duration("30"), Ok(Duration::from_secs(30)));
         assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
         assert_eq!(parse_duration("1h"), Ok(Duration::from_secs(3600)));
+        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
+        assert_eq!(parse_duration("3ms"), Ok(Duration::from_millis(3)));
+        assert_eq!(
+            parse_duration("96920071196ms"),
+            Ok(Duration::from_millis(96920071196))
+        );
+        assert!(matches!(
+            parse_duration("1000000001s"),
+            Err(ParseError::Overflow(_))
+        ));
+        assert!(parse_duration(".").is_err());
+        assert!(parse_duration("1.2.3s").is_err());
         assert!(parse_duration("soon").is_err());
         assert!(parse_duration("-1s").is_err());
         assert!(parse_duration("10 parsecs").is_err());

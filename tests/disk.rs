@@ -468,10 +468,11 @@ fn a_planted_symlink_is_not_followed() {
     let tmp = scratch();
     let target = tmp.path().join("precious");
     std::fs::write(&target, b"keep me").unwrap();
-    // `exec` keeps the shell's pid, so $$ is candor's pid and the planted
-    // link sits at the exact name of candor's first test file.
+    // `exec` keeps the shell's pid and start time, so $$ and field 22 of
+    // its /proc stat are candor's, and the planted link sits at the exact
+    // name of candor's first test file.
     let script = format!(
-        "ln -s {target} {dir}/.candor-disk-$$-0.tmp && exec {bin} disk --dir {dir} --size 16M --runtime 200ms --ramp 0s --rw randwrite",
+        "ln -s {target} {dir}/.candor-disk-$$-$(cut -d' ' -f22 /proc/$$/stat)-0.tmp && exec {bin} disk --dir {dir} --size 16M --runtime 200ms --ramp 0s --rw randwrite",
         target = target.display(),
         dir = tmp.path().display(),
         bin = assert_cmd::cargo::cargo_bin("candor").display()

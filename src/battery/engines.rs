@@ -70,6 +70,17 @@ pub fn job_for(test: &DiskTest, plan: &Plan, size: u64, seed: u64) -> anyhow::Re
     Ok(job)
 }
 
+/// Refuses (usage error) a plan whose disk tests' buffers would not fit in
+/// half the available memory, before any file is written.
+pub fn check_memory(plan: &Plan, available: Option<u64>) -> anyhow::Result<()> {
+    for test in &plan.disk_tests {
+        job_for(test, plan, plan.size, plan.seed)?
+            .check_memory(available)
+            .map_err(|e| crate::error::usage(format!("{}: {e}", test.label())))?;
+    }
+    Ok(())
+}
+
 impl Backend for Engines {
     fn prepare(&mut self, plan: &Plan, role: FileRole) -> anyhow::Result<()> {
         let (purpose, size, seed) = match role {

@@ -1,7 +1,7 @@
 //! `candor compare`: several Runs side by side, one row per host.
 
 use crate::error::usage;
-use crate::output::{check, write_text, Replace};
+use crate::output::{prepare, write_text, Replace};
 use crate::report::{render_compare_with, Format, Options, RateUnit};
 use std::path::{Path, PathBuf};
 
@@ -37,7 +37,7 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     }
     if let Some(out) = &args.output {
         let inputs: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
-        check(out, "--output", Replace::from_force(args.force), &inputs)?;
+        prepare(out, "--output", Replace::from_force(args.force), &inputs)?;
     }
     let mut runs = Vec::with_capacity(args.files.len());
     for f in &args.files {

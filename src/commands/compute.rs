@@ -115,13 +115,15 @@ pub fn execute_with(
         Err(e) => return Err(recorder.stop(e)),
     };
     recorder.run_mut().measurements = measurements.into_iter().map(|m| group.wrap(m)).collect();
-    recorder.finish(RunStatus::Complete)?;
+    let saved = recorder.finish(RunStatus::Complete);
+    // The figures are printed even when the Run file could not take them.
     let run = recorder.into_run();
     let text = match args.format {
         Format::Text => crate::report::compute_text(&run),
         other => crate::report::render(&run, other),
     };
-    crate::output::write_text(None, &text, false)
+    crate::output::write_text(None, &text, false)?;
+    saved
 }
 
 #[cfg(test)]

@@ -105,18 +105,20 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     run.label = args.label.clone();
     run.host = crate::host::collect(Some(&args.dir));
     let mut recorder = Recorder::create(run, args.output.as_deref(), "--output", args.force)?;
-    match measure(&args, &job, &mut recorder) {
+    let saved = match measure(&args, &job, &mut recorder) {
         Ok(m) => {
             recorder.run_mut().notes.extend(m.notes.iter().cloned());
-            recorder.add(Measurement::Disk(m))?;
-            recorder.finish(RunStatus::Complete)?;
+            recorder
+                .add(Measurement::Disk(m))
+                .and_then(|()| recorder.finish(RunStatus::Complete))
         }
         Err(e) => return Err(recorder.stop(e)),
-    }
+    };
+    // The figures are printed even when the Run file could not take them.
     let run = recorder.into_run();
     let printed = crate::output::write_text(None, &crate::report::render(&run, args.format), false);
     args.history.record(&run, args.output.as_deref(), false);
-    printed
+    printed.and(saved)
 }
 
 /// Runs the job on a fresh test file (removed whatever happens), or with
@@ -132,8 +134,8 @@ fn measure(
     let dir = TestDir::open(&args.dir)?;
     for w in dir.warnings() {
         eprintln!("candor: warning: {w}");
-        recorder.run_mut().notes.push(w.clone());
     }
+    recorder.run_mut().notes.extend(dir.notes().cloned());
     // Refuse a misaligned block size before spending time on the fill.
     dir.check_block_size(job.bs, job.direct)?;
     let file = TestFile::create(&dir, "disk", job.size, job.seed)?;

@@ -10,7 +10,7 @@ use crate::history::figures::Metric;
 use crate::history::query::{self, Filter, HostRow};
 use crate::history::schema::Open;
 use crate::history::{self, History, Incoming, ADD_BATCH};
-use crate::output::{check, Replace};
+use crate::output::{prepare, Replace};
 use crate::report::history::{self as layout, HostView, TrendView};
 use crate::report::HostSection;
 use std::path::{Path, PathBuf};
@@ -214,8 +214,7 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
 
 /// Reads and checks one Run file: a usage error naming the file otherwise.
 fn read(path: &Path, host: Option<&str>) -> anyhow::Result<(String, crate::result::Run)> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| usage(format!("{}: cannot read: {e}", path.display())))?;
+    let text = crate::input::read_text(path).map_err(|e| usage(e.to_string()))?;
     let run = crate::result::parse_run(&text, path)?;
     if let Some(why) = history::add::refusal(&run, host) {
         return Err(usage(format!("{}: {why}", path.display())));
@@ -436,7 +435,7 @@ fn trend(db: &Path, a: TrendArgs) -> anyhow::Result<()> {
         })
         .transpose()?;
     if let Some(out) = &a.output {
-        check(out, "--output", Replace::from_force(a.force), &[db])?;
+        prepare(out, "--output", Replace::from_force(a.force), &[db])?;
     }
     let store = History::open(db, Open::Existing)?;
     let host = query::find_host(store.conn(), &a.host)?;
@@ -465,7 +464,7 @@ fn trend(db: &Path, a: TrendArgs) -> anyhow::Result<()> {
 fn export_cmd(db: &Path, a: ExportArgs) -> anyhow::Result<()> {
     let filter = a.filter.filter()?;
     if let Some(out) = &a.output {
-        check(out, "--output", Replace::from_force(a.force), &[db])?;
+        prepare(out, "--output", Replace::from_force(a.force), &[db])?;
     }
     let store = History::open(db, Open::Existing)?;
     let mut failure: Option<anyhow::Error> = None;
@@ -505,7 +504,7 @@ fn export_cmd(db: &Path, a: ExportArgs) -> anyhow::Result<()> {
 fn report(db: &Path, a: ReportArgs) -> anyhow::Result<()> {
     let PageFormat::Html = a.format;
     if let Some(out) = &a.output {
-        check(out, "--output", Replace::from_force(a.force), &[db])?;
+        prepare(out, "--output", Replace::from_force(a.force), &[db])?;
     }
     let store = History::open(db, Open::Existing)?;
     let hosts = match &a.host {
@@ -544,7 +543,7 @@ fn report(db: &Path, a: ReportArgs) -> anyhow::Result<()> {
 
 fn get(db: &Path, a: GetArgs) -> anyhow::Result<()> {
     if let Some(out) = &a.output {
-        check(out, "--output", Replace::from_force(a.force), &[db])?;
+        prepare(out, "--output", Replace::from_force(a.force), &[db])?;
     }
     let store = History::open(db, Open::Existing)?;
     let (_, json) = query::run_json(store.conn(), &a.run)?;

@@ -1,7 +1,7 @@
 //! `candor import`: fio JSON output (`--output-format=json` or `json+`) into a Run.
 
 use crate::error::usage;
-use crate::output::{check, write_text, Replace};
+use crate::output::{prepare, write_text, Replace};
 use crate::report::{render, Format};
 use std::path::{Path, PathBuf};
 
@@ -33,7 +33,7 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     }
     if let Some(out) = &args.output {
         let inputs: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
-        check(out, "--output", Replace::from_force(args.force), &inputs)?;
+        prepare(out, "--output", Replace::from_force(args.force), &inputs)?;
     }
     // Without --label, the first file's name (reports would otherwise say "unknown host":
     // fio records no host name).

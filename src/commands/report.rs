@@ -1,7 +1,7 @@
 //! `candor report`: render a Run file as text, Markdown, CSV, JSON or HTML.
 
 use crate::error::usage;
-use crate::output::{check, write_text, Replace};
+use crate::output::{prepare, write_text, Replace};
 use crate::report::{render_with, Format, Options, RateUnit};
 use std::path::PathBuf;
 
@@ -33,7 +33,7 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
         ));
     };
     if let Some(out) = &args.output {
-        check(out, "--output", Replace::from_force(args.force), &[&file])?;
+        prepare(out, "--output", Replace::from_force(args.force), &[&file])?;
     }
     let run = crate::result::read_run(&file)?;
     let text = render_with(&run, args.format, &Options { unit: args.unit });

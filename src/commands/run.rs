@@ -222,6 +222,7 @@ fn start(args: &Args) -> anyhow::Result<(Plan, Recorder, TestDir)> {
         seed: crate::seed::fresh(),
     };
     let plan = Plan::build(preset, &flags, &env).map_err(usage)?;
+    crate::battery::engines::check_memory(&plan, crate::host::memory::available_bytes())?;
     let output = match &args.output {
         Some(o) => o.clone(),
         None => PathBuf::from(default_output_name(
@@ -235,8 +236,7 @@ fn start(args: &Args) -> anyhow::Result<(Plan, Recorder, TestDir)> {
     run.host = host;
     run.tool.libraries = crate::compute::library_versions();
     run.plan = Some(serde_json::to_value(&plan)?);
-    run.notes
-        .extend(test_dir.warnings().iter().map(|w| w.to_string()));
+    run.notes.extend(test_dir.notes().cloned());
     if let Some(note) = &plan.control.note {
         run.notes.push(format!("control file: {note}"));
     }
@@ -248,6 +248,10 @@ fn start(args: &Args) -> anyhow::Result<(Plan, Recorder, TestDir)> {
         ));
     }
     let recorder = Recorder::create(run, Some(&output), "--output", args.force)?;
+    // Said once this candor is sure to run (another may hold the Run).
+    for w in test_dir.warnings() {
+        eprintln!("candor: warning: {w}");
+    }
     Ok((plan, recorder, test_dir))
 }
 
@@ -314,8 +318,13 @@ fn resume(args: &Args, file: &Path) -> anyhow::Result<(Plan, Recorder, TestDir)>
             file.display()
         )));
     }
+    // Opening the directory removes the test files the interrupted run left.
     let test_dir = TestDir::open(Path::new(&plan.dir))
         .with_context(|| format!("--resume {}: the Run's test directory", file.display()))?;
+    for w in test_dir.warnings() {
+        eprintln!("candor: warning: {w}");
+    }
+    recorder.run_mut().notes.extend(test_dir.notes().cloned());
     Ok((plan, recorder, test_dir))
 }
 

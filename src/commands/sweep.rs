@@ -147,24 +147,32 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     }
     let seed = args.seed.unwrap_or_else(crate::seed::fresh);
     let jobs = plan(runtime, ramp, size, seed);
+    // Every point, and the extra threads a CPU-bound point may add, is
+    // checked before the test file is written.
+    let available = crate::host::memory::available_bytes();
     for j in &jobs {
         j.validate().map_err(usage)?;
+        let mut widest = j.clone();
+        widest.numjobs = widest.numjobs.max(crate::compute::online_cpus().min(4));
+        widest.check_memory(available).map_err(usage)?;
     }
     let dir = TestDir::open(&args.dir)?;
 
     let mut run = Run::of_this_process();
     run.host = crate::host::collect(Some(dir.path()));
     run.plan = Some(plan_json(&jobs, dir.path()));
+    run.notes.extend(dir.notes().cloned());
+    let mut recorder = Recorder::create(run, args.output.as_deref(), "--output", args.force)?;
+    // Said once this candor is sure to run (another may hold the Run).
     for w in dir.warnings() {
         eprintln!("candor: warning: {w}");
-        run.notes.push(w.clone());
     }
-    let mut recorder = Recorder::create(run, args.output.as_deref(), "--output", args.force)?;
     if let Err(e) = measure(&dir, &jobs, size, seed, &mut recorder) {
         return Err(recorder.stop(e));
     }
     recorder.run_mut().notes.dedup();
-    recorder.finish(RunStatus::Complete)?;
+    let saved = recorder.finish(RunStatus::Complete);
+    // The figures are printed even when the Run file could not take them.
     let run = recorder.into_run();
     let text = match args.format {
         Format::Text => crate::report::sweep_text(&run),
@@ -172,7 +180,7 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     };
     let printed = crate::output::write_text(None, &text, false);
     args.history.record(&run, args.output.as_deref(), false);
-    printed
+    printed.and(saved)
 }
 
 /// Runs the points one after another on one test file, each saved as it finishes.

@@ -1,6 +1,12 @@
 //! The test directory: what filesystem it is on, what O_DIRECT needs there,
 //! how much room it has. Refuses what would measure RAM (tmpfs, ramfs),
 //! warns about what changes O_DIRECT's meaning (overlay, FUSE, ZFS, NFS).
+//!
+//! A directory reached through a symbolic link is measured, and recorded,
+//! as the directory it resolves to (the link may point at another disk),
+//! with a warning. Opening it also removes what killed candors left there
+//! (`leftovers::recover`, one warning each) and warns when another candor
+//! is measuring there at the same time.
 
 use crate::error::usage;
 use crate::result::StorageFacts;
@@ -57,20 +63,35 @@ pub struct TestDir {
     dio_offset_align: Option<u64>,
     logical_block_size: Option<u64>,
     warnings: Vec<String>,
+    /// The dead candors' files removed (or found and kept) on opening, one line each.
+    recovered: Vec<String>,
 }
 
 impl TestDir {
     /// Opens and checks a directory for test files. Refuses a missing or
     /// unwritable directory and RAM-backed filesystems (usage errors, exit 2).
-    pub fn open(path: &Path) -> anyhow::Result<TestDir> {
-        let shown = path.display();
-        let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+    pub fn open(given: &Path) -> anyhow::Result<TestDir> {
+        let shown = given.display();
+        let meta = std::fs::metadata(given).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => usage(format!("--dir {shown}: no such directory")),
             _ => usage(format!("--dir {shown}: {e}")),
         })?;
         if !meta.is_dir() {
             return Err(usage(format!("--dir {shown}: not a directory")));
         }
+        let mut warnings = Vec::new();
+        // The directory itself, not the links on the way to it: the Run
+        // names what was measured.
+        let path = std::fs::canonicalize(given)
+            .map_err(|e| usage(format!("--dir {shown}: cannot resolve: {e}")))?;
+        if std::path::absolute(given).is_ok_and(|a| a != path) {
+            warnings.push(format!(
+                "--dir {shown} resolves to {} (a symbolic link on the way): candor measures that directory, and the Run records it",
+                path.display()
+            ));
+        }
+        let path = path.as_path();
+        let shown = path.display();
         let cpath = CString::new(path.as_os_str().as_bytes())
             .map_err(|_| usage(format!("--dir {shown}: path contains a NUL byte")))?;
         // SAFETY: cpath is a valid NUL-terminated string; the fd returned is owned below.
@@ -111,7 +132,13 @@ impl TestDir {
 
         let (dio_mem_align, dio_offset_align, dev) = statx_dio(fd.as_raw_fd());
         let logical_block_size = dev.and_then(|(maj, min)| logical_block_size(maj, min));
-        let mut warnings = Vec::new();
+        // What was removed is said at once, whatever the command does next
+        // (a candor refused for another reason still removed the files).
+        let found = crate::leftovers::recover(path);
+        for line in &found.lines {
+            eprintln!("candor: warning: {line}");
+        }
+        warnings.extend(crate::leftovers::sharing_warning(path, &found.running));
         match fs_magic {
             OVERLAYFS_MAGIC => warnings.push(format!(
                 "{shown} is on overlayfs (a container layer): O_DIRECT reaches the filesystem below only on recent kernels; figures may include the page cache"
@@ -141,6 +168,7 @@ impl TestDir {
             dio_offset_align,
             logical_block_size,
             warnings,
+            recovered: found.lines,
         })
     }
 
@@ -172,9 +200,18 @@ impl TestDir {
         (sfs.f_bavail as u64).saturating_mul(sfs.f_frsize as u64)
     }
 
-    /// Warnings about what O_DIRECT means on this filesystem.
+    /// Warnings for the user: what O_DIRECT means on this filesystem, a
+    /// symlinked path, another candor measuring here. The command prints
+    /// them (once it knows it will run) and keeps them in the Run.
     pub fn warnings(&self) -> &[String] {
         &self.warnings
+    }
+
+    /// Everything the Run's notes keep about the directory: the files of
+    /// dead candors removed on opening (already said on stderr), then the
+    /// warnings.
+    pub fn notes(&self) -> impl Iterator<Item = &String> {
+        self.recovered.iter().chain(&self.warnings)
     }
 
     /// True on a copy-on-write filesystem whose files can be made No_COW (btrfs).
@@ -293,6 +330,25 @@ mod tests {
         let err = TestDir::open(Path::new("/nonexistent/candor")).unwrap_err();
         assert!(err.to_string().contains("no such directory"));
         assert!(crate::error::is_usage(&err));
+    }
+
+    #[test]
+    fn a_symlinked_dir_is_resolved_and_named() {
+        let dir = tempfile::tempdir_in("/var/tmp").unwrap();
+        let real = dir.path().join("real");
+        std::fs::create_dir(&real).unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let opened = TestDir::open(&link).unwrap();
+        let real = std::fs::canonicalize(&real).unwrap();
+        assert_eq!(opened.path(), real);
+        assert_eq!(opened.storage_facts().dir, real.display().to_string());
+        let w = opened.warnings().join("\n");
+        assert!(
+            w.contains("resolves to") && w.contains(&real.display().to_string()),
+            "{w}"
+        );
+        assert!(TestDir::open(&real).unwrap().warnings().is_empty());
     }
 
     #[test]

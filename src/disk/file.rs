@@ -1,7 +1,10 @@
-//! Test files: created exclusively without following symlinks, filled in
-//! full with seeded random data, fsynced, checked for allocation, and
-//! always removed (on drop, which runs on success, error and unwinding;
-//! a second Ctrl-C removes registered files at once).
+//! Test files: created exclusively without following symlinks, named after
+//! this process (pid and start time, `leftovers::names`) and held locked
+//! while it runs, so that a later candor can tell a dead one's file from a
+//! running one's; filled in full with seeded random data, fsynced, checked
+//! for allocation, and always removed (on drop, which runs on success,
+//! error and unwinding; a second Ctrl-C removes registered files at once).
+//! A removal that fails is reported with the path (`leftovers::removal_failed`).
 
 use super::buffer::{AlignedBuf, Payload};
 use super::dir::TestDir;
@@ -32,6 +35,9 @@ pub struct TestFile {
     name: CString,
     /// A duplicate of the directory's descriptor: the file can always be removed by name in its own directory.
     dir_fd: OwnedFd,
+    /// The descriptor it was created with (and fills through), kept open to
+    /// hold its lock: the mark that its owner still runs (see `leftovers`).
+    held: OwnedFd,
     size: u64,
     dev: u64,
     ino: u64,
@@ -42,7 +48,7 @@ pub struct TestFile {
 }
 
 impl TestFile {
-    /// Creates `.candor-<purpose>-<pid>-<n>.tmp` in the directory, fills it
+    /// Creates `.candor-<purpose>-<pid>-<start>-<n>.tmp` in the directory, fills it
     /// with `size` bytes of random data from `seed`, fsyncs it and checks
     /// that every byte is allocated. Refuses when free space minus the
     /// margin is short (usage error).
@@ -76,9 +82,10 @@ impl TestFile {
         // symlink planted at the name is never followed (O_EXCL alone already
         // refuses it). A name that exists, whatever it is, is left alone and
         // the next number is tried.
+        let owner = crate::leftovers::Owner::this_process();
         let (raw, cname, path) = loop {
             let n = FILE_COUNTER.fetch_add(1, Ordering::Relaxed);
-            let name = format!(".candor-{purpose}-{}-{n}.tmp", std::process::id());
+            let name = crate::leftovers::names::test_file(purpose, owner, n);
             let cname = CString::new(name.clone()).expect("no NUL in generated name");
             let path = dir.path().join(&name);
             // SAFETY: valid dir fd and NUL-terminated name; the fd is owned below.
@@ -108,6 +115,7 @@ impl TestFile {
         };
         // SAFETY: raw is a fresh descriptor owned by nobody else.
         let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        crate::leftovers::hold(&fd);
         crate::cancel::register(path.clone());
         // No_COW must be set while the file is empty (btrfs ignores it after).
         let nocow = dir.copy_on_write().then(|| set_nocow(&fd));
@@ -115,6 +123,7 @@ impl TestFile {
             path,
             name: cname,
             dir_fd,
+            held: fd,
             size,
             dev: 0,
             ino: 0,
@@ -125,11 +134,11 @@ impl TestFile {
         };
         // From here on, dropping `file` removes it: every error path cleans up.
         let started = Instant::now();
-        fill(&fd, size, seed, dir.buffer_alignment(), &file.path)?;
+        fill(&file.held, size, seed, dir.buffer_alignment(), &file.path)?;
         file.fill_ns = started.elapsed().as_nanos() as u64;
         // SAFETY: stat is plain data filled by fstat for a valid fd.
         let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } != 0 {
+        if unsafe { libc::fstat(file.held.as_raw_fd(), &mut st) } != 0 {
             let e = std::io::Error::last_os_error();
             return Err(anyhow::anyhow!("fstat {}: {e}", file.path.display()));
         }
@@ -140,7 +149,7 @@ impl TestFile {
             // Some filesystems count allocated blocks late (ZFS at the next
             // transaction-group sync, up to 5 s): sync the filesystem, look
             // again, and ask for holes before calling the file sparse.
-            let (allocated, no_holes) = allocation_settled(&fd, size);
+            let (allocated, no_holes) = allocation_settled(&file.held, size);
             file.allocated_bytes = allocated;
             file.no_holes = no_holes;
         }
@@ -219,7 +228,18 @@ impl Drop for TestFile {
     fn drop(&mut self) {
         // SAFETY: valid owned dir fd and name; unlinkat removes the name
         // itself and never follows a symlink.
-        unsafe { libc::unlinkat(self.dir_fd.as_raw_fd(), self.name.as_ptr(), 0) };
+        if unsafe { libc::unlinkat(self.dir_fd.as_raw_fd(), self.name.as_ptr(), 0) } != 0 {
+            let e = std::io::Error::last_os_error();
+            // Gone already is what was wanted; anything else leaves a file
+            // on the user's disk, which the user must hear about.
+            if e.kind() != std::io::ErrorKind::NotFound {
+                crate::leftovers::removal_failed(
+                    &format!("test file ({})", crate::units::fmt_bytes(self.size)),
+                    &self.path,
+                    &e,
+                );
+            }
+        }
         crate::cancel::unregister(&self.path);
     }
 }

@@ -35,6 +35,16 @@ pub enum EngineChoice {
     Exact(EngineKind),
 }
 
+/// The shortest measured interval of a disk job: 100 ms. candor's CPU use
+/// comes from getrusage, which the kernel counts in scheduler ticks (4 ms
+/// at HZ=250, 10 ms at HZ=100): over 100 ms a thread's CPU share is known
+/// to within 10 points, enough to tell the 85 % of `io-cpu-bound`, and a
+/// disk with 10 ms latency at QD1 (a throttled or network volume)
+/// completes 10 I/Os, the fewest that make a latency figure. Below it a job
+/// measures nothing: `--runtime 1ns` once gave 0 IOPS and a false
+/// `io-cpu-bound`. The battery uses the same minimum.
+pub const MIN_RUNTIME: Duration = Duration::from_millis(100);
+
 /// One job.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobSpec {
@@ -142,8 +152,12 @@ impl JobSpec {
                 self.rwmixread
             ));
         }
-        if self.runtime.is_zero() {
-            return Err("--runtime must be greater than 0".into());
+        if self.runtime < MIN_RUNTIME {
+            return Err(format!(
+                "--runtime {} is shorter than the minimum of {} (a shorter interval measures too few I/Os and too few CPU ticks to mean anything)",
+                crate::units::fmt_ns(self.runtime.as_nanos() as f64),
+                crate::units::fmt_duration(MIN_RUNTIME)
+            ));
         }
         if self.bs > self.size {
             return Err(format!(
@@ -237,6 +251,15 @@ mod tests {
         let mut j = ok.clone();
         j.size = 1024;
         assert!(j.validate().unwrap_err().contains("--bs"));
+        let mut j = ok.clone();
+        j.runtime = Duration::from_nanos(1);
+        let e = j.validate().unwrap_err();
+        assert!(
+            e.starts_with("--runtime 1 ns is shorter than the minimum of 100ms"),
+            "{e}"
+        );
+        j.runtime = MIN_RUNTIME;
+        assert!(j.validate().is_ok());
     }
 
     #[test]

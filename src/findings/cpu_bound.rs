@@ -24,7 +24,11 @@ pub fn io_cpu_bound(run: &Run) -> Vec<Finding> {
     let mut bound = Vec::new();
     let mut worst: Option<(f64, String, f64)> = None;
     for d in run.disk() {
-        if d.spec.engine == "null" {
+        // The null engine has no disk to wait for; a test that did no I/O
+        // (a run cut short) has no figure the CPU could have capped.
+        let ops = (d.read.as_ref().map_or(0, |s| s.ops))
+            .saturating_add(d.write.as_ref().map_or(0, |s| s.ops));
+        if d.spec.engine == "null" || ops == 0 {
             continue;
         }
         let busy = d.cpu.usr_pct + d.cpu.sys_pct;
@@ -37,7 +41,6 @@ pub fn io_cpu_bound(run: &Run) -> Vec<Finding> {
         if per_thread < IO_CPU_BOUND_PCT {
             continue;
         }
-        let ops = d.read.as_ref().map_or(0, |s| s.ops) + d.write.as_ref().map_or(0, |s| s.ops);
         let what = format!(
             "{} {}{}",
             d.label(),
@@ -167,5 +170,20 @@ mod tests {
         dm(&mut run.measurements[0]).spec.engine = "io_uring".into();
         dm(&mut run.measurements[0]).cpu = CpuUse::default();
         assert_eq!(io_cpu_bound(&run)[0].status, FindingStatus::NotChecked);
+    }
+
+    /// A test that completed no I/O (`--runtime 1ns` once gave one) has no
+    /// figure the CPU could have capped, however busy the thread was.
+    #[test]
+    fn a_test_without_io_is_not_cpu_bound() {
+        let mut run = run();
+        run.measurements
+            .push(job(Some("RND4K Q32T1"), "randread", 4096, 32, 1, 0.0));
+        let d = dm(&mut run.measurements[0]);
+        d.cpu = busy(50.0, 50.0);
+        if let Some(r) = d.read.as_mut() {
+            r.ops = 0;
+        }
+        assert!(io_cpu_bound(&run).is_empty());
     }
 }

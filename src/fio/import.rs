@@ -27,11 +27,7 @@ use std::path::PathBuf;
 pub fn import_files(paths: &[PathBuf], label: Option<String>) -> Result<Run, ImportError> {
     let mut outputs = Vec::new();
     for path in paths {
-        let text = std::fs::read_to_string(path).map_err(|source| ImportError::Io {
-            path: path.clone(),
-            source,
-        })?;
-        outputs.push(parse_fio(&text, path)?);
+        outputs.push(parse_fio(&crate::input::read_text(path)?, path)?);
     }
     import(&outputs, label)
 }

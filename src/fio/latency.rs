@@ -63,11 +63,11 @@ pub(super) fn latency(dir: &Value) -> Lat {
 /// fio's percentile from latency bins (stat.c, calc_clat_percentiles): the
 /// value of the first bin where the running count reaches p% of all samples.
 pub fn percentile_from_bins(bins: &BTreeMap<u64, u64>, p: f64) -> u64 {
-    let total: u64 = bins.values().sum();
+    let total = bins.values().fold(0u64, |a, &c| a.saturating_add(c));
     let want = p / 100.0 * total as f64;
     let mut sum = 0u64;
     for (&value, &count) in bins {
-        sum += count;
+        sum = sum.saturating_add(count);
         if sum as f64 >= want {
             return value;
         }

@@ -101,8 +101,8 @@ pub(super) fn direction(
     let n_total: u64 = done.iter().map(|&i| lats[i].n).sum();
     for &i in &done {
         let s = per_clone[i].as_ref().expect("done clones have stats");
-        m.ops += s.ops;
-        m.bytes += s.bytes;
+        m.ops = m.ops.saturating_add(s.ops);
+        m.bytes = m.bytes.saturating_add(s.bytes);
         m.iops += s.iops;
         m.bytes_per_sec += s.bytes_per_sec;
     }
@@ -126,7 +126,8 @@ pub(super) fn direction(
         let mut bins: BTreeMap<u64, u64> = BTreeMap::new();
         for &i in &done {
             for (v, c) in lats[i].bins.as_ref().expect("checked") {
-                *bins.entry(*v).or_insert(0) += c;
+                let sum = bins.entry(*v).or_insert(0);
+                *sum = sum.saturating_add(*c);
             }
         }
         notes.push(format!(

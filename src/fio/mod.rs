@@ -2,6 +2,7 @@
 //! (`import`), and the fio command line that reproduces one of candor's jobs
 //! (`command`). Job files will live here too. Nothing here measures.
 
+mod check;
 pub mod command;
 pub mod import;
 mod job;

@@ -8,11 +8,9 @@ use std::path::{Path, PathBuf};
 /// Why a file could not be imported. Each message names the file.
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
-    #[error("{path}: cannot read: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    /// Not a regular file, too large, not text, or unreadable (`input`).
+    #[error(transparent)]
+    Input(#[from] crate::input::InputError),
     #[error("{path}: {problem}")]
     Bad { path: PathBuf, problem: String },
 }
@@ -20,7 +18,8 @@ pub enum ImportError {
 pub(super) fn bad(path: &Path, problem: impl Into<String>) -> ImportError {
     ImportError::Bad {
         path: path.to_path_buf(),
-        problem: problem.into(),
+        // Problems quote the file (job names, values), which may hold anything.
+        problem: crate::error::printable(&problem.into()),
     }
 }
 
@@ -109,6 +108,7 @@ pub fn parse_fio(text: &str, path: &Path) -> Result<FioOutput, ImportError> {
     if jobs.is_empty() {
         return Err(bad(path, "fio output with no jobs"));
     }
+    super::check::output(path, &top)?;
     Ok(FioOutput {
         path: path.to_path_buf(),
         version: version.to_string(),

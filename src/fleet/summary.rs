@@ -297,8 +297,7 @@ impl FleetSummary {
 
     /// Reads fleet.json; errors name the file (exit 2: bad input).
     pub fn read(path: &Path) -> anyhow::Result<FleetSummary> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| crate::error::usage(format!("{}: cannot read: {e}", path.display())))?;
+        let text = crate::input::read_text(path).map_err(|e| crate::error::usage(e.to_string()))?;
         let value: serde_json::Value = serde_json::from_str(&text)
             .map_err(|e| crate::error::usage(format!("{}: not JSON: {e}", path.display())))?;
         match value.get("schema").and_then(|s| s.as_str()) {

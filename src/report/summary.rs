@@ -160,9 +160,13 @@ impl Summary {
                     if let Some(f) = &d.file {
                         push_unique(&mut file_paths, f.path.clone());
                     }
-                    measured_ns += d.measured_ns;
+                    // Saturating: a hand-made or damaged Run may hold any u64.
+                    measured_ns = measured_ns.saturating_add(d.measured_ns);
                 }
-                other => measured_ns += other.as_compute().map_or(0, |c| c.measured_ns),
+                other => {
+                    let ns = other.as_compute().map_or(0, |c| c.measured_ns);
+                    measured_ns = measured_ns.saturating_add(ns);
+                }
             }
         }
         let clock = match (&run.started_at, &run.finished_at) {

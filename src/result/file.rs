@@ -3,17 +3,16 @@
 //! anything that is not a Run.
 
 use super::run::{Run, SCHEMA_FAMILY, SCHEMA_MAJOR};
+use crate::error::printable;
 use crate::output::Replace;
 use std::path::{Path, PathBuf};
 
 /// Why a file could not be read as a Run. Each message names the file.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadRunError {
-    #[error("{path}: cannot read: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    /// Not a regular file, too large, not text, or unreadable (`input`).
+    #[error(transparent)]
+    Input(#[from] crate::input::InputError),
     #[error("{path}: empty file, not a candor Run")]
     Empty { path: PathBuf },
     #[error("{path}: not JSON: {detail}")]
@@ -28,17 +27,16 @@ pub enum ReadRunError {
     Malformed { path: PathBuf, detail: String },
 }
 
-/// Reads and validates a Run file.
+/// Reads (`input::read_text`: a regular file, bounded) and validates a Run file.
 pub fn read_run(path: &Path) -> Result<Run, ReadRunError> {
-    let p = || path.to_path_buf();
-    let text =
-        std::fs::read_to_string(path).map_err(|source| ReadRunError::Io { path: p(), source })?;
-    parse_run(&text, path)
+    parse_run(&crate::input::read_text(path)?, path)
 }
 
-/// Parses and validates the text of a Run file (`path` only names it in errors).
+/// Parses and validates the text of a Run file (`path` only names it in
+/// errors). A leading byte-order mark is ignored, as every reader does.
 pub fn parse_run(text: &str, path: &Path) -> Result<Run, ReadRunError> {
     let p = || path.to_path_buf();
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if text.trim().is_empty() {
         return Err(ReadRunError::Empty { path: p() });
     }
@@ -46,12 +44,12 @@ pub fn parse_run(text: &str, path: &Path) -> Result<Run, ReadRunError> {
         if e.is_eof() {
             ReadRunError::Truncated {
                 path: p(),
-                detail: e.to_string(),
+                detail: printable(&e.to_string()),
             }
         } else {
             ReadRunError::NotJson {
                 path: p(),
-                detail: e.to_string(),
+                detail: printable(&e.to_string()),
             }
         }
     })?;
@@ -72,7 +70,8 @@ pub fn parse_run(text: &str, path: &Path) -> Result<Run, ReadRunError> {
     }
     serde_json::from_value(value).map_err(|e| ReadRunError::Malformed {
         path: p(),
-        detail: e.to_string(),
+        // serde quotes the offending value, which may hold anything.
+        detail: printable(&e.to_string()),
     })
 }
 

@@ -23,7 +23,7 @@ pub use steps::{disk_key, measurement_key, Step};
 use super::groups::Group;
 use super::presets::{ControlRequest, Preset};
 use super::profiles::{self, DiskTest};
-use crate::units::fmt_bytes;
+use crate::units::{fmt_bytes, fmt_duration};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -100,8 +100,11 @@ impl Plan {
             ));
         }
         let runtime = flags.runtime.unwrap_or(v.runtime);
-        if runtime < Duration::from_millis(100) {
-            return Err("--runtime must be at least 100ms".to_string());
+        if runtime < crate::disk::job::MIN_RUNTIME {
+            return Err(format!(
+                "--runtime must be at least {}",
+                fmt_duration(crate::disk::job::MIN_RUNTIME)
+            ));
         }
         let compute_runtime = flags.compute_runtime.unwrap_or(v.compute_runtime);
         if compute_runtime < Duration::from_millis(100) {

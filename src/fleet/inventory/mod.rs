@@ -71,8 +71,8 @@ impl Inventory {
     /// that says something is a YAML mapping key or `---`, else INI (as
     /// Ansible tries its YAML plugin before its INI plugin).
     pub fn load(path: &Path) -> anyhow::Result<Inventory> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| crate::error::usage(format!("-i {}: cannot read: {e}", path.display())))?;
+        let text =
+            crate::input::read_text(path).map_err(|e| crate::error::usage(format!("-i {e}")))?;
         let ext = path
             .extension()
             .map(|e| e.to_string_lossy().to_ascii_lowercase());

@@ -1,0 +1,134 @@
+//! Reading a file the user names: a Run, fio output (and, on other
+//! branches, job files and inventories). A user's file may be anything: a
+//! FIFO that no one writes (a plain read waits forever), `/dev/zero` (a
+//! plain read fills the memory), a directory, a 40 GiB log. So every input
+//! is read here, one way:
+//!
+//! - opened without waiting (`O_NONBLOCK`: a FIFO's open returns at once)
+//!   and without taking a terminal, then checked on the open descriptor:
+//!   a regular file, or a one-line error saying what it is instead;
+//! - at most [`MAX_INPUT_BYTES`], checked against its size before reading
+//!   and enforced while reading (a file that grows is cut off, not followed);
+//! - UTF-8 text, with a leading byte-order mark dropped, so that every
+//!   reader (import, report, analyze, compare) sees the same text.
+//!
+//! Errors name the file; callers turn them into exit code 2.
+
+use std::io::Read;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+/// The largest input candor reads: 128 MiB. A Run of the longest battery
+/// is a few MiB and fio's json+ output a few MiB per hundred jobs; parsed
+/// JSON takes several times its size in memory, so a bound is what keeps a
+/// wrong file from taking the machine's memory.
+pub const MAX_INPUT_BYTES: u64 = 128 << 20;
+
+/// Why a file could not be read as input. Each message names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    #[error("{path}: cannot read: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: {kind}, not a regular file: candor reads its input from regular files")]
+    NotAFile { path: PathBuf, kind: &'static str },
+    #[error("{path}: {size} is more than the {cap} candor reads (is it the right file?)")]
+    TooLarge {
+        path: PathBuf,
+        size: String,
+        cap: String,
+    },
+    #[error("{path}: not text (the bytes at offset {offset} are not UTF-8)")]
+    NotText { path: PathBuf, offset: usize },
+}
+
+/// Reads a regular file of at most [`MAX_INPUT_BYTES`] as UTF-8 text,
+/// without a leading byte-order mark.
+pub fn read_text(path: &Path) -> Result<String, InputError> {
+    read_text_limited(path, MAX_INPUT_BYTES)
+}
+
+/// `read_text` with another cap (tests).
+pub fn read_text_limited(path: &Path, cap: u64) -> Result<String, InputError> {
+    let io = |source| InputError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    let kind = meta.file_type();
+    if !kind.is_file() {
+        let kind = if kind.is_dir() {
+            "a directory"
+        } else if kind.is_fifo() {
+            "a FIFO (named pipe)"
+        } else if kind.is_char_device() {
+            "a character device"
+        } else if kind.is_block_device() {
+            "a block device"
+        } else if kind.is_socket() {
+            "a socket"
+        } else {
+            "not a file"
+        };
+        return Err(InputError::NotAFile {
+            path: path.to_path_buf(),
+            kind,
+        });
+    }
+    let too_large = |size: u64| InputError::TooLarge {
+        path: path.to_path_buf(),
+        size: crate::units::fmt_bytes(size),
+        cap: crate::units::fmt_bytes(cap),
+    };
+    if meta.len() > cap {
+        return Err(too_large(meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(cap + 1).read_to_end(&mut bytes).map_err(io)?;
+    if bytes.len() as u64 > cap {
+        return Err(too_large(bytes.len() as u64));
+    }
+    let mut text = String::from_utf8(bytes).map_err(|e| InputError::NotText {
+        path: path.to_path_buf(),
+        offset: e.utf8_error().valid_up_to(),
+    })?;
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
+    }
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_regular_files_and_within_the_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("r.json");
+        std::fs::write(&f, "\u{feff}{\"a\": 1}").unwrap();
+        assert_eq!(read_text(&f).unwrap(), "{\"a\": 1}");
+        let e = |p: &Path| read_text(p).unwrap_err().to_string();
+        assert!(e(dir.path()).contains("a directory, not a regular file"));
+        assert!(e(Path::new("/dev/zero")).contains("a character device"));
+        assert!(e(&dir.path().join("none")).contains("cannot read"));
+        let fifo = dir.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        // Returns at once: nobody writes the FIFO.
+        assert!(e(&fifo).contains("a FIFO"));
+        std::fs::write(&f, vec![b' '; 2048]).unwrap();
+        let big = read_text_limited(&f, 1024).unwrap_err().to_string();
+        assert!(big.contains("2 KiB is more than the 1 KiB"), "{big}");
+        std::fs::write(&f, b"{\"a\": \"\xff\"}").unwrap();
+        assert!(e(&f).contains("offset 7 are not UTF-8"), "{}", e(&f));
+    }
+}

@@ -1,0 +1,196 @@
+//! The names of the files candor makes beside the user's, in one place:
+//! whoever makes such a file names it here, and the search for a dead
+//! candor's leftovers matches only these exact forms (a name that differs
+//! by a character, a leading zero or a sign is someone else's file).
+//!
+//! - a test file: `.candor-<purpose>-<pid>-<start>-<n>.tmp`
+//! - a temporary of an atomic write (a Run, a report) or the room kept for
+//!   a Run's last save: `.<target>.candor-<pid>-<start>-<8 hex digits>.tmp`
+
+use super::owner::Owner;
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+
+/// What kind of candor file a name is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kind {
+    /// A test file (`purpose`: main, control, disk, sweep, ...).
+    TestFile { purpose: String },
+    /// A temporary beside `target` (its file name, in any bytes the target has).
+    Temporary { target: OsString },
+}
+
+/// A test file's name.
+pub fn test_file(purpose: &str, owner: Owner, n: u32) -> String {
+    format!(".candor-{purpose}-{}-{}-{n}.tmp", owner.pid, owner.start)
+}
+
+/// A temporary's name beside the file `target` (the target's bytes as
+/// they are: a name that is not UTF-8 keeps its length).
+pub fn temporary(target: &OsStr, owner: Owner, salt: u32) -> OsString {
+    let mut name = b".".to_vec();
+    name.extend_from_slice(target.as_bytes());
+    name.extend_from_slice(
+        format!(".candor-{}-{}-{salt:08x}.tmp", owner.pid, owner.start).as_bytes(),
+    );
+    OsString::from_vec(name)
+}
+
+/// The kind and owner of a candor file name; None for any other name.
+pub fn parse(name: &OsStr) -> Option<(Kind, Owner)> {
+    let body = name.as_bytes().strip_prefix(b".")?.strip_suffix(b".tmp")?;
+    // A Run's default name starts with `candor-` too: a name that is not a
+    // test file may still be the temporary of such a Run.
+    parse_test_file(name, body).or_else(|| parse_temporary(name, body))
+}
+
+fn parse_test_file(name: &OsStr, body: &[u8]) -> Option<(Kind, Owner)> {
+    let rest = std::str::from_utf8(body.strip_prefix(b"candor-")?).ok()?;
+    let parts: Vec<&str> = rest.split('-').collect();
+    let [purpose, pid, start, n] = parts[..] else {
+        return None;
+    };
+    if purpose.is_empty() || !purpose.bytes().all(|b| b.is_ascii_lowercase()) {
+        return None;
+    }
+    let owner = Owner {
+        pid: decimal(pid)?,
+        start: decimal(start)?,
+    };
+    let n: u32 = decimal(n)?;
+    // Only the exact form candor writes (no leading zeros, no signs).
+    (test_file(purpose, owner, n).as_bytes() == name.as_bytes()).then(|| {
+        (
+            Kind::TestFile {
+                purpose: purpose.to_string(),
+            },
+            owner,
+        )
+    })
+}
+
+fn parse_temporary(name: &OsStr, body: &[u8]) -> Option<(Kind, Owner)> {
+    const MARK: &[u8] = b".candor-";
+    let at = body.windows(MARK.len()).rposition(|w| w == MARK)?;
+    let target = OsStr::from_bytes(&body[..at]);
+    let rest = std::str::from_utf8(&body[at + MARK.len()..]).ok()?;
+    let parts: Vec<&str> = rest.split('-').collect();
+    let [pid, start, salt] = parts[..] else {
+        return None;
+    };
+    if target.is_empty() || salt.len() != 8 {
+        return None;
+    }
+    let owner = Owner {
+        pid: decimal(pid)?,
+        start: decimal(start)?,
+    };
+    let salt = u32::from_str_radix(salt, 16).ok()?;
+    (temporary(target, owner, salt) == name).then(|| {
+        (
+            Kind::Temporary {
+                target: target.to_os_string(),
+            },
+            owner,
+        )
+    })
+}
+
+/// A decimal number written with digits only.
+fn decimal<T: std::str::FromStr>(text: &str) -> Option<T> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OWNER: Owner = Owner {
+        pid: 4242,
+        start: 987654,
+    };
+
+    #[test]
+    fn names_round_trip() {
+        let t = test_file("main", OWNER, 3);
+        assert_eq!(t, ".candor-main-4242-987654-3.tmp");
+        assert_eq!(
+            parse(OsStr::new(&t)),
+            Some((
+                Kind::TestFile {
+                    purpose: "main".into()
+                },
+                OWNER
+            ))
+        );
+        let tmp = temporary(OsStr::new("r.candor-1-2-3.json"), OWNER, 0xab);
+        assert_eq!(tmp, ".r.candor-1-2-3.json.candor-4242-987654-000000ab.tmp");
+        assert_eq!(
+            parse(&tmp),
+            Some((
+                Kind::Temporary {
+                    target: "r.candor-1-2-3.json".into()
+                },
+                OWNER
+            ))
+        );
+    }
+
+    /// `candor run`'s default output is `candor-<host>-<time>.json`.
+    #[test]
+    fn a_default_named_runs_temporary_is_a_temporary() {
+        let target = "candor-vm-20261201T000000Z.json";
+        let tmp = temporary(OsStr::new(target), OWNER, 0xab);
+        assert_eq!(
+            parse(&tmp),
+            Some((
+                Kind::Temporary {
+                    target: target.into()
+                },
+                OWNER
+            ))
+        );
+    }
+
+    #[test]
+    fn anything_else_is_not_candors() {
+        for name in [
+            ".candor-main-4242-0.tmp",                 // no start time (pid alone)
+            ".candor-main-4242-987654-03.tmp",         // leading zero
+            ".candor-main-+4242-987654-3.tmp",         // sign
+            ".candor-Main-4242-987654-3.tmp",          // not candor's purpose word
+            ".candor-main-4242-987654-3.tmp~",         // an editor's backup
+            "candor-main-4242-987654-3.tmp",           // not hidden
+            ".candor-main-4242-987654-3-1.tmp",        // one part too many
+            ".r.json.4242.000000ab.tmp",               // another program's temporary
+            ".r.json.candor-4242-987654-ab.tmp",       // short salt
+            ".r.json.candor-4242-987654-000000AB.tmp", // upper-case hex
+            "..candor-4242-987654-000000ab.tmp",       // no target
+            ".r.json.lock",
+        ] {
+            assert_eq!(parse(OsStr::new(name)), None, "{name}");
+        }
+    }
+
+    #[test]
+    fn a_target_that_is_not_utf8_keeps_its_bytes() {
+        let target = OsStr::from_bytes(b"r\xff.json");
+        let tmp = temporary(target, OWNER, 1);
+        assert_eq!(
+            tmp.len(),
+            1 + target.len() + ".candor-4242-987654-00000001.tmp".len()
+        );
+        assert_eq!(
+            parse(&tmp),
+            Some((
+                Kind::Temporary {
+                    target: target.to_os_string()
+                },
+                OWNER
+            ))
+        );
+    }
+}

@@ -1,0 +1,1082 @@
+//! The fault matrix: each fault and hostile input of issue 12, planted for
+//! real and run through the real binary as root (devices, FIFOs, other
+//! users' files, kill -9, loop filesystems that fill or turn read-only).
+//! Each case checks the exit code, the one-line message, the Run's status,
+//! that no test file or temporary is left behind, and that no file outside
+//! candor's own was replaced or followed. RELIABILITY.md lists the cases
+//! with the test that holds each.
+
+mod common;
+
+use candor::result::{Run, RunStatus};
+use common::plant::{sh, LoopDevice, Mount};
+use std::collections::BTreeMap;
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// What one candor did.
+struct Outcome {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl From<std::process::Output> for Outcome {
+    fn from(out: std::process::Output) -> Outcome {
+        Outcome {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).to_string(),
+            stderr: String::from_utf8_lossy(&out.stderr).to_string(),
+        }
+    }
+}
+
+/// A command that runs candor's binary (directly, or `sh` that execs it),
+/// kept from adding to the user's history (tests/history.rs tests that).
+fn command(program: &str) -> Command {
+    let mut c = Command::new(program);
+    c.env("CANDOR_NO_HISTORY", "1").stdin(Stdio::null());
+    c
+}
+
+const BIN: &str = env!("CARGO_BIN_EXE_candor");
+
+fn candor<I, S>(args: I) -> Outcome
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    command(BIN).args(args).output().unwrap().into()
+}
+
+fn spawn<I, S>(args: I) -> Child
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    command(BIN)
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn finish(child: Child) -> Outcome {
+    child.wait_with_output().unwrap().into()
+}
+
+/// Exit `code`, and stderr is one line, an error that contains `needle`.
+fn refused(o: &Outcome, code: i32, needle: &str) {
+    assert_eq!(o.code, code, "exit code; stderr: {}", o.stderr);
+    assert_eq!(o.stderr.lines().count(), 1, "one line: {}", o.stderr);
+    assert!(
+        o.stderr.starts_with("candor: error: ") && o.stderr.contains(needle),
+        "expected {needle:?}: {}",
+        o.stderr
+    );
+}
+
+fn ok(o: &Outcome) {
+    assert_eq!(o.code, 0, "{}", o.stderr);
+}
+
+/// The error line (the last one; warnings may come before it).
+fn error_line(o: &Outcome) -> &str {
+    let line = o.stderr.lines().last().unwrap_or("");
+    assert!(line.starts_with("candor: error: "), "{}", o.stderr);
+    line
+}
+
+/// A scratch directory on the real disk.
+fn scratch(tag: &str) -> tempfile::TempDir {
+    common::plant::test_dir(&format!("faults-{tag}"))
+}
+
+/// Two directories in `dir`: `d` for test files, `o` for the Run.
+fn test_and_output_dirs(dir: &Path) -> (PathBuf, PathBuf) {
+    let (d, o) = (dir.join("d"), dir.join("o"));
+    std::fs::create_dir(&d).unwrap();
+    std::fs::create_dir(&o).unwrap();
+    (d, o)
+}
+
+fn p(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+fn read_run(path: &Path) -> Run {
+    candor::result::read_run(path).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// candor's test files and temporaries in `dir` (any owner).
+fn leftovers(dir: &Path) -> Vec<PathBuf> {
+    candor::leftovers::candor_files(dir)
+}
+
+/// Waits up to `limit` for `done`.
+fn wait_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+/// What each file in a directory is: identity, owner, mode, and content.
+fn snapshot(dir: &Path) -> BTreeMap<OsString, (u64, u32, u32, Vec<u8>)> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let meta = std::fs::symlink_metadata(e.path()).unwrap();
+            let content = if meta.file_type().is_file() {
+                std::fs::read(e.path()).unwrap()
+            } else if meta.file_type().is_symlink() {
+                std::fs::read_link(e.path())
+                    .unwrap()
+                    .as_os_str()
+                    .as_bytes()
+                    .to_vec()
+            } else {
+                Vec::new()
+            };
+            (
+                e.file_name(),
+                (meta.ino(), meta.uid(), meta.mode(), content),
+            )
+        })
+        .collect()
+}
+
+/// A file `name` in `dir` holding `content`.
+fn put(dir: &Path, name: &str, content: impl AsRef<[u8]>) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, content).unwrap();
+    path
+}
+
+/// A small Run file to feed the readers.
+fn a_run(dir: &Path, name: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/cpu.json"),
+        &path,
+    )
+    .unwrap();
+    path
+}
+
+/// fio's JSON output (one randread job) to feed the importer.
+fn fio_output() -> serde_json::Value {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fio/randread-iouring-q16.json"),
+    )
+    .unwrap();
+    serde_json::from_str(&text[text.find('{').unwrap()..]).unwrap()
+}
+
+fn mkfifo(path: &Path) {
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+}
+
+const TINY_DISK: [&str; 6] = ["--size", "16M", "--runtime", "200ms", "--ramp", "0s"];
+
+// ---------------------------------------------------------------- outputs
+
+/// import/report/compare -o onto one of their inputs: refused, with or
+/// without --force; the input is untouched.
+#[test]
+fn an_input_is_never_an_output() {
+    let dir = scratch("inputs");
+    let d = dir.path();
+    let run = a_run(d, "r.json");
+    let other = a_run(d, "b.json");
+    let fio = put(d, "fio.json", fio_output().to_string());
+    let before = snapshot(d);
+    for force in [false, true] {
+        let f: &[&str] = if force { &["--force"] } else { &[] };
+        for args in [
+            vec!["import", p(&fio), "-o", p(&fio)],
+            vec!["report", p(&run), "-o", p(&run)],
+            vec!["compare", p(&run), p(&other), "-o", p(&run)],
+            vec!["compare", p(&run), p(&other), "-o", p(&other)],
+        ] {
+            let o = candor(args.iter().chain(f));
+            refused(&o, 2, "is also an input");
+        }
+    }
+    assert_eq!(snapshot(d), before);
+}
+
+/// Every command that writes a file refuses an existing one without
+/// --force, before measuring anything.
+#[test]
+fn an_existing_file_is_never_replaced_without_force() {
+    let dir = scratch("existing");
+    let d = dir.path();
+    let run = a_run(d, "r.json");
+    let fio = put(d, "fio.json", fio_output().to_string());
+    let taken = put(d, "taken", "precious");
+    let before = snapshot(d);
+    let t = p(&taken);
+    for args in [
+        vec!["report", p(&run), "-o", t],
+        vec!["compare", p(&run), p(&run), "-o", t],
+        vec!["import", p(&fio), "-o", t],
+        vec!["disk", "--dir", p(d), "-o", t],
+        vec!["sweep", "--dir", p(d), "-o", t],
+        vec!["cpu", "-o", t],
+        vec!["memory", "-o", t],
+        vec!["run", "--dir", p(d), "-o", t],
+    ] {
+        let started = Instant::now();
+        let o = candor(&args);
+        refused(&o, 2, "the file exists; candor never overwrites a file");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{args:?} measured first"
+        );
+    }
+    assert_eq!(snapshot(d), before);
+    assert!(leftovers(d).is_empty());
+}
+
+/// --force replaces a file of another user (mode 600) and keeps its owner
+/// and mode; analyze --write keeps a read-only Run read-only.
+#[test]
+fn force_keeps_the_owner_and_mode() {
+    let dir = scratch("owner");
+    let d = dir.path();
+    let run = a_run(d, "r.json");
+    let theirs = put(d, "theirs.txt", "old");
+    sh("chown", &["nobody:nogroup", p(&theirs)]);
+    std::fs::set_permissions(&theirs, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let nobody = std::fs::metadata(&theirs).unwrap().uid();
+    assert_ne!(nobody, 0);
+    ok(&candor(["report", p(&run), "-o", p(&theirs), "--force"]));
+    let meta = std::fs::symlink_metadata(&theirs).unwrap();
+    assert!(meta.file_type().is_file());
+    assert_eq!((meta.uid(), meta.mode() & 0o7777), (nobody, 0o600));
+    assert!(std::fs::read_to_string(&theirs).unwrap().contains("candor"));
+
+    std::fs::set_permissions(&run, std::fs::Permissions::from_mode(0o444)).unwrap();
+    ok(&candor(["analyze", p(&run), "--write"]));
+    assert_eq!(std::fs::metadata(&run).unwrap().mode() & 0o7777, 0o444);
+    assert!(read_run(&run).findings.iter().any(|f| f.id == "claims"));
+    assert!(leftovers(d).is_empty());
+}
+
+/// -o onto a device node, a FIFO, a symlink or /dev/stdout: refused, and
+/// none of them is replaced or followed, even with --force.
+#[test]
+fn devices_fifos_and_links_are_not_outputs() {
+    let dir = scratch("devices");
+    let d = dir.path();
+    let run = a_run(d, "r.json");
+    let victim = put(d, "victim", "precious");
+    let link = d.join("link.txt");
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+    let fifo = d.join("fifo");
+    mkfifo(&fifo);
+    let before = snapshot(d);
+    let null = std::fs::metadata("/dev/null").unwrap();
+    for (target, why) in [
+        ("/dev/null", "not a regular file"),
+        (p(&fifo), "not a regular file"),
+        (p(&link), "symbolic link"),
+        ("/dev/stdout", "symbolic link"),
+    ] {
+        for force in [false, true] {
+            let mut args = vec!["report", p(&run), "-o", target];
+            if force {
+                args.push("--force");
+            }
+            refused(&candor(&args), 2, why);
+        }
+        refused(
+            &candor(["cpu", "--runtime", "20ms", "-o", target, "--force"]),
+            2,
+            why,
+        );
+    }
+    let after = std::fs::metadata("/dev/null").unwrap();
+    assert!(std::os::unix::fs::FileTypeExt::is_char_device(
+        &after.file_type()
+    ));
+    assert_eq!(after.rdev(), null.rdev());
+    assert_eq!(snapshot(d), before);
+}
+
+/// A symlink planted at the temporary's old name (`.out.txt.<pid>.tmp`) and
+/// at every name a candor of that pid could take: the report goes to
+/// out.txt, the victim is untouched, the links stay links.
+#[test]
+fn planted_temporaries_are_never_followed() {
+    let dir = scratch("planted");
+    let d = dir.path();
+    let run = a_run(d, "r.json");
+    let victim = put(d, "victim", "precious");
+    let out = d.join("out.txt");
+    // `exec` keeps the shell's pid and start time: the links name candor.
+    let script = format!(
+        "ln -s {v} {d}/.out.txt.$$.tmp && ln -s {v} {d}/.out.txt.candor-$$-$(cut -d' ' -f22 /proc/$$/stat)-00000000.tmp && exec {bin} report {run} -o {out}",
+        v = p(&victim),
+        d = p(d),
+        bin = BIN,
+        run = p(&run),
+        out = p(&out)
+    );
+    let o = command("sh").args(["-c", &script]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+    assert!(std::fs::symlink_metadata(&out)
+        .unwrap()
+        .file_type()
+        .is_file());
+    assert!(std::fs::read_to_string(&out).unwrap().contains("candor"));
+    let links = std::fs::read_dir(d)
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().file_type().unwrap().is_symlink())
+        .count();
+    assert_eq!(links, 2, "both planted links are still there, as links");
+}
+
+/// A second candor on a Run being written is refused in one line, whatever
+/// the command; the first finishes its Run.
+#[test]
+fn two_candors_on_one_run() {
+    let dir = scratch("two-runs");
+    let out = dir.path().join("x.json");
+    let first = spawn(["cpu", "--runtime", "2s", "--threads", "1", "-o", p(&out)]);
+    assert!(wait_until(Duration::from_secs(20), || out.exists()));
+    for second in [
+        vec![
+            "disk",
+            "--engine",
+            "null",
+            "--runtime",
+            "100ms",
+            "-o",
+            p(&out),
+            "--force",
+        ],
+        vec!["cpu", "--runtime", "20ms", "-o", p(&out), "--force"],
+        vec!["run", "--resume", p(&out)],
+    ] {
+        refused(&candor(&second), 2, "another candor is writing this Run");
+    }
+    let o = finish(first);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let run = read_run(&out);
+    assert_eq!(run.status, RunStatus::Complete);
+    assert_eq!(run.measurements.len(), 1);
+    assert!(leftovers(dir.path()).is_empty());
+}
+
+/// A candor that starts while another measures in the same directory says
+/// so (one line, and in its Run), and leaves the other's test file alone.
+#[test]
+fn two_candors_in_one_directory_hear_of_each_other() {
+    let dir = scratch("two-dirs");
+    let d = dir.path().join("d");
+    std::fs::create_dir(&d).unwrap();
+    let first = spawn([
+        "disk",
+        "--dir",
+        p(&d),
+        "--size",
+        "16M",
+        "--runtime",
+        "4s",
+        "--ramp",
+        "0s",
+    ]);
+    assert!(wait_until(Duration::from_secs(20), || !leftovers(&d).is_empty()));
+    let theirs = leftovers(&d);
+    let out = dir.path().join("second.json");
+    let mut args = vec!["disk", "--dir", p(&d), "-o", p(&out)];
+    args.extend(TINY_DISK);
+    let second = candor(&args);
+    ok(&second);
+    let pid = first.id();
+    let warning = format!("another candor (pid {pid}) is measuring in");
+    assert!(second.stderr.contains(&warning), "{}", second.stderr);
+    assert!(read_run(&out).notes.iter().any(|n| n.contains(&warning)));
+    for f in &theirs {
+        assert!(
+            f.exists(),
+            "the running candor's file {} was removed",
+            f.display()
+        );
+    }
+    ok(&finish(first));
+    assert!(leftovers(&d).is_empty());
+}
+
+// ------------------------------------------------------ crashes and leftovers
+
+/// kill -9 leaves the test file, the Run's temporaries (and its lock); the
+/// next candor in those directories removes the files, one line each, and
+/// its Run says so.
+#[test]
+fn a_killed_candors_files_are_removed_by_the_next() {
+    let dir = scratch("kill9");
+    let (d, o) = test_and_output_dirs(dir.path());
+    let out = o.join("r.json");
+    let mut victim = spawn([
+        "disk",
+        "--dir",
+        p(&d),
+        "--size",
+        "32M",
+        "--runtime",
+        "30s",
+        "--ramp",
+        "0s",
+        "-o",
+        p(&out),
+    ]);
+    assert!(wait_until(Duration::from_secs(30), || {
+        !leftovers(&d).is_empty() && !leftovers(&o).is_empty()
+    }));
+    victim.kill().unwrap();
+    victim.wait().unwrap();
+    let left: Vec<PathBuf> = [leftovers(&d), leftovers(&o)].concat();
+    assert_eq!(
+        left.len(),
+        2,
+        "the test file and the room kept for the Run: {left:?}"
+    );
+    let pid = victim.id().to_string();
+    for f in &left {
+        assert!(p(f).contains(&format!("-{pid}-")), "{}", f.display());
+    }
+    assert_eq!(read_run(&out).status, RunStatus::Running);
+
+    let next = o.join("next.json");
+    let mut args = vec!["disk", "--dir", p(&d), "-o", p(&next)];
+    args.extend(TINY_DISK);
+    let o2 = candor(&args);
+    ok(&o2);
+    let notes = read_run(&next).notes;
+    for f in &left {
+        let line = format!("removed {}", f.display());
+        assert!(o2.stderr.contains(&line), "{line}: {}", o2.stderr);
+        assert!(notes.iter().any(|n| n.starts_with(&line)), "{notes:?}");
+        assert!(!f.exists());
+    }
+    assert_eq!(
+        o2.stderr.matches("removed ").count(),
+        2,
+        "one line per file: {}",
+        o2.stderr
+    );
+    assert!(leftovers(&d).is_empty() && leftovers(&o).is_empty());
+    // The killed Run's lock stays (empty) until a candor writes that Run again.
+    let lock = o.join(".r.json.lock");
+    assert_eq!(std::fs::metadata(&lock).unwrap().len(), 0);
+    assert!(
+        candor([
+            "cpu",
+            "--runtime",
+            "20ms",
+            "--threads",
+            "1",
+            "-o",
+            p(&out),
+            "--force"
+        ])
+        .code
+            == 0
+    );
+    assert!(!lock.exists());
+}
+
+/// `run --resume` after kill -9 removes its predecessor's test file and
+/// temporaries and finishes the Run.
+#[test]
+fn resume_removes_its_predecessors_files() {
+    let dir = scratch("resume");
+    let (d, o) = test_and_output_dirs(dir.path());
+    let out = o.join("b.json");
+    let mut first = spawn([
+        "run",
+        "--preset",
+        "quick",
+        "--only",
+        "disk",
+        "--dir",
+        p(&d),
+        "--size",
+        "16M",
+        "--runtime",
+        "300ms",
+        "--ramp",
+        "0",
+        "--pause",
+        "0",
+        "-o",
+        p(&out),
+        "--quiet",
+    ]);
+    assert!(wait_until(Duration::from_secs(60), || {
+        candor::result::read_run(&out).is_ok_and(|r| r.measurements.len() >= 2)
+    }));
+    first.kill().unwrap();
+    first.wait().unwrap();
+    let left: Vec<PathBuf> = [leftovers(&d), leftovers(&o)].concat();
+    assert!(left.len() >= 2, "test file and room for the Run: {left:?}");
+    let o2 = candor(["run", "--resume", p(&out), "--quiet"]);
+    ok(&o2);
+    let run = read_run(&out);
+    assert_eq!(run.status, RunStatus::Complete);
+    for f in &left {
+        let line = format!("removed {}", f.display());
+        assert!(o2.stderr.contains(&line), "{line}: {}", o2.stderr);
+        assert!(
+            run.notes.iter().any(|n| n.starts_with(&line)),
+            "{:?}",
+            run.notes
+        );
+    }
+    assert!(leftovers(&d).is_empty() && leftovers(&o).is_empty());
+    assert!(!o.join(".b.json.lock").exists());
+}
+
+/// The test directory's filesystem turns read-only during a read test
+/// (ext4 on a loop device, `trigger_fs_error` with errors=remount-ro): the
+/// test file cannot be removed. candor names it (a warning, the Run's
+/// notes), ends the Run `failed` and exits 1.
+#[test]
+fn a_filesystem_that_turns_read_only_is_reported() {
+    let dir = scratch("readonly");
+    // 2 GiB (sparse): candor leaves 1 GiB free beside its test file.
+    let lo = LoopDevice::new(&dir.path().join("fs.img"), 2 << 30, true);
+    sh("mkfs.ext4", &["-F", "-q", &lo.device]);
+    let m = Mount::new(
+        "ext4",
+        &lo.device,
+        &dir.path().join("m"),
+        Some("errors=remount-ro"),
+    );
+    let out = dir.path().join("ro.json");
+    let child = spawn([
+        "disk",
+        "--dir",
+        p(&m.dir),
+        "--rw",
+        "randread",
+        "--size",
+        "16M",
+        "--runtime",
+        "3s",
+        "--ramp",
+        "0s",
+        "-o",
+        p(&out),
+    ]);
+    // The fill is done once the file has its size (and was fsynced).
+    assert!(wait_until(Duration::from_secs(30), || {
+        leftovers(&m.dir)
+            .first()
+            .and_then(|f| std::fs::metadata(f).ok())
+            .is_some_and(|meta| meta.len() == 16 << 20)
+    }));
+    std::thread::sleep(Duration::from_millis(500));
+    let name = Path::new(&lo.device).file_name().unwrap().to_str().unwrap();
+    std::fs::write(format!("/sys/fs/ext4/{name}/trigger_fs_error"), "1").unwrap();
+    let o = finish(child);
+    let file = leftovers(&m.dir);
+    assert_eq!(file.len(), 1, "the file the read-only filesystem kept");
+    let path = file[0].display().to_string();
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(
+        o.stderr.contains(&format!(
+            "candor: warning: cannot remove test file (16 MiB) {path}: Read-only file system"
+        )),
+        "{}",
+        o.stderr
+    );
+    assert!(error_line(&o).contains(&path), "{}", o.stderr);
+    let run = read_run(&out);
+    assert_eq!(run.status, RunStatus::Failed);
+    assert_eq!(run.measurements.len(), 1, "the measurement is kept");
+    assert!(run
+        .notes
+        .iter()
+        .any(|n| n.starts_with("cleanup failed: cannot remove test file") && n.contains(&path)));
+    drop(m);
+}
+
+/// The filesystem holding -o fills during a run (another process's file):
+/// the Run is saved a last time, `failed`, with its measurements, from the
+/// room candor kept; the error says so in one line. Without room kept, the
+/// error says what the file holds.
+#[test]
+fn a_full_disk_under_the_output_still_leaves_a_run() {
+    let dir = scratch("full");
+    let d = dir.path().join("d");
+    std::fs::create_dir(&d).unwrap();
+    let lo = LoopDevice::new(&dir.path().join("fs.img"), 32 << 20, true);
+    sh("mkfs.ext4", &["-F", "-q", &lo.device]);
+    let m = Mount::new("ext4", &lo.device, &dir.path().join("m"), None);
+    // Blocks ext4 holds back from every file (its reserved clusters).
+    let loop_name = Path::new(&lo.device)
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_string();
+    let held: u64 = std::fs::read_to_string(format!("/sys/fs/ext4/{loop_name}/reserved_clusters"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // (free blocks, block size), as root sees them.
+    let free = || -> (u64, u64) {
+        let f: Vec<u64> = sh("stat", &["-f", "-c", "%f %S", p(&m.dir)])
+            .split(' ')
+            .map(|x| x.parse().unwrap())
+            .collect();
+        (f[0], f[1])
+    };
+    // Another process takes every block left but about `leave` bytes: half
+    // of what is left at each step (a fallocate that fails keeps what it
+    // got, so none may ask for too much), then the crumbs with dd.
+    let fill = |name: &str, leave: u64| {
+        for part in 0..40 {
+            sh("sync", &[]);
+            let (blocks, size) = free();
+            let room = blocks.saturating_sub(held) * size;
+            if room <= leave + (64 << 10) {
+                break;
+            }
+            let file = m.dir.join(format!("{name}{part}"));
+            sh(
+                "fallocate",
+                &[
+                    "-l",
+                    &((room - leave) / 2 / size * size).to_string(),
+                    p(&file),
+                ],
+            );
+        }
+        if leave == 0 {
+            let _ = Command::new("dd")
+                .args([
+                    "if=/dev/zero",
+                    &format!("of={}/{name}-crumbs", p(&m.dir)),
+                    "bs=4k",
+                ])
+                .stderr(Stdio::null())
+                .status();
+            sh("sync", &[]);
+        }
+    };
+
+    // Filled while the sweep saves point after point: the last save uses the room kept.
+    let out = m.dir.join("full.json");
+    let child = spawn([
+        "sweep",
+        "--dir",
+        p(&d),
+        "--size",
+        "4M",
+        "--runtime",
+        "100ms",
+        "--ramp",
+        "0s",
+        "-o",
+        p(&out),
+    ]);
+    assert!(wait_until(Duration::from_secs(30), || {
+        candor::result::read_run(&out).is_ok_and(|r| !r.measurements.is_empty())
+            && !leftovers(&m.dir).is_empty()
+    }));
+    fill("filler", 0);
+    let o = finish(child);
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    let run = read_run(&out);
+    let line = error_line(&o);
+    let saved = format!(
+        "holds it as saved a last time: status failed, {} measurements",
+        run.measurements.len()
+    );
+    assert!(
+        line.contains("No space left on device") && line.contains(&saved),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(o.stderr.lines().count(), 1, "{}", o.stderr);
+    assert_eq!(run.status, RunStatus::Failed);
+    assert!(!run.measurements.is_empty() && run.measurements.len() < 50);
+    assert!(
+        run.notes.iter().any(|n| n.contains("is full")),
+        "{:?}",
+        run.notes
+    );
+    assert!(leftovers(&m.dir).is_empty() && leftovers(&d).is_empty());
+    for f in std::fs::read_dir(&m.dir).unwrap() {
+        let f = f.unwrap().path();
+        if f.file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .starts_with("filler")
+        {
+            std::fs::remove_file(f).unwrap();
+        }
+    }
+
+    // Saved once without room to spare: the error says what the file holds.
+    // 256 KiB left: enough for a first save, not for the 1 MiB candor would keep.
+    fill("big", 256 << 10);
+    let out = m.dir.join("tight.json");
+    let child = spawn(["cpu", "--runtime", "2s", "--threads", "1", "-o", p(&out)]);
+    assert!(wait_until(Duration::from_secs(20), || out.exists()));
+    fill("rest", 0);
+    let o = finish(child);
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(
+        error_line(&o).contains("holds the Run as saved at")
+            && error_line(&o).contains("status running, 0 measurements"),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(read_run(&out).status, RunStatus::Running);
+    assert!(leftovers(&m.dir).is_empty());
+
+    drop(m);
+}
+
+/// A disk job that fails mid-run (an I/O error, injected) still leaves its
+/// Run, `failed`, saying why; the test file is removed.
+#[test]
+fn a_failing_disk_job_still_leaves_a_run() {
+    let dir = scratch("eio");
+    let out = dir.path().join("r.json");
+    let mut args = vec!["disk", "--dir", p(dir.path()), "-o", p(&out)];
+    args.extend(TINY_DISK);
+    let o: Outcome = command(BIN)
+        .args(&args)
+        .env(candor::disk::engine::FAIL_ENV, "50")
+        .output()
+        .unwrap()
+        .into();
+    refused(&o, 1, "Input/output error");
+    let run = read_run(&out);
+    assert_eq!(run.status, RunStatus::Failed);
+    assert!(run
+        .notes
+        .iter()
+        .any(|n| n.starts_with("stopped: ") && n.contains("Input/output error")));
+    assert!(leftovers(dir.path()).is_empty());
+}
+
+/// Paths that are not UTF-8 (the directory, the output) work in every
+/// measuring command.
+#[test]
+fn paths_that_are_not_utf8_work() {
+    let dir = scratch("utf8");
+    let odd = dir.path().join(OsStr::from_bytes(b"d\xff\xfe"));
+    std::fs::create_dir(&odd).unwrap();
+    let out = |name: &[u8]| odd.join(OsStr::from_bytes(name));
+    let mut disk: Vec<&OsStr> = ["disk", "--dir"].iter().map(OsStr::new).collect();
+    let o1 = out(b"disk\xff.json");
+    disk.extend([odd.as_os_str(), OsStr::new("-o"), o1.as_os_str()]);
+    disk.extend(TINY_DISK.iter().map(OsStr::new));
+    ok(&candor(&disk));
+    for group in ["cpu", "memory", "crypto"] {
+        let o = out(&[group.as_bytes(), b"\xff.json"].concat());
+        ok(&candor([
+            OsStr::new(group),
+            OsStr::new("--runtime"),
+            OsStr::new("20ms"),
+            OsStr::new("--threads"),
+            OsStr::new("1"),
+            OsStr::new("-o"),
+            o.as_os_str(),
+        ]));
+    }
+    let o = out(b"run\xff.json");
+    ok(&candor([
+        OsStr::new("run"),
+        OsStr::new("--only"),
+        OsStr::new("cpu"),
+        OsStr::new("--compute-runtime"),
+        OsStr::new("100ms"),
+        OsStr::new("--dir"),
+        odd.as_os_str(),
+        OsStr::new("-o"),
+        o.as_os_str(),
+        OsStr::new("--quiet"),
+    ]));
+    let o = out(b"sweep\xff.json");
+    ok(&candor([
+        OsStr::new("sweep"),
+        OsStr::new("--dir"),
+        odd.as_os_str(),
+        OsStr::new("--size"),
+        OsStr::new("4M"),
+        OsStr::new("--runtime"),
+        OsStr::new("100ms"),
+        OsStr::new("--ramp"),
+        OsStr::new("0s"),
+        OsStr::new("-o"),
+        o.as_os_str(),
+    ]));
+    for f in std::fs::read_dir(&odd).unwrap() {
+        let f = f.unwrap().path();
+        assert_eq!(read_run(&f).status, RunStatus::Complete, "{}", f.display());
+    }
+    assert!(leftovers(&odd).is_empty());
+}
+
+/// Buffers that cannot fit (in the machine, or in a memory cgroup's limit)
+/// are refused before any file is written; so are runtimes too short to
+/// measure and output names too long to write.
+#[test]
+fn pre_flight_refuses_before_anything_is_written() {
+    let dir = scratch("preflight");
+    let d = p(dir.path());
+    let o = candor([
+        "disk",
+        "--dir",
+        d,
+        "--bs",
+        "256M",
+        "--iodepth",
+        "4096",
+        "--numjobs",
+        "1024",
+        "--size",
+        "1T",
+    ]);
+    refused(&o, 2, "of I/O buffers");
+    // Under a 256 MiB memory cgroup, 8 x 64 MiB does not fit either.
+    let group =
+        Path::new("/sys/fs/cgroup/memory").join(format!("candor-faults-{}", std::process::id()));
+    std::fs::create_dir(&group).unwrap();
+    std::fs::write(
+        group.join("memory.limit_in_bytes"),
+        (256u64 << 20).to_string(),
+    )
+    .unwrap();
+    let script = format!(
+        "echo $$ > {}/cgroup.procs && exec {} disk --dir {d} --bs 64M --iodepth 8 --size 1G",
+        group.display(),
+        BIN
+    );
+    let o: Outcome = command("sh").args(["-c", &script]).output().unwrap().into();
+    let _ = std::fs::remove_dir(&group);
+    refused(&o, 2, "of memory is available");
+
+    for args in [
+        vec!["disk", "--dir", d, "--runtime", "1ns"],
+        vec!["sweep", "--dir", d, "--runtime", "1ns"],
+        vec!["run", "--dir", d, "--runtime", "1ns"],
+    ] {
+        let o = candor(&args);
+        assert_eq!(o.code, 2, "{args:?}: {}", o.stderr);
+        assert_eq!(o.stderr.lines().count(), 1, "{}", o.stderr);
+        assert!(o.stderr.contains("--runtime"), "{}", o.stderr);
+    }
+    let long = dir.path().join("x".repeat(300));
+    let started = Instant::now();
+    refused(
+        &candor(["disk", "--dir", d, "-o", p(&long)]),
+        2,
+        "bytes long",
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "refused before measuring"
+    );
+    assert!(
+        std::fs::read_dir(dir.path()).unwrap().next().is_none(),
+        "nothing written"
+    );
+}
+
+// ------------------------------------------------------------ hostile files
+
+/// A FIFO, /dev/zero, a directory or a huge file as input: one line, exit 2,
+/// at once (nothing waits for a writer or reads until memory runs out).
+#[test]
+fn hostile_inputs_are_refused_at_once() {
+    let dir = scratch("hostile");
+    let d = dir.path();
+    let fifo = d.join("fifo.json");
+    mkfifo(&fifo);
+    let huge = d.join("huge.json");
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len(129 << 20)
+        .unwrap();
+    let good = a_run(d, "good.json");
+    for (input, why) in [
+        (p(&fifo), "a FIFO (named pipe), not a regular file"),
+        ("/dev/zero", "a character device, not a regular file"),
+        (p(d), "a directory, not a regular file"),
+        (p(&huge), "129 MiB is more than the 128 MiB candor reads"),
+    ] {
+        for args in [
+            vec!["report", input],
+            vec!["compare", p(&good), input],
+            vec!["analyze", input],
+            vec!["import", input],
+        ] {
+            let started = Instant::now();
+            let o = candor(&args);
+            refused(&o, 2, why);
+            assert!(o.stderr.contains(input), "names the file: {}", o.stderr);
+            assert!(
+                started.elapsed() < Duration::from_secs(5),
+                "{args:?} waited"
+            );
+        }
+    }
+}
+
+/// fio output whose figures are wrong: one line naming the file, the job
+/// and the field, exit 2, and no Run written.
+#[test]
+fn imported_figures_are_checked() {
+    let dir = scratch("import");
+    let d = dir.path();
+    let base = fio_output();
+    let with = |edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut v = base.clone();
+        edit(&mut v);
+        v
+    };
+    let bins = |v: &mut serde_json::Value| {
+        let clat = &mut v["jobs"][0]["read"]["clat_ns"];
+        clat["bins"] = serde_json::json!({"18446744073709551615": clat["N"].clone()});
+    };
+    let cases: Vec<(&str, serde_json::Value, &str)> = vec![
+        (
+            "jobs",
+            with(&|v| v["jobs"] = serde_json::json!([1, "a", null])),
+            "jobs[0] is 1, not a job (an object)",
+        ),
+        (
+            "idle",
+            with(&|v| {
+                v["jobs"][0]["read"]["total_ios"] = 0.into();
+                v["jobs"][0]["write"]["total_ios"] = 0.into();
+            }),
+            "read and write hold no I/O",
+        ),
+        (
+            "nan",
+            with(&|v| v["jobs"][0]["read"]["iops"] = "NaN".into()),
+            "read.iops is \"NaN\", not a number",
+        ),
+        (
+            "negative",
+            with(&|v| {
+                let bw = v["jobs"][0]["read"]["bw_bytes"].as_i64().unwrap();
+                v["jobs"][0]["read"]["bw_bytes"] = (-bw).into();
+            }),
+            "read.bw_bytes is -",
+        ),
+        (
+            "bin",
+            with(&bins),
+            "read.clat_ns.bins.18446744073709551615 is a latency above the largest sample",
+        ),
+    ];
+    for (name, json, why) in cases {
+        let file = d.join(format!("{name}.json"));
+        std::fs::write(&file, json.to_string()).unwrap();
+        let out = d.join(format!("{name}.run.json"));
+        let o = candor(["import", p(&file), "-o", p(&out)]);
+        refused(&o, 2, why);
+        assert!(o.stderr.contains(p(&file)), "names the file: {}", o.stderr);
+        if name != "jobs" {
+            assert!(
+                o.stderr.contains("job 'randread-q16' (jobs[0])"),
+                "names the job: {}",
+                o.stderr
+            );
+        }
+        assert!(!out.exists());
+    }
+}
+
+/// A Run with a byte-order mark reads the same in report, analyze and
+/// compare, and import calls it a Run, as it does without the mark.
+#[test]
+fn a_byte_order_mark_reads_the_same_everywhere() {
+    let dir = scratch("bom");
+    let d = dir.path();
+    let plain = a_run(d, "plain.json");
+    let marked = d.join("marked.json");
+    let mut bytes = "\u{feff}".as_bytes().to_vec();
+    bytes.extend(std::fs::read(&plain).unwrap());
+    std::fs::write(&marked, bytes).unwrap();
+    for args in [
+        vec!["report"],
+        vec!["analyze"],
+        vec!["report", "--format", "csv"],
+    ] {
+        let a = candor(args.iter().copied().chain([p(&plain)]));
+        let b = candor(args.iter().copied().chain([p(&marked)]));
+        ok(&a);
+        ok(&b);
+        assert_eq!(
+            a.stdout.replace("plain.json", "marked.json"),
+            b.stdout,
+            "{args:?}"
+        );
+    }
+    ok(&candor(["compare", p(&plain), p(&marked)]));
+    for f in [&plain, &marked] {
+        refused(
+            &candor(["import", p(f)]),
+            2,
+            "this is a candor Run, not fio output",
+        );
+    }
+}
+
+/// --dir through a symlink: measured where it resolves, recorded so, one
+/// warning line.
+#[test]
+fn a_symlinked_dir_is_resolved_and_named() {
+    let dir = scratch("link");
+    let real = dir.path().join("real");
+    std::fs::create_dir(&real).unwrap();
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let out = dir.path().join("r.json");
+    let mut args = vec!["disk", "--dir", p(&link), "-o", p(&out)];
+    args.extend(TINY_DISK);
+    let o = candor(&args);
+    ok(&o);
+    let real = std::fs::canonicalize(&real).unwrap();
+    let warnings: Vec<&str> = o
+        .stderr
+        .lines()
+        .filter(|l| l.contains("resolves to"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{}", o.stderr);
+    assert!(warnings[0].contains(p(&real)));
+    let run = read_run(&out);
+    assert_eq!(run.host.storage.as_ref().unwrap().dir, p(&real));
+    let file = run.disk().next().unwrap().file.as_ref().unwrap();
+    assert!(file.path.starts_with(p(&real)), "{}", file.path);
+    assert!(run.notes.iter().any(|n| n.contains("resolves to")));
+    assert!(leftovers(&real).is_empty());
+}
