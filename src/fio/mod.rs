@@ -5,6 +5,7 @@
 pub mod command;
 pub mod import;
 mod job;
+pub mod jobfile;
 mod latency;
 mod merge;
 pub mod output;
