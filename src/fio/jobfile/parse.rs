@@ -384,8 +384,8 @@ mod tests {
             "/t.fio:2: unknown option 'blocksz' (did you mean blocksize?)"
         );
         assert_eq!(
-            e("[a]\nfrobnicate=1\n"),
-            "/t.fio:2: unknown option 'frobnicate'"
+            e("[a]\nzqxw=1\n"),
+            "/t.fio:2: unknown option 'zqxw'"
         );
         assert_eq!(e("[a]\nsize=1.5g\n").split(": size=1.5g: ").count(), 2);
         assert!(e("[a]\ndirect\n").contains("direct: needs a value"));
