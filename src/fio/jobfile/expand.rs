@@ -6,10 +6,12 @@
 //! candor computes the same whole-number arithmetic, `arith.rs`).
 
 use super::arith;
+use std::collections::HashMap;
 
 /// What the substitutions read: the environment and the machine's figures.
+#[derive(Debug, Clone)]
 pub struct Env {
-    vars: Box<dyn Fn(&str) -> Option<String>>,
+    vars: HashMap<String, String>,
     /// `$pagesize`: bytes per memory page.
     pub pagesize: u64,
     /// `$mb_memory`: total memory in MiB (fio: physical pages x page size).
@@ -31,7 +33,7 @@ impl Env {
         };
         let pagesize = pagesize.max(0) as u64;
         Env {
-            vars: Box::new(|name| std::env::var(name).ok()),
+            vars: std::env::vars().collect(),
             pagesize,
             mb_memory: pages.max(0) as u64 * pagesize / (1 << 20),
             ncpus: ncpus.max(0) as u64,
@@ -40,22 +42,25 @@ impl Env {
 
     /// Fixed figures and variables (tests, the fuzzer).
     pub fn fixed(vars: &[(&str, &str)], pagesize: u64, mb_memory: u64, ncpus: u64) -> Env {
-        let vars: Vec<(String, String)> = vars
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
         Env {
-            vars: Box::new(move |name| {
-                vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
-            }),
+            vars: vars
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
             pagesize,
             mb_memory,
             ncpus,
         }
     }
 
+    /// The same, with `name` set to `value` (as if in the environment).
+    pub fn with_var(mut self, name: &str, value: &str) -> Env {
+        self.vars.insert(name.to_string(), value.to_string());
+        self
+    }
+
     fn var(&self, name: &str) -> Option<String> {
-        (self.vars)(name)
+        self.vars.get(name).cloned()
     }
 }
 

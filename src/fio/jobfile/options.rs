@@ -112,6 +112,17 @@ pub fn find(name: &str) -> Option<&'static OptionDef> {
         .find(|o| o.name == name || o.alias == Some(name))
 }
 
+/// fio reads a section's options sorted by this priority, highest first
+/// (stable otherwise): `kb_base` and `unit_base` before the sizes they
+/// govern, file names after everything else.
+pub fn priority(def: &OptionDef) -> i8 {
+    match def.name {
+        "kb_base" | "unit_base" | "lockfile" | "cpus_allowed_policy" => 1,
+        "filename" | "filename_format" => -1,
+        _ => 0,
+    }
+}
+
 /// Every option, fio's own first, then the engines'.
 pub fn all() -> &'static [OptionDef] {
     OPTIONS
@@ -291,7 +302,6 @@ static OPTIONS: &[OptionDef] = &[
     def("cpus_allowed_policy", None, Choice, PLACEMENT, None),
     def("numa_cpu_nodes", None, Choice, PLACEMENT, None),
     def("numa_mem_policy", None, Choice, PLACEMENT, None),
-    def("gpu_dev_id", None, Number, Refuse("candor does not move data to GPUs"), Some("0")),
     def("end_fsync", None, Bool, Run, Some("0")),
     def("fsync_on_close", None, Bool, Refuse("candor does not fsync when it closes a file (end_fsync is supported)"), Some("0")),
     def("unlink", None, Bool, Quiet, Some("0")),
@@ -383,6 +393,7 @@ static OPTIONS: &[OptionDef] = &[
     engine("uncached", Number, Refuse("candor does not use uncached buffered I/O"), Some("0"), &["io_uring", "pvsync2"]),
     engine("nowait", Bool, Refuse("candor does not submit with RWF_NOWAIT"), Some("0"), &["io_uring", "libaio", "pvsync2"]),
     engine("force_async", Number, Refuse("candor does not force io_uring's async punt"), Some("0"), &["io_uring"]),
+    engine("cmd_type", Choice, Refuse("candor sends no passthrough commands"), Some("nvme"), &["io_uring"]),
     engine("userspace_reap", Flag, Refuse("candor reaps libaio completions with io_getevents"), None, &["libaio"]),
 ];
 

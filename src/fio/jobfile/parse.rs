@@ -1,10 +1,11 @@
 //! Sections of option lines into jobs with typed settings, as fio builds
 //! them: every `[global]` section (any name starting with `global`) adds
 //! to the defaults of the jobs after it; each other section is a job that
-//! starts from the defaults in force where it stands. In each section
-//! `kb_base` is read first (fio sorts it ahead, so it governs the sizes
-//! beside it), then the other lines in order; a later setting of the same
-//! option wins. Engine options are known only with their engine, as in fio.
+//! starts from the defaults in force where it stands. In each section fio
+//! reads `kb_base` first (it sorts options by a priority, so `kb_base`
+//! governs the sizes beside it) and file names last, the other lines in
+//! order, then the engine's options; a later setting of the same option
+//! wins. Engine options are known only with their engine, as in fio.
 
 use super::expand::{self, Env};
 use super::options::{self, Kind, OptionDef};
@@ -149,17 +150,16 @@ fn settings(
             _ => None,
         })
         .unwrap_or(KbBase::Binary);
+    // fio's order: its own options by priority (stable), then the
+    // engine's options, which it reads in a second pass.
+    split.sort_by_key(|(_, _, _, def)| match def {
+        Some(d) if d.engines.is_empty() => (0, -options::priority(d)),
+        Some(_) => (1, 0),
+        None => (0, 0),
+    });
     let mut out = Vec::with_capacity(split.len());
-    let kb_first = split
-        .iter()
-        .filter(|s| s.3.is_some_and(|d| d.name == "kb_base"))
-        .chain(
-            split
-                .iter()
-                .filter(|s| !s.3.is_some_and(|d| d.name == "kb_base")),
-        );
     let mut engine_options = Vec::new();
-    for (line, key, raw, def) in kb_first {
+    for (line, key, raw, def) in &split {
         let Some(def) = def else {
             return Err(JobFileError::at(&line.pos, unknown(key)));
         };
@@ -259,9 +259,6 @@ pub fn read_value(def: &OptionDef, raw: Option<&str>, kb: KbBase) -> Result<Valu
         match raw {
             None => Err("needs a value".to_string()),
             Some("") => Err("has an empty value".to_string()),
-            Some(v) if v.starts_with(char::is_whitespace) => Err(
-                "the value starts with a space, which fio misreads (' 16k' is 16 bytes, ' read' is no pattern); remove it".to_string(),
-            ),
             Some(v) => Ok(v),
         }
     }
@@ -277,7 +274,15 @@ pub fn read_value(def: &OptionDef, raw: Option<&str>, kb: KbBase) -> Result<Valu
             Some(_) => v(value::boolean(need(raw)?).map(Value::Bool)),
         },
         Kind::Bool => v(value::boolean(need(raw)?).map(Value::Bool)),
-        Kind::Text | Kind::Choice => Ok(Value::Text(need(raw)?.to_string())),
+        Kind::Text | Kind::Choice => {
+            let text = need(raw)?;
+            if text.starts_with(char::is_whitespace) {
+                return Err(format!(
+                    "'{text}' starts with a space, which fio keeps as part of the word (' read' is no pattern to fio); remove it"
+                ));
+            }
+            Ok(Value::Text(text.to_string()))
+        }
         Kind::Number => {
             let text = need(raw)?;
             several(text)?;
@@ -383,15 +388,14 @@ mod tests {
             e("[a]\nblocksz=4k\n"),
             "/t.fio:2: unknown option 'blocksz' (did you mean blocksize?)"
         );
-        assert_eq!(
-            e("[a]\nzqxw=1\n"),
-            "/t.fio:2: unknown option 'zqxw'"
-        );
+        assert_eq!(e("[a]\nzqxw=1\n"), "/t.fio:2: unknown option 'zqxw'");
         assert_eq!(e("[a]\nsize=1.5g\n").split(": size=1.5g: ").count(), 2);
         assert!(e("[a]\ndirect\n").contains("direct: needs a value"));
         assert!(e("[a]\niodepth=4:8\n").contains("several values"));
         assert!(e("[a]\nrwmixcycle=5\n").contains("removed"));
         assert!(e("[a]\nbs= 4k\n").contains("space"));
+        assert!(e("[a]\nrw = read\n").contains("space"));
+        assert!(parse("[a]\niodepth = 8\n").is_ok());
         assert!(
             e("[a]\nfixedbufs\n").contains("io_uring"),
             "{}",

@@ -57,9 +57,16 @@ pub type Dirs<T> = [Option<T>; 3];
 /// (hexadecimal) prefix, then digits. Refuses what fio would misread.
 fn leading_integer(text: &str) -> Result<(u64, &str), ValueError> {
     if text.starts_with(char::is_whitespace) {
-        return err(format!(
-            "'{text}' starts with a space: fio reads only the digits before the unit then (' 16k' is 16 bytes); remove the space"
-        ));
+        // fio skips the blanks before the digits but then looks for the
+        // unit from the start of the text, finds a blank, and uses none:
+        // ' 8' is 8, but ' 16k' is 16 bytes and ' 2m' is 2 seconds.
+        let (value, rest) = leading_integer(text.trim_start())?;
+        if !rest.is_empty() {
+            return err(format!(
+                "'{text}' starts with a space, so fio ignores its unit ('{rest}') and reads {value}; remove the space"
+            ));
+        }
+        return Ok((value, rest));
     }
     if text.starts_with('-') {
         return err(format!("'{text}' is negative"));
@@ -189,12 +196,11 @@ pub fn boolean(text: &str) -> Result<bool, ValueError> {
     Ok(value != 0)
 }
 
-/// The pieces of a per-direction value, in fio's reading: split at commas;
-/// without a comma, at the first `:` and then `-` (so `bs=4k-8k` is 4k for
-/// reads and 8k for writes, not a range, to fio). An empty piece keeps the
-/// default; the last piece also applies to the directions after it unless
-/// the text ends with a comma.
-pub fn direction_pieces(text: &str, split_colon_dash: bool) -> Dirs<&str> {
+/// The pieces of a per-direction value as written, split where fio splits
+/// it: at commas; without a comma, at the first `:` and then `-` (so
+/// `bs=4k-8k` is 4k for reads and 8k for writes to fio, not a range). A
+/// leading `-` is a sign, not a separator. At most three pieces.
+pub fn pieces(text: &str, split_colon_dash: bool) -> Vec<&str> {
     let mut pieces: Vec<&str> = Vec::new();
     let mut rest = text;
     loop {
@@ -202,7 +208,6 @@ pub fn direction_pieces(text: &str, split_colon_dash: bool) -> Dirs<&str> {
             .find(',')
             .or_else(|| split_colon_dash.then(|| rest.find(':')).flatten())
             .or_else(|| {
-                // A leading '-' is a sign, not a separator.
                 split_colon_dash
                     .then(|| rest.get(1..).and_then(|r| r.find('-')).map(|i| i + 1))
                     .flatten()
@@ -218,6 +223,14 @@ pub fn direction_pieces(text: &str, split_colon_dash: bool) -> Dirs<&str> {
             }
         }
     }
+    pieces
+}
+
+/// The piece of a per-direction value for reads, writes and trims: an
+/// empty piece keeps the default; the last piece also applies to the
+/// directions after it unless the text ends with a comma.
+pub fn direction_pieces(text: &str, split_colon_dash: bool) -> Dirs<&str> {
+    let pieces = pieces(text, split_colon_dash);
     let mut dirs: Dirs<&str> = [None, None, None];
     for (d, slot) in dirs.iter_mut().enumerate() {
         let piece = match pieces.get(d) {
@@ -359,6 +372,8 @@ mod tests {
         assert_eq!(number("8b", Binary), Ok(8));
         assert!(number("1.5g", Binary).unwrap_err().0.contains("fraction"));
         assert!(number(" 16k", Binary).unwrap_err().0.contains("space"));
+        assert_eq!(number(" 8", Binary), Ok(8));
+        assert!(time_us(" 2m", 1_000_000).unwrap_err().0.contains("reads 2"));
         assert!(number("4q", Binary).unwrap_err().0.contains("unknown unit"));
         assert!(number("50%", Binary).unwrap_err().0.contains("percentage"));
         assert!(number("-4k", Binary).is_err());
