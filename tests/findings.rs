@@ -57,6 +57,7 @@ fn job(
             direct: true,
             fsync: 0,
             seed: 1,
+            ..Default::default()
         },
         read: reads.then(|| stats.clone()),
         write: (!reads).then_some(stats),
@@ -84,6 +85,7 @@ fn job(
         }),
         fio_command: String::new(),
         notes: vec![],
+        job: None,
     })
 }
 

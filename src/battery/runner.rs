@@ -349,6 +349,7 @@ mod tests {
                 direct: true,
                 fsync: t.fsync,
                 seed,
+                ..Default::default()
             },
             read: Some(stats.clone()),
             write: None,
@@ -359,6 +360,7 @@ mod tests {
             span: None,
             fio_command: String::new(),
             notes: Vec::new(),
+            job: None,
         }
     }
 

@@ -88,8 +88,7 @@ pub fn job_from_args(args: &Args) -> anyhow::Result<JobSpec> {
         fsync: args.fsync,
         direct: !args.buffered,
         seed: args.seed.unwrap_or_else(crate::seed::fresh),
-        seq_start: 0,
-        byte_limit: None,
+        ..JobSpec::new(args.rw.clone(), 0, 0)
     };
     job.validate().map_err(usage)?;
     Ok(job)

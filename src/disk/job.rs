@@ -4,7 +4,7 @@
 use crate::result::DiskSpec;
 use std::time::Duration;
 
-pub use crate::result::Rw;
+pub use crate::result::{BlockSizes, Rw};
 
 /// An I/O engine (fio's `ioengine`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -33,6 +33,18 @@ impl EngineKind {
 pub enum EngineChoice {
     Auto,
     Exact(EngineKind),
+}
+
+/// fio's offset modifier, `rw=randread:8` or `rw=write:4k`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Modifier {
+    /// Random jobs: a new random offset every N operations, the ones
+    /// between continuing sequentially (fio's `rw_sequencer=sequential`).
+    Run(u32),
+    /// Random jobs: each random offset used N times (`rw_sequencer=identical`).
+    Same(u32),
+    /// Sequential jobs: skip this many bytes after each operation.
+    Holes(u64),
 }
 
 /// One job.
@@ -68,9 +80,34 @@ pub struct JobSpec {
     /// battery's control series carries it from job to job so that no
     /// control read repeats bytes an earlier one read.
     pub seq_start: u64,
-    /// Stop each thread after its cursor has moved over this many bytes
-    /// (ramp included), before the runtime if need be.
+    /// Stop each thread after it has issued this many bytes (ramp
+    /// included), before the runtime if need be: fio's `size`/`io_size`
+    /// times `loops`, and the battery's share of the control file.
     pub byte_limit: Option<u64>,
+    /// Stop each thread after it has issued this many operations (ramp
+    /// included): fio's `number_ios`.
+    pub op_limit: Option<u64>,
+    /// Block sizes for reads and writes when they are not all `bs`.
+    pub block_sizes: Option<[BlockSizes; 2]>,
+    /// Random offsets are multiples of this (fio's `ba`); default: the
+    /// smallest block size.
+    pub align: Option<u64>,
+    /// Each thread's cap in bytes per second, for reads and writes (fio's
+    /// `rate`, and `rate_iops` times the smallest block size, as fio does).
+    pub rate: [Option<u64>; 2],
+    /// Rated operations arrive as a Poisson process (fio's
+    /// `rate_process=poisson`) instead of evenly spaced.
+    pub rate_poisson: bool,
+    /// Random offsets visit every block once before any repeats (fio's
+    /// random map, its default); otherwise each is drawn independently.
+    pub random_map: bool,
+    /// fio's `rw=...:N` offset modifier.
+    pub modifier: Option<Modifier>,
+    /// Sync with fdatasync instead of fsync.
+    pub datasync: bool,
+    /// fsync the file once the job's I/O is done; the job's measured
+    /// interval runs until that sync completes (fio's `end_fsync`).
+    pub end_fsync: bool,
 }
 
 impl JobSpec {
@@ -92,7 +129,54 @@ impl JobSpec {
             seed: 0,
             seq_start: 0,
             byte_limit: None,
+            op_limit: None,
+            block_sizes: None,
+            align: None,
+            rate: [None, None],
+            rate_poisson: false,
+            random_map: false,
+            modifier: None,
+            datasync: false,
+            end_fsync: false,
         }
+    }
+
+    /// The block sizes of reads and writes.
+    pub fn sizes(&self) -> [BlockSizes; 2] {
+        match &self.block_sizes {
+            Some(s) => s.clone(),
+            None => [BlockSizes::Fixed(self.bs), BlockSizes::Fixed(self.bs)],
+        }
+    }
+
+    /// The smallest block size the job issues (over the directions it does).
+    pub fn min_bs(&self) -> u64 {
+        let s = self.sizes();
+        match (self.rw.reads(), self.rw.writes()) {
+            (true, false) => s[0].min(),
+            (false, true) => s[1].min(),
+            _ => s[0].min().min(s[1].min()),
+        }
+    }
+
+    /// The largest block size the job issues.
+    pub fn max_bs(&self) -> u64 {
+        let s = self.sizes();
+        match (self.rw.reads(), self.rw.writes()) {
+            (true, false) => s[0].max(),
+            (false, true) => s[1].max(),
+            _ => s[0].max().max(s[1].max()),
+        }
+    }
+
+    /// Where random offsets fall: multiples of this.
+    pub fn unit(&self) -> u64 {
+        self.align.unwrap_or_else(|| self.min_bs()).max(1)
+    }
+
+    /// True when the job ends by what it issued (fio's size-bounded jobs), not only by time.
+    pub fn is_bounded(&self) -> bool {
+        self.byte_limit.is_some() || self.op_limit.is_some()
     }
 
     /// Checks the values that need no file system: one line per problem, naming the flag.
@@ -142,8 +226,18 @@ impl JobSpec {
                 self.rwmixread
             ));
         }
-        if self.runtime.is_zero() {
+        if self.runtime.is_zero() && !self.is_bounded() {
             return Err("--runtime must be greater than 0".into());
+        }
+        let (min_bs, max_bs) = (self.min_bs(), self.max_bs());
+        if min_bs == 0 {
+            return Err("--bs must be greater than 0".into());
+        }
+        if max_bs > 256 << 20 {
+            return Err(format!("--bs {max_bs} is above the limit of 256 MiB"));
+        }
+        if max_bs > self.size {
+            return Err(format!("--bs {max_bs} is larger than --size {}", self.size));
         }
         if self.bs > self.size {
             return Err(format!(
@@ -181,6 +275,20 @@ impl JobSpec {
             direct: self.direct,
             fsync: self.fsync,
             seed: self.seed,
+            block_sizes: self.block_sizes.clone(),
+            align: self.align,
+            rate_bytes_per_sec: (self.rate != [None, None]).then_some(self.rate),
+            rate_process: self.rate_poisson.then(|| "poisson".to_string()),
+            io_limit: self.byte_limit,
+            op_limit: self.op_limit,
+            random_map: (self.random_map && self.rw.is_random()).then_some(true),
+            rw_modifier: self.modifier.map(|m| match m {
+                Modifier::Run(n) => format!("{n} (sequential)"),
+                Modifier::Same(n) => format!("{n} (identical)"),
+                Modifier::Holes(b) => format!("{b} bytes skipped"),
+            }),
+            sync: self.datasync.then(|| "fdatasync".to_string()),
+            end_fsync: self.end_fsync.then_some(true),
         }
     }
 }

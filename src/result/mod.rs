@@ -13,5 +13,5 @@ mod stats;
 pub use file::{read_run, write_run, ReadRunError};
 pub use lock::RunLock;
 pub use run::*;
-pub use spec::{subject, Direction, DiskSpec, Rw};
+pub use spec::{subject, BlockSizes, Direction, DiskSpec, Rw};
 pub use stats::{median, Spread};
