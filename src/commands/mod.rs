@@ -10,6 +10,7 @@ pub mod crypto;
 pub mod disk;
 pub mod explain;
 pub mod import;
+pub mod jobfile;
 pub mod memory;
 pub mod os;
 pub mod report;

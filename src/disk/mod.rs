@@ -368,10 +368,15 @@ pub fn run(
     let threads_stats = results
         .iter()
         .enumerate()
-        .map(|(i, r)| ThreadStats {
-            thread: i as u32,
-            read: (job.rw.reads()).then(|| r.read.stats(measured_ns)),
-            write: (job.rw.writes()).then(|| r.write.stats(measured_ns)),
+        .map(|(i, r)| {
+            // Each thread over its own interval: threads of a size-bounded
+            // job finish at different times.
+            let own = r.stopped_early_ns.unwrap_or(measured_ns);
+            ThreadStats {
+                thread: i as u32,
+                read: (job.rw.reads()).then(|| r.read.stats(own)),
+                write: (job.rw.writes()).then(|| r.write.stats(own)),
+            }
         })
         .collect();
     let read = read.or_else(|| {

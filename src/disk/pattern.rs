@@ -192,6 +192,9 @@ pub struct Pattern {
     hole: u64,
     run_left: u32,
     last: (u64, u32),
+    /// One size, independent random offsets, no modifier: candor's own
+    /// random jobs, which take the short path.
+    plain_random: Option<u32>,
 }
 
 impl Pattern {
@@ -215,7 +218,16 @@ impl Pattern {
             None => (1, false, 0),
         };
         let region_units = (len / unit).max(1);
+        let plain_random = match (&lengths[0], &lengths[1], &order) {
+            (Lengths::Fixed(r), Lengths::Fixed(w), Order::Independent)
+                if r == w && per_offset == 1 && job.rw.is_random() =>
+            {
+                Some(*r)
+            }
+            _ => None,
+        };
         Pattern {
+            plain_random,
             mixed: job.rw.is_mixed(),
             random: job.rw.is_random(),
             write_only: !job.rw.reads(),
@@ -251,6 +263,10 @@ impl Pattern {
         } else {
             self.write_only
         };
+        if let Some(len) = self.plain_random {
+            let offset = self.start + rng.next_u64() % self.slots * self.unit;
+            return Next { write, offset, len };
+        }
         let d = usize::from(write);
         let mut len = self.lengths[d].pick(rng);
         let offset = if self.random {

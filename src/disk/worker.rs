@@ -238,6 +238,7 @@ pub fn drive<E: Engine>(
     let elapsed = || start.elapsed().as_nanos() as u64;
     let mut first_error: Option<anyhow::Error> = None;
     let mut cpu_at_ramp: Option<(u64, u64)> = (plan.ramp_ns == 0).then(thread_cpu);
+    let progress = plan.progress.as_deref();
 
     'run: loop {
         // Hand work to the engine `batch` operations per call: queued syncs
@@ -263,20 +264,22 @@ pub fn drive<E: Engine>(
                     result.ended = Ended::Limit;
                     break;
                 }
-                if slots.free.is_empty() {
-                    break;
-                }
-                let next = pending.take().unwrap_or_else(|| pattern.next(&mut payload));
+                let Some(slot) = slots.free.pop() else { break };
+                let next = match pending.take() {
+                    Some(next) => next,
+                    None => pattern.next(&mut payload),
+                };
                 if let Some(limiter) = limiter.as_mut() {
                     let at = limiter.due(next.write);
                     if at > elapsed() {
+                        // Not due yet: keep it, and the slot, for later.
+                        slots.free.push(slot);
                         pending = Some(next);
                         due = Some(at);
                         break;
                     }
                     limiter.book(next.write, next.len, &mut payload);
                 }
-                let Some(slot) = slots.free.pop() else { break };
                 issued_bytes += u64::from(next.len);
                 issued_ops += 1;
                 if next.write {
@@ -410,7 +413,7 @@ pub fn drive<E: Engine>(
                     SlotState::Read => result.read.record(since, latency, u64::from(len)),
                     _ => result.write.record(since, latency, u64::from(len)),
                 }
-                if let Some(p) = &plan.progress {
+                if let Some(p) = progress {
                     p.ops.fetch_add(1, Ordering::Relaxed);
                     p.bytes.fetch_add(u64::from(len), Ordering::Relaxed);
                 }

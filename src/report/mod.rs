@@ -17,6 +17,7 @@ mod csv;
 mod findings_text;
 mod fmt;
 mod html;
+mod job_plan;
 mod json;
 mod markdown;
 mod summary;
@@ -29,6 +30,7 @@ pub use analysis::{analysis_json, analysis_text, Analysed};
 pub use compare::{Column, Comparison, HostRow, Metric};
 pub use compute_text::compute_text;
 pub use findings_text::findings_text;
+pub use job_plan::jobfile_plan;
 pub use summary::{ComputeRow, Direction, DiskRow, Summary};
 pub use sweep::{caps_text, sweep_text, table as sweep_table};
 

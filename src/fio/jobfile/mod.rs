@@ -12,6 +12,7 @@
 pub mod arith;
 pub mod expand;
 pub mod lexer;
+pub mod lower;
 pub mod options;
 pub mod parse;
 pub mod source;
