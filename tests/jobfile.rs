@@ -210,11 +210,20 @@ fn includes_read_as_fio_reads_them() {
 }
 
 #[test]
-fn forum_file_reads_as_fio_reads_it() {
+fn every_fixture_reads_as_fio_reads_it() {
     if !have_fio() {
         return;
     }
-    agrees_with_fio("forum.fio");
+    for name in [
+        "forum.fio",
+        "timeline.fio",
+        "rate.fio",
+        "size.fio",
+        "steady.fio",
+        "unsupported.fio",
+    ] {
+        agrees_with_fio(name);
+    }
 }
 
 #[test]
@@ -268,4 +277,383 @@ fn option_table_matches_fio() {
             def.name
         );
     }
+}
+
+// ---------------------------------------------------------------------------
+// Real runs: short jobs (a few MiB, under a second each) in a scratch
+// directory under /var/tmp, through the binary as a user runs it.
+
+use candor::result::{DiskMeasurement, Run};
+
+/// The real runs take turns: each measures timing (overlap, rates, steady
+/// state) that a neighbouring run on the same two CPUs would disturb.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn turn() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn scratch() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("candor-jobfile-")
+        .tempdir_in("/var/tmp")
+        .unwrap()
+}
+
+fn candor_files(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with(".candor-")
+        })
+        .collect()
+}
+
+/// `candor disk --job FIXTURE --dir DIR --format json [extra]`, as run
+/// from the fixtures' directory; the Run on success.
+fn run_job(fixture: &str, dir: &Path, extra: &[&str]) -> Run {
+    let out = assert_cmd::Command::cargo_bin("candor")
+        .unwrap()
+        .current_dir(fixtures())
+        .env("CANDOR_JF_DIR", dir)
+        .args([
+            "disk",
+            "--job",
+            fixture,
+            "--dir",
+            dir.to_str().unwrap(),
+            "--format",
+            "json",
+        ])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{fixture}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        candor_files(dir).is_empty(),
+        "{fixture}: a test file was left behind"
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn job<'a>(run: &'a Run, section: &str) -> &'a DiskMeasurement {
+    run.disk()
+        .find(|d| d.profile.as_deref() == Some(section))
+        .unwrap_or_else(|| panic!("no measurement [{section}]"))
+}
+
+fn span(d: &DiskMeasurement) -> (u64, u64) {
+    let j = d.job.as_ref().unwrap();
+    (j.start_ns, j.end_ns)
+}
+
+fn finding<'a>(run: &'a Run, id: &str) -> Option<&'a candor::result::Finding> {
+    run.findings.iter().find(|f| f.id == id)
+}
+
+#[test]
+fn jobs_run_together_unless_ordered() {
+    let _turn = turn();
+    let tmp = scratch();
+    let run = run_job("timeline.fio", tmp.path(), &[]);
+    let names: Vec<&str> = run.disk().map(|d| d.profile.as_deref().unwrap()).collect();
+    assert_eq!(
+        names,
+        ["a", "b", "c", "d"],
+        "one measurement per job, named after its section"
+    );
+    let (a, b, c, d) = (
+        span(job(&run, "a")),
+        span(job(&run, "b")),
+        span(job(&run, "c")),
+        span(job(&run, "d")),
+    );
+    // [a] and [b] overlapped for most of their 400 ms.
+    let overlap = a.1.min(b.1).saturating_sub(a.0.max(b.0));
+    assert!(overlap > 300_000_000, "a {a:?} b {b:?}");
+    // The stonewall: [c] starts after both ended; wait_for: [d] after [c].
+    assert!(c.0 >= a.1.max(b.1), "c {c:?} after a {a:?} b {b:?}");
+    assert!(d.0 >= c.1, "d {d:?} after c {c:?}");
+    assert_eq!(job(&run, "c").job.as_ref().unwrap().group, 1);
+    assert_eq!(job(&run, "d").job.as_ref().unwrap().waited_for, ["c"]);
+    let f = finding(&run, "job-concurrent").expect("job-concurrent");
+    assert_eq!(f.evidence["jobs"], serde_json::json!(["a", "b"]));
+    for d in run.disk() {
+        assert_eq!(d.job.as_ref().unwrap().ended_by, "runtime");
+        assert!(d
+            .fio_command
+            .starts_with(&format!("fio --name={} ", d.profile.as_deref().unwrap())));
+    }
+}
+
+#[test]
+fn rate_limits_hold() {
+    let _turn = turn();
+    let tmp = scratch();
+    let run = run_job("rate.fio", tmp.path(), &[]);
+    let near = |what: &str, got: f64, want: f64, tol: f64| {
+        assert!(
+            (got / want - 1.0).abs() < tol,
+            "{what}: {got} against {want}"
+        );
+    };
+    let r = job(&run, "iops-read").read.as_ref().unwrap();
+    near("rate_iops=500", r.iops, 500.0, 0.03);
+    let w = job(&run, "bytes-write").write.as_ref().unwrap();
+    near("rate=2m", w.bytes_per_sec, 2.0 * 1048576.0, 0.03);
+    let p = job(&run, "poisson-read").read.as_ref().unwrap();
+    near("poisson rate_iops=2000", p.iops, 2000.0, 0.10);
+    assert_eq!(
+        job(&run, "poisson-read").spec.rate_process.as_deref(),
+        Some("poisson")
+    );
+    // rate_iops=500 without a comma caps reads and writes alike, as in fio.
+    assert_eq!(
+        job(&run, "iops-read").spec.rate_bytes_per_sec,
+        Some([Some(500 * 4096); 2])
+    );
+    assert_eq!(
+        job(&run, "bytes-write").spec.rate_bytes_per_sec,
+        Some([Some(2 << 20); 2])
+    );
+}
+
+#[test]
+fn size_bounded_jobs_do_exactly_their_size() {
+    let _turn = turn();
+    let tmp = scratch();
+    let run = run_job("size.fio", tmp.path(), &[]);
+    let loops = job(&run, "loops");
+    assert_eq!(loops.threads.len(), 2);
+    for t in &loops.threads {
+        assert_eq!(
+            t.read.as_ref().unwrap().bytes,
+            6 << 20,
+            "size=2m x loops=3 per clone"
+        );
+    }
+    assert_eq!(
+        loops.job.as_ref().unwrap().files.len(),
+        2,
+        "each clone its own file"
+    );
+    let io = job(&run, "io-size");
+    assert_eq!(io.write.as_ref().unwrap().bytes, 1 << 20, "io_size=1m");
+    assert_eq!(io.spec.sync.as_deref(), Some("fdatasync"));
+    assert_eq!(io.spec.end_fsync, Some(true));
+    assert_eq!(
+        job(&run, "ios").read.as_ref().unwrap().ops,
+        100,
+        "number_ios=100"
+    );
+    // Several sizes: the last operation passes size by less than one block.
+    let split = job(&run, "split");
+    let (r, w) = (split.read.as_ref().unwrap(), split.write.as_ref().unwrap());
+    let total = r.bytes + w.bytes;
+    assert!(
+        (2 << 20..(2 << 20) + 16384).contains(&total),
+        "size=2m: {total}"
+    );
+    assert_eq!(w.bytes % 8192, 0, "writes are 8k");
+    assert!(
+        split.notes.iter().any(|n| n.contains("map")),
+        "{:?}",
+        split.notes
+    );
+    for d in run.disk() {
+        assert_eq!(d.job.as_ref().unwrap().ended_by, "size", "{:?}", d.profile);
+        assert!(d.measured_ns > 0);
+    }
+    // Stonewalled in [global]: one after the other.
+    let spans: Vec<(u64, u64)> = run.disk().map(span).collect();
+    assert!(spans.windows(2).all(|w| w[1].0 >= w[0].1), "{spans:?}");
+    assert!(finding(&run, "job-concurrent").is_none());
+    assert!(
+        finding(&run, "job-short").is_some(),
+        "MiB-sized jobs end in a fraction of a second"
+    );
+}
+
+#[test]
+fn steady_state_stops_a_flat_job() {
+    let _turn = turn();
+    let tmp = scratch();
+    let run = run_job("steady.fio", tmp.path(), &[]);
+    let flat = job(&run, "flat");
+    let j = flat.job.as_ref().unwrap();
+    let ss = j.steadystate.as_ref().unwrap();
+    assert!(ss.attained, "{ss:?}");
+    assert_eq!(j.ended_by, "steadystate");
+    assert!(
+        flat.measured_ns < 6_000_000_000,
+        "stopped well before its 10 s: {}",
+        flat.measured_ns
+    );
+    assert_eq!(ss.iops.len(), 2);
+    assert!(ss.value.unwrap() < 5.0);
+    let unfilled = job(&run, "unfilled").job.as_ref().unwrap();
+    let ss = unfilled.steadystate.as_ref().unwrap();
+    assert!(!ss.attained && ss.value.is_none(), "{ss:?}");
+    assert_eq!(unfilled.ended_by, "runtime");
+}
+
+#[test]
+fn forum_file_runs_and_explains_itself() {
+    let _turn = turn();
+    let tmp = scratch();
+    let out = tmp.path().join("forum.json");
+    let run = run_job("forum.fio", tmp.path(), &["-o", out.to_str().unwrap()]);
+    let names: Vec<&str> = run.disk().map(|d| d.profile.as_deref().unwrap()).collect();
+    assert_eq!(names, ["seq-read", "rand-read", "seq-write"]);
+    for d in run.disk() {
+        assert_eq!(d.spec.numjobs, 32);
+        assert_eq!(d.threads.len(), 32);
+        assert!(!d.spec.direct, "fio's default: buffered");
+        let j = d.job.as_ref().unwrap();
+        assert_eq!(j.files.len(), 1, "every clone of every job on the one file");
+        assert!(j.fio_files[0].ends_with("/forum.test"));
+        assert!(d.fio_command.contains("--numjobs=32"));
+    }
+    // Each clone moved size x loops.
+    let seq = job(&run, "seq-read");
+    assert!(seq
+        .threads
+        .iter()
+        .all(|t| t.read.as_ref().unwrap().bytes == 200 << 20));
+    for id in [
+        "job-concurrent",
+        "job-working-set",
+        "job-buffered",
+        "job-randrepeat",
+        "job-reused-buffers",
+    ] {
+        assert!(
+            finding(&run, id).is_some(),
+            "{id} missing: {:?}",
+            run.findings
+        );
+    }
+    // The Run keeps the job file: text and hash.
+    let kept = run.job_file.as_ref().unwrap();
+    let text = std::fs::read_to_string(fixtures().join("forum.fio")).unwrap();
+    assert_eq!(kept.files[0].text, text);
+    assert_eq!(kept.sha256, jobfile::source::sha256_hex(text.as_bytes()));
+    let saved = candor::result::read_run(&out).unwrap();
+    assert_eq!(saved.disk().count(), 3);
+}
+
+#[test]
+fn unsupported_options_are_refused_or_recorded() {
+    let _turn = turn();
+    let tmp = scratch();
+    let out = assert_cmd::Command::cargo_bin("candor")
+        .unwrap()
+        .current_dir(fixtures())
+        .args([
+            "disk",
+            "--job",
+            "unsupported.fio",
+            "--dir",
+            tmp.path().to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.trim(),
+        "candor: error: unsupported.fio:6: thinktime=10: not supported: candor does not pause between I/Os (thinktime)"
+    );
+    let run = run_job("unsupported.fio", tmp.path(), &["--ignore-unsupported"]);
+    let ignored = &run.job_file.as_ref().unwrap().ignored;
+    assert_eq!(ignored.len(), 1);
+    assert!(
+        ignored[0].starts_with("unsupported.fio:6: thinktime=10"),
+        "{ignored:?}"
+    );
+    assert!(run.notes.iter().any(|n| n.contains("thinktime")));
+}
+
+#[test]
+fn bad_job_files_exit_2_with_one_line() {
+    let tmp = scratch();
+    let d = tmp.path().to_str().unwrap();
+    let bad = |args: &[&str], expect: &str| {
+        let out = assert_cmd::Command::cargo_bin("candor")
+            .unwrap()
+            .current_dir(fixtures())
+            .arg("disk")
+            .args(args)
+            .args(["--dir", d])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+        assert_eq!(lines.len(), 1, "{args:?}: one line expected: {stderr}");
+        assert!(lines[0].contains(expect), "{args:?}: {stderr}");
+        assert!(candor_files(tmp.path()).is_empty());
+    };
+    bad(
+        &["--job", "missing.fio"],
+        "missing.fio: cannot read the job file: no such file",
+    );
+    bad(
+        &["--job", "size.fio", "--section", "nope"],
+        "size.fio: no section [nope] (sections: loops, io-size, ios, split)",
+    );
+    bad(
+        &["--job", "bad/unknown-option.fio"],
+        "bad/unknown-option.fio:5: unknown option 'blocksz' (did you mean blocksize?)",
+    );
+    bad(
+        &["--job", "bad/syntax.fio"],
+        "bad/syntax.fio:2: section header '[job' does not end with ']'",
+    );
+    bad(&["--job", "bad/loop-a.fio"], "bad/loop-b.fio:2: include loop: bad/loop-a.fio includes bad/loop-b.fio includes bad/loop-a.fio");
+    bad(
+        &["--job", "bad/range.fio"],
+        "bad/range.fio:4: rwmixread=150: out of range (0-100)",
+    );
+    bad(
+        &["--job", "size.fio", "--rw", "read"],
+        "cannot be used with",
+    );
+    // fio refuses the same files (the include loop is not run through fio:
+    // it recurses without end).
+    if have_fio() {
+        for f in ["bad/unknown-option.fio", "bad/range.fio"] {
+            let (ok, _) = fio(&["--parse-only", f]);
+            assert!(!ok, "fio accepts {f}");
+        }
+    }
+}
+
+#[test]
+fn parse_only_prints_the_plan_and_creates_nothing() {
+    let tmp = scratch();
+    let out = assert_cmd::Command::cargo_bin("candor")
+        .unwrap()
+        .current_dir(fixtures())
+        .env("CANDOR_JF_DIR", tmp.path())
+        .args(["disk", "--job", "forum.fio", "--parse-only"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("[rand-read]") && text.contains("starts at once, beside seq-read, seq-write"),
+        "{text}"
+    );
+    assert!(text.contains("fio: fio --name=seq-write"));
+    assert!(candor_files(tmp.path()).is_empty() && !tmp.path().join("forum.test").exists());
 }

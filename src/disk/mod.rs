@@ -61,6 +61,9 @@ pub struct Control<'a> {
     pub invalidate: bool,
     /// fio's `fadvise_hint`: the advice given on each thread's file.
     pub fadvise: Option<i32>,
+    /// Met by every job that starts at the same moment, once its threads
+    /// are ready: they then start together, as fio starts them.
+    pub rendezvous: Option<&'a schedule::Rendezvous>,
 }
 
 /// A job's measurement and how it ran.
@@ -268,6 +271,11 @@ pub fn run(
             .collect();
 
         barrier.wait();
+        // Jobs that fio starts together start at one instant, once every
+        // one of them is ready.
+        if let (Some(r), Some(abort)) = (control.rendezvous, control.abort) {
+            r.wait(abort);
+        }
         let t0 = Instant::now();
         start.set(t0).expect("start is set once");
         let all_done = || finished.load(Ordering::SeqCst) == threads;
@@ -506,12 +514,21 @@ fn worker_main(
     }
 }
 
+/// Waits for the common start: spinning first (the main thread sets it just
+/// after the barrier), then sleeping in short steps, so that threads kept
+/// waiting for other jobs to be ready do not take their CPU.
 fn wait_for(start: &OnceLock<Instant>) -> Instant {
+    let mut spins = 0u32;
     loop {
         if let Some(t) = start.get() {
             return *t;
         }
-        std::hint::spin_loop();
+        if spins < 20_000 {
+            spins += 1;
+            std::hint::spin_loop();
+        } else {
+            std::thread::sleep(Duration::from_micros(50));
+        }
     }
 }
 

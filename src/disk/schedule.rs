@@ -35,6 +35,58 @@ pub struct Finished {
     pub end_ns: u64,
 }
 
+/// Where the jobs released at the same moment wait for each other to be
+/// ready, so that they start together (fio sets every thread of a start up
+/// before it lets any of them run).
+pub struct Rendezvous {
+    expected: usize,
+    arrived: Mutex<usize>,
+    changed: Condvar,
+}
+
+impl Rendezvous {
+    pub fn new(expected: usize) -> Rendezvous {
+        Rendezvous {
+            expected,
+            arrived: Mutex::new(0),
+            changed: Condvar::new(),
+        }
+    }
+
+    /// Arrives and waits for the others (or for an abort: a job that failed
+    /// before it got here never will).
+    pub fn wait(&self, abort: &AtomicBool) {
+        let mut n = self.arrived.lock().unwrap_or_else(|e| e.into_inner());
+        *n += 1;
+        self.changed.notify_all();
+        while *n < self.expected && !abort.load(Ordering::SeqCst) && !crate::cancel::cancelled() {
+            n = self
+                .changed
+                .wait_timeout(n, Duration::from_millis(5))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+}
+
+/// The jobs that start at the same moment: the same jobs before them, the
+/// same start delay.
+fn waves(jobs: &[Planned]) -> Vec<usize> {
+    let mut keys: Vec<(Vec<usize>, Duration)> = Vec::new();
+    jobs.iter()
+        .map(|j| {
+            let key = (j.after.clone(), j.start_delay);
+            match keys.iter().position(|k| *k == key) {
+                Some(i) => i,
+                None => {
+                    keys.push(key);
+                    keys.len() - 1
+                }
+            }
+        })
+        .collect()
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum State {
     Waiting,
@@ -55,13 +107,23 @@ pub fn run_all(
     let origin = Instant::now();
     let (tx, rx) = mpsc::channel::<(usize, anyhow::Result<Outcome>)>();
     let mut first_error: Option<anyhow::Error> = None;
+    let wave_of = waves(jobs);
+    let rendezvous: Vec<Rendezvous> = (0..=wave_of.iter().copied().max().unwrap_or(0))
+        .map(|w| Rendezvous::new(wave_of.iter().filter(|x| **x == w).count()))
+        .collect();
     std::thread::scope(|scope| {
         for (index, job) in jobs.iter().enumerate() {
             let (state, changed, abort, tx) = (&state, &changed, &abort, tx.clone());
+            let meet = &rendezvous[wave_of[index]];
             std::thread::Builder::new()
                 .name(format!("candor-job-{index}"))
                 .spawn_scoped(scope, move || {
-                    let result = wait_then_run(index, job, state, changed, abort, origin, shared);
+                    let result =
+                        wait_then_run(index, job, state, changed, abort, origin, shared, meet);
+                    if result.is_err() {
+                        // Whoever waits to start with this job must not wait for ever.
+                        abort.store(true, Ordering::SeqCst);
+                    }
                     let mut s = state.lock().unwrap_or_else(|e| e.into_inner());
                     s[index] = if result.is_ok() {
                         State::Done
@@ -124,6 +186,7 @@ fn is_secondary(e: &Option<anyhow::Error>) -> bool {
 }
 
 /// Waits for the jobs this one comes after and for its start delay, then runs it.
+#[allow(clippy::too_many_arguments)]
 fn wait_then_run(
     index: usize,
     job: &Planned,
@@ -132,6 +195,7 @@ fn wait_then_run(
     abort: &AtomicBool,
     origin: Instant,
     shared: bool,
+    meet: &Rendezvous,
 ) -> anyhow::Result<Outcome> {
     let mut s = state.lock().unwrap_or_else(|e| e.into_inner());
     loop {
@@ -166,6 +230,7 @@ fn wait_then_run(
         shared,
         invalidate: job.invalidate,
         fadvise: job.fadvise,
+        rendezvous: Some(meet),
     };
     run(&job.spec, &job.places, job.buffer_align, &job.dir, &control)
 }

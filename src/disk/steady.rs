@@ -159,7 +159,9 @@ impl Monitor {
             duration_s: self.spec.window_s,
             ramp_ns: self.spec.ramp_ns,
             attained: self.attained,
-            value: self.criterion.is_finite().then_some(self.criterion),
+            value: (self.samples.len() >= self.spec.window_s as usize
+                && self.criterion.is_finite())
+            .then_some(self.criterion),
             limit: self.spec.limit,
             percent: self.spec.percent,
             max_deviation: self.deviation,

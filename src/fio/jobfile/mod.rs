@@ -82,16 +82,11 @@ pub fn read(
 ) -> Result<JobFile, JobFileError> {
     let raw = source::read(reader, path, sections)?;
     for wanted in sections {
-        if !raw.sections.iter().any(|s| &s.name == wanted) {
+        if !raw.names.contains(wanted) {
             return Err(JobFileError::whole(format!(
                 "{}: no section [{wanted}] (sections: {})",
                 path.display(),
-                raw.sections
-                    .iter()
-                    .filter(|s| !s.is_global())
-                    .map(|s| s.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                raw.names.join(", ")
             )));
         }
     }

@@ -109,6 +109,8 @@ impl RawSection {
 #[derive(Debug, Clone)]
 pub struct Sections {
     pub sections: Vec<RawSection>,
+    /// The name of every job section, kept or skipped.
+    pub names: Vec<String>,
     /// The job file first, then every included file in the order first read.
     pub files: Vec<SourceFile>,
 }
@@ -130,8 +132,9 @@ pub fn read(reader: &dyn Reader, path: &Path, only: &[String]) -> Result<Section
     })?;
     let mut files = vec![source_file(&shown, &text)];
     let mut sections: Vec<RawSection> = Vec::new();
+    let mut names: Vec<String> = Vec::new();
     let mut skipping = false;
-    let stack = vec![reader.identity(path)];
+    let stack = vec![(reader.identity(path), shown.to_string())];
     for (i, raw) in text.lines().enumerate() {
         let pos = Pos {
             file: shown.clone(),
@@ -141,6 +144,9 @@ pub fn read(reader: &dyn Reader, path: &Path, only: &[String]) -> Result<Section
         match line {
             Line::Blank => {}
             Line::Section(name) => {
+                if !lexer::is_global(name) {
+                    names.push(name.to_string());
+                }
                 skipping =
                     !only.is_empty() && !lexer::is_global(name) && !only.iter().any(|s| s == name);
                 if !skipping {
@@ -175,7 +181,11 @@ pub fn read(reader: &dyn Reader, path: &Path, only: &[String]) -> Result<Section
             }
         }
     }
-    Ok(Sections { sections, files })
+    Ok(Sections {
+        sections,
+        names,
+        files,
+    })
 }
 
 /// Reads an included file's options into `section`.
@@ -184,7 +194,7 @@ fn include(
     including: &Path,
     target: &str,
     pos: &Pos,
-    stack: &[PathBuf],
+    stack: &[(PathBuf, String)],
     section: &mut RawSection,
     files: &mut Vec<SourceFile>,
 ) -> Result<(), JobFileError> {
@@ -199,11 +209,13 @@ fn include(
         }
     };
     let identity = reader.identity(&path);
-    if let Some(first) = stack.iter().position(|p| *p == identity) {
-        let chain: Vec<String> = stack[first..]
+    let shown: Arc<str> = Arc::from(path.display().to_string());
+    if let Some(first) = stack.iter().position(|(p, _)| *p == identity) {
+        // Named as the files were named, not by their canonical paths.
+        let chain: Vec<&str> = stack[first..]
             .iter()
-            .chain(std::iter::once(&identity))
-            .map(|p| p.display().to_string())
+            .map(|(_, name)| name.as_str())
+            .chain(std::iter::once(&*shown))
             .collect();
         return Err(JobFileError::at(
             pos,
@@ -224,7 +236,7 @@ fn include(
         files.push(source_file(&shown, &text));
     }
     let mut stack = stack.to_vec();
-    stack.push(identity);
+    stack.push((identity, shown.to_string()));
     for (i, raw) in text.lines().enumerate() {
         let here = Pos {
             file: shown.clone(),
