@@ -657,3 +657,49 @@ fn parse_only_prints_the_plan_and_creates_nothing() {
     assert!(text.contains("fio: fio --name=seq-write"));
     assert!(candor_files(tmp.path()).is_empty() && !tmp.path().join("forum.test").exists());
 }
+
+#[test]
+fn sigint_during_a_job_file_removes_every_file() {
+    let _turn = turn();
+    let tmp = scratch();
+    let jobs = tmp.path().join("long.fio");
+    std::fs::write(
+        &jobs,
+        "[global]\nsize=4m\ntime_based\nruntime=30s\nioengine=libaio\ndirect=1\n[a]\nrw=randread\n[b]\nrw=randwrite\n",
+    )
+    .unwrap();
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("candor"))
+        .args([
+            "disk",
+            "--job",
+            jobs.to_str().unwrap(),
+            "--dir",
+            tmp.path().to_str().unwrap(),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while candor_files(tmp.path()).len() < 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the test files never appeared"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    // SAFETY: kill() with a child pid we own.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        candor_files(tmp.path()).is_empty(),
+        "a test file was left behind"
+    );
+}

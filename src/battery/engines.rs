@@ -66,6 +66,7 @@ pub fn job_for(test: &DiskTest, plan: &Plan, size: u64, seed: u64) -> anyhow::Re
     job.ramp = plan.ramp();
     job.seed = seed;
     job.validate()
+        .and_then(|()| job.check_split())
         .map_err(|e| anyhow::anyhow!("{}: {e}", test.label()))?;
     Ok(job)
 }

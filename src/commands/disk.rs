@@ -115,6 +115,7 @@ pub fn job_from_args(args: &Args) -> anyhow::Result<JobSpec> {
         ..JobSpec::new(args.rw.clone(), 0, 0)
     };
     job.validate().map_err(usage)?;
+    job.check_split().map_err(usage)?;
     Ok(job)
 }
 

@@ -102,7 +102,7 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     let seed = args.seed.unwrap_or_else(crate::seed::fresh);
     let jobs = plan(runtime, ramp, size, seed);
     for j in &jobs {
-        j.validate().map_err(usage)?;
+        j.validate().and_then(|()| j.check_split()).map_err(usage)?;
     }
     let dir = TestDir::open(&args.dir)?;
 

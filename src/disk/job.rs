@@ -248,6 +248,13 @@ impl JobSpec {
         if self.bs > 256 << 20 {
             return Err(format!("--bs {} is above the limit of 256 MiB", self.bs));
         }
+        Ok(())
+    }
+
+    /// candor's own jobs share one file: each sequential thread gets its own
+    /// region of it, so the file must hold a block per thread. (A job file's
+    /// clones have regions of their own and need not.)
+    pub fn check_split(&self) -> Result<(), String> {
         if !self.rw.is_random() && self.size / self.bs < self.numjobs as u64 {
             return Err(format!(
                 "--size {} holds fewer {}-byte blocks than --numjobs {} needs (each sequential thread gets its own region)",

@@ -87,6 +87,7 @@ pub fn run_job(dir: &TestDir, file: &TestFile, job: &JobSpec) -> anyhow::Result<
         ));
     }
     dir.check_block_size(job.bs, job.direct)?;
+    job.check_split().map_err(usage)?;
     let places = split_file(Some(file), job);
     let mut m = run(
         job,
@@ -105,6 +106,7 @@ pub fn run_job(dir: &TestDir, file: &TestFile, job: &JobSpec) -> anyhow::Result<
 pub fn run_null_job(job: &JobSpec) -> anyhow::Result<DiskMeasurement> {
     let mut job = job.clone();
     job.engine = EngineChoice::Exact(EngineKind::Null);
+    job.check_split().map_err(usage)?;
     let places = split_file(None, &job);
     Ok(run(
         &job,

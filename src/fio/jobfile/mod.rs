@@ -103,3 +103,66 @@ pub fn read(
         jobs,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    /// Mutated job files (characters that matter to the grammar put in,
+    /// taken out, swapped) never panic the reader or the lowering, and
+    /// every error is one line. The cargo-fuzz target (fuzz/) does the same
+    /// at length; this keeps a quick version in every test run.
+    #[test]
+    fn mutated_job_files_give_jobs_or_one_line_errors() {
+        let seeds = [
+            "[global]\nbs=4k\nsize=${SIZE}\nioengine=libaio\n[a]\nrw=randread:8\nnumjobs=$ncpus*2\niodepth=4\n[b]\nstonewall\nrw=write\nrate=1m,\n",
+            "[x]\ninclude inc.fio\nbssplit=4k/10:64k/50:32k/\nrwmixread=70\nss=iops:2%\nss_dur=2\ntime_based\nruntime=1s\n",
+            "[a]\nsize=1m\nrate_iops=,50\nstartdelay=1-3\nfilename=/tmp/x\noffset_increment=4k\nnumjobs=2\n[b]\nwait_for=a\nkb_base=1000\nbs=8KiB\n",
+        ];
+        let alphabet = b"[]=:,;#$%{}\n-/0123456789kKmMgGx\\ _.i";
+        let mut rng = crate::disk::buffer::Payload::new(11);
+        for i in 0..3000 {
+            let mut text: Vec<u8> = seeds[i % seeds.len()].as_bytes().to_vec();
+            for _ in 0..(1 + rng.next_u64() % 6) {
+                let at = (rng.next_u64() as usize) % (text.len() + 1);
+                let c = alphabet[(rng.next_u64() as usize) % alphabet.len()];
+                match rng.next_u64() % 3 {
+                    0 => text.insert(at, c),
+                    1 if at < text.len() => {
+                        text.remove(at);
+                    }
+                    _ if at < text.len() => text[at] = c,
+                    _ => {}
+                }
+            }
+            let text = String::from_utf8_lossy(&text).into_owned();
+            let files = InMemory(
+                [
+                    (PathBuf::from("/t/j.fio"), text.clone()),
+                    (
+                        PathBuf::from("/t/inc.fio"),
+                        "rw=randrw\ninclude inc.fio\n".to_string(),
+                    ),
+                ]
+                .into(),
+            );
+            let env = Env::fixed(&[("SIZE", "4m")], 4096, 1024, 2);
+            let file = match read(&files, Path::new("/t/j.fio"), &[], &env) {
+                Ok(f) => f,
+                Err(e) => {
+                    assert!(!e.to_string().contains('\n'), "{text:?}: {e}");
+                    continue;
+                }
+            };
+            let ctx = lower::Context {
+                default_dir: PathBuf::from("/tmp"),
+                ignore_unsupported: i % 2 == 0,
+                seed: Some(1),
+            };
+            if let Err(e) = lower::lower(&file, &ctx) {
+                assert!(!e.to_string().contains('\n'), "{text:?}: {e}");
+            }
+        }
+    }
+}
