@@ -11,7 +11,7 @@
 
 use super::disk::Args;
 use crate::disk::schedule::{self, Planned};
-use crate::disk::{Placement, TestDir, TestFile};
+use crate::disk::{EngineChoice, EngineKind, Placement, TestDir, TestFile};
 use crate::error::usage;
 use crate::fio::jobfile::{self, lower, Env, FileSystem, JobFile};
 use crate::recorder::Recorder;
@@ -121,7 +121,7 @@ fn open_dirs(file: &JobFile, plan: &lower::Plan) -> anyhow::Result<Vec<TestDir>>
         let total: u64 = plan
             .files
             .iter()
-            .filter(|f| f.dir == dir.path())
+            .filter(|f| f.dir == dir.path() && needed(plan, f))
             .map(|f| f.size.div_ceil(align) * align)
             .sum();
         let margin = crate::disk::space_margin(dir.total_bytes());
@@ -185,20 +185,26 @@ fn file_purpose(fio_path: &Path) -> String {
     format!("job-{clean}")
 }
 
+/// True when some job that uses file `f` does I/O (the null engine needs no file).
+fn needed(plan: &lower::Plan, f: &lower::FileUse) -> bool {
+    f.jobs
+        .iter()
+        .any(|&j| plan.jobs[j].spec.engine != EngineChoice::Exact(EngineKind::Null))
+}
+
 /// Creates the files, runs the jobs and records each one as it ends.
 fn measure(plan: &lower::Plan, dirs: &[TestDir], recorder: &mut Recorder) -> anyhow::Result<()> {
-    let mut files: Vec<TestFile> = Vec::with_capacity(plan.files.len());
+    let mut files: Vec<Option<TestFile>> = Vec::with_capacity(plan.files.len());
     for (i, f) in plan.files.iter().enumerate() {
+        if !needed(plan, f) {
+            files.push(None);
+            continue;
+        }
         let dir = &dirs[dir_index(dirs, &f.dir)];
         let align = dir.direct_alignment();
         let size = f.size.div_ceil(align) * align;
         let seed = plan.jobs[f.jobs[0]].spec.seed ^ (i as u64).wrapping_mul(0x5851_f42d);
-        files.push(TestFile::create(
-            dir,
-            &file_purpose(&f.fio_path),
-            size,
-            seed,
-        )?);
+        files.push(Some(TestFile::create(dir, &file_purpose(&f.fio_path), size, seed)?));
         crate::cancel::check()?;
     }
     let planned: Vec<Planned> = plan
@@ -206,13 +212,14 @@ fn measure(plan: &lower::Plan, dirs: &[TestDir], recorder: &mut Recorder) -> any
         .iter()
         .map(|job| {
             let dir = &dirs[dir_index(dirs, &plan.files[job.threads[0].0].dir)];
+            let null = job.spec.engine == EngineChoice::Exact(EngineKind::Null);
             Planned {
                 spec: job.spec.clone(),
                 places: job
                     .threads
                     .iter()
                     .map(|&(f, start, len)| Placement {
-                        file: Some(&files[f]),
+                        file: if null { None } else { files[f].as_ref() },
                         start,
                         len,
                     })
@@ -242,7 +249,7 @@ fn measure(plan: &lower::Plan, dirs: &[TestDir], recorder: &mut Recorder) -> any
             v.dedup();
             v
         };
-        m.file = Some(files[used[0]].info());
+        m.file = files[used[0]].as_ref().map(TestFile::info);
         m.job = Some(JobInfo {
             section: job.section.clone(),
             at: job.pos.to_string(),
@@ -257,7 +264,10 @@ fn measure(plan: &lower::Plan, dirs: &[TestDir], recorder: &mut Recorder) -> any
                 .iter()
                 .map(|&f| plan.files[f].fio_path.display().to_string())
                 .collect(),
-            files: used.iter().map(|&f| files[f].info()).collect(),
+            files: used
+                .iter()
+                .filter_map(|&f| files[f].as_ref().map(TestFile::info))
+                .collect(),
             steadystate: done.outcome.steady,
         });
         recorder.add(Measurement::Disk(m))
