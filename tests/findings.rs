@@ -1,14 +1,12 @@
 //! Integration tests of the findings: `candor analyze` and `candor explain` on
-//! Run files, and real planted conditions around `candor sweep` and
-//! `candor disk`: cgroup v1 blkio throttles (caps, limiter, burst-cliff), an
-//! unthrottled sweep (no invented caps) and a tmpfs test directory (refused).
-//! The cgroup tests need root and /sys/fs/cgroup/blkio, as on the project's
-//! machines; they create and remove their own groups and mounts.
+//! Run files, and `candor sweep`'s bad input and interruption. The planted
+//! conditions (throttles, caches, filesystems) are in tests/truth.rs.
+
+mod common;
 
 use assert_cmd::Command;
 use candor::result::*;
-use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -37,6 +35,7 @@ fn job(
     let reads = rw.contains("read");
     Measurement::Disk(DiskMeasurement {
         span: None,
+        sync: None,
         profile: Some(profile.into()),
         pass: Some(pass),
         role,
@@ -82,6 +81,8 @@ fn job(
                 48 << 30
             },
             fill_ns: 0,
+            nocow: None,
+            no_holes: None,
         }),
         fio_command: String::new(),
         notes: vec![],
@@ -235,119 +236,6 @@ fn explain_lists_and_explains() {
 
 // ---------------------------------------------------------------- planted conditions
 
-const BLKIO: &str = "/sys/fs/cgroup/blkio";
-
-/// The planted-condition tests measure the same disk: one at a time, so that
-/// one's I/O does not blur another's levels.
-static DISK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
-    DISK.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// A cgroup v1 blkio group of our own, removed on drop (even when the test fails).
-struct Cgroup {
-    path: PathBuf,
-    device: String,
-}
-
-impl Cgroup {
-    fn new(tag: &str, dir: &Path) -> Cgroup {
-        let path = Path::new(BLKIO).join(format!("candor-test-{tag}-{}", std::process::id()));
-        std::fs::create_dir(&path).unwrap_or_else(|e| {
-            panic!(
-                "cannot create {} (these tests need root and cgroup v1 blkio): {e}",
-                path.display()
-            )
-        });
-        Cgroup {
-            path,
-            device: whole_disk(dir),
-        }
-    }
-
-    /// Sets one throttle (`read_iops_device`, `write_iops_device`, `read_bps_device`, ...).
-    fn set(&self, file: &str, value: u64) {
-        let f = self.path.join(format!("blkio.throttle.{file}"));
-        std::fs::write(&f, format!("{} {value}", self.device))
-            .unwrap_or_else(|e| panic!("cannot write {}: {e}", f.display()));
-    }
-
-    /// Read operations the group has served so far (all devices).
-    fn reads_served(&self) -> u64 {
-        let text = std::fs::read_to_string(self.path.join("blkio.throttle.io_serviced"))
-            .unwrap_or_default();
-        text.lines()
-            .filter(|l| {
-                l.ends_with(char::is_numeric) && l.split_whitespace().nth(1) == Some("Read")
-            })
-            .filter_map(|l| l.split_whitespace().nth(2)?.parse::<u64>().ok())
-            .sum()
-    }
-
-    /// A shell command that puts itself into the group, then becomes candor.
-    fn wrap(&self, args: &[String]) -> std::process::Command {
-        let mut c = std::process::Command::new("sh");
-        let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
-        c.arg("-c").arg(format!(
-            "echo $$ > '{}' && exec '{}' {}",
-            self.path.join("cgroup.procs").display(),
-            env!("CARGO_BIN_EXE_candor"),
-            quoted.join(" ")
-        ));
-        c
-    }
-}
-
-impl Drop for Cgroup {
-    fn drop(&mut self) {
-        // The candor process has exited by now; an empty group can be removed.
-        for _ in 0..50 {
-            if std::fs::remove_dir(&self.path).is_ok() || !self.path.exists() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        eprintln!("warning: could not remove {}", self.path.display());
-    }
-}
-
-/// MAJ:MIN of the whole disk under `dir` (throttles apply to disks, not partitions).
-fn whole_disk(dir: &Path) -> String {
-    let dev = std::fs::metadata(dir).unwrap().dev();
-    let (maj, min) = (libc_major(dev), libc_minor(dev));
-    let sys = PathBuf::from(format!("/sys/dev/block/{maj}:{min}"));
-    assert!(
-        sys.exists(),
-        "{} has no block device ({maj}:{min})",
-        dir.display()
-    );
-    if sys.join("partition").exists() {
-        let parent = std::fs::canonicalize(&sys)
-            .unwrap()
-            .parent()
-            .unwrap()
-            .join("dev");
-        return std::fs::read_to_string(parent).unwrap().trim().to_string();
-    }
-    format!("{maj}:{min}")
-}
-
-fn libc_major(dev: u64) -> u64 {
-    ((dev >> 32) & 0xffff_f000) | ((dev >> 8) & 0xfff)
-}
-
-fn libc_minor(dev: u64) -> u64 {
-    ((dev >> 12) & 0xffff_ff00) | (dev & 0xff)
-}
-
-fn test_dir() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("candor-findings-")
-        .tempdir_in("/var/tmp")
-        .unwrap()
-}
-
 fn sweep_args(dir: &Path, out: &Path) -> Vec<String> {
     [
         "sweep",
@@ -369,211 +257,6 @@ fn sweep_args(dir: &Path, out: &Path) -> Vec<String> {
     .collect()
 }
 
-fn caps_of(run: &Run) -> serde_json::Value {
-    run.findings
-        .iter()
-        .find(|f| f.id == "caps")
-        .expect("a caps finding")
-        .evidence
-        .clone()
-}
-
-/// The sweep's points, one line each, for failure messages.
-fn points_table(run: &Run) -> String {
-    run.disk()
-        .flat_map(|m| {
-            [&m.read, &m.write].into_iter().flatten().map(move |s| {
-                format!(
-                    "{} {} QD{}: {:.0} IOPS {:.2} MB/s\n",
-                    m.spec.rw,
-                    m.spec.bs,
-                    m.spec.iodepth,
-                    s.iops,
-                    s.bytes_per_sec / 1e6
-                )
-            })
-        })
-        .collect()
-}
-
-fn within(run: &Run, key: &str, planted: f64) {
-    let caps = caps_of(run);
-    let ok = caps[key]
-        .as_f64()
-        .is_some_and(|v| (v / planted - 1.0).abs() <= 0.05);
-    assert!(
-        ok,
-        "{key}: inferred {}, planted {planted}\ncaps: {caps}\n{}",
-        caps[key],
-        points_table(run)
-    );
-}
-
-#[test]
-fn throttled_sweep_finds_the_planted_caps_and_a_limiter() {
-    let _disk = one_at_a_time();
-    let dir = test_dir();
-    let out = dir.path().join("sweep.json");
-    let group = Cgroup::new("caps", dir.path());
-    group.set("read_iops_device", 2000);
-    group.set("write_iops_device", 1000);
-    group.set("read_bps_device", 50_000_000);
-    let status = group
-        .wrap(&sweep_args(dir.path(), &out))
-        .stdout(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(status.success(), "candor sweep failed: {status}");
-    let run = read_run(&out).unwrap();
-    let caps = caps_of(&run);
-    within(&run, "read_iops", 2000.0);
-    within(&run, "write_iops", 1000.0);
-    within(&run, "read_bytes_per_sec", 50e6);
-    assert!(
-        caps["write_bytes_per_sec"].is_null(),
-        "no write bandwidth cap was planted: {caps}"
-    );
-    assert!(
-        run.findings
-            .iter()
-            .any(|f| f.id.starts_with("limiter-") && f.status == FindingStatus::Checked),
-        "no limiter finding: {:?}",
-        run.findings.iter().map(|f| &f.id).collect::<Vec<_>>()
-    );
-}
-
-#[test]
-fn unthrottled_sweep_invents_no_cap() {
-    let _disk = one_at_a_time();
-    let dir = test_dir();
-    let out = dir.path().join("sweep.json");
-    let status = std::process::Command::new(env!("CARGO_BIN_EXE_candor"))
-        .args(sweep_args(dir.path(), &out))
-        .stdout(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let caps = caps_of(&read_run(&out).unwrap());
-    for key in [
-        "read_iops",
-        "write_iops",
-        "read_bytes_per_sec",
-        "write_bytes_per_sec",
-    ] {
-        assert!(caps[key].is_null(), "invented {key}: {caps}");
-    }
-}
-
-#[test]
-fn throttle_lowered_mid_run_is_a_burst_cliff() {
-    let _disk = one_at_a_time();
-    let dir = test_dir();
-    let out = dir.path().join("disk.json");
-    let group = Cgroup::new("cliff", dir.path());
-    group.set("read_iops_device", 3000);
-    let args: Vec<String> = [
-        "disk",
-        "--dir",
-        &dir.path().display().to_string(),
-        "--rw",
-        "randread",
-        "--bs",
-        "4k",
-        "--iodepth",
-        "16",
-        "--size",
-        "256M",
-        "--runtime",
-        "6s",
-        "--output",
-        &out.display().to_string(),
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    let mut child = group.wrap(&args).stdout(Stdio::null()).spawn().unwrap();
-    // Before the job reads, the group serves a few dozen reads at most (the
-    // binary's pages, filesystem metadata during the fill); the job's ramp at
-    // 3000 IOPS passes 500 reads within 0.2 s. From there, wait out the 1 s
-    // ramp and 3 s at 3000 IOPS, then lower the throttle to 500.
-    let start = std::time::Instant::now();
-    while group.reads_served() < 500 && start.elapsed() < Duration::from_secs(60) {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    assert!(
-        group.reads_served() >= 500,
-        "candor disk never started reading"
-    );
-    std::thread::sleep(Duration::from_millis(4000));
-    group.set("read_iops_device", 500);
-    let status = child.wait().unwrap();
-    assert!(status.success(), "candor disk failed: {status}");
-    let out2 = candor()
-        .args(["analyze", "--format", "json"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    let doc: serde_json::Value = serde_json::from_slice(&out2.stdout).unwrap();
-    let cliff = doc["runs"][0]["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["id"] == "burst-cliff" && f["status"] == "checked")
-        .unwrap_or_else(|| {
-            let run = read_run(&out).unwrap();
-            let series: Vec<(u64, u64)> = run
-                .disk()
-                .flat_map(|m| {
-                    m.read
-                        .iter()
-                        .flat_map(|r| r.series.iter().map(|p| (p.ops, p.dur_ns)))
-                })
-                .collect();
-            panic!("no burst-cliff; per-second read ops and durations: {series:?}")
-        })
-        .clone();
-    let before = cliff["evidence"]["level_before_iops"].as_f64().unwrap();
-    let after = cliff["evidence"]["level_after_iops"].as_f64().unwrap();
-    assert!(
-        (before / 3000.0 - 1.0).abs() < 0.1,
-        "level before {before}, planted 3000"
-    );
-    assert!(
-        (after / 500.0 - 1.0).abs() < 0.1,
-        "level after {after}, planted 500"
-    );
-}
-
-/// A tmpfs mounted for the test, unmounted on drop.
-struct Tmpfs(tempfile::TempDir);
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("umount")
-            .arg(self.0.path())
-            .status();
-    }
-}
-
-#[test]
-fn tmpfs_test_directory_is_refused() {
-    let mount = Tmpfs(tempfile::tempdir_in("/var/tmp").unwrap());
-    let ok = std::process::Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=64m", "candor-test"])
-        .arg(mount.0.path())
-        .status()
-        .unwrap();
-    assert!(ok.success(), "cannot mount a tmpfs (needs root)");
-    let out = candor()
-        .args(["sweep", "--runtime", "1s", "--size", "16M", "--dir"])
-        .arg(mount.0.path())
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("tmpfs"), "{err}");
-}
-
 // ---------------------------------------------------------------- sweep inputs and interruption
 
 #[test]
@@ -593,8 +276,8 @@ fn sweep_bad_inputs_exit_2_naming_the_flag() {
 
 #[test]
 fn interrupted_sweep_keeps_its_points_and_removes_its_file() {
-    let _disk = one_at_a_time();
-    let dir = test_dir();
+    let _disk = common::plant::one_at_a_time();
+    let dir = common::plant::test_dir("findings");
     let out = dir.path().join("sweep.json");
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_candor"))
         .args(sweep_args(dir.path(), &out))

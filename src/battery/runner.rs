@@ -358,6 +358,7 @@ mod tests {
             measured_ns: 1,
             file: None,
             span: None,
+            sync: None,
             fio_command: String::new(),
             notes: Vec::new(),
             job: None,

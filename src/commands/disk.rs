@@ -116,6 +116,8 @@ pub fn job_from_args(args: &Args) -> anyhow::Result<JobSpec> {
     };
     job.validate().map_err(usage)?;
     job.check_split().map_err(usage)?;
+    job.check_memory(crate::host::memory::available_bytes())
+        .map_err(usage)?;
     Ok(job)
 }
 

@@ -44,7 +44,9 @@ pub fn execute(args: &Args, path: &Path) -> anyhow::Result<()> {
         let text = crate::report::jobfile_plan(&file, &plan);
         return crate::output::write_text(None, &text, false);
     }
-    // Every directory is checked, and every file's room, before any file exists.
+    // Memory for every job's buffers (they may all run at once), every
+    // directory, and every file's room are checked before any file exists.
+    check_memory(&file, &plan)?;
     let dirs = open_dirs(&file, &plan)?;
     let mut run = Run::of_this_process();
     run.label = args.label.clone();
@@ -64,6 +66,21 @@ pub fn execute(args: &Args, path: &Path) -> anyhow::Result<()> {
     recorder.finish(RunStatus::Complete)?;
     let run = recorder.into_run();
     crate::output::write_text(None, &crate::report::render(&run, args.format), false)
+}
+
+/// The jobs' buffers, all at once, must fit in half the available memory
+/// (the rule of `candor disk`): the allocation would abort otherwise.
+fn check_memory(file: &JobFile, plan: &lower::Plan) -> anyhow::Result<()> {
+    let need: u64 = plan.jobs.iter().map(|j| j.spec.memory_needed()).sum();
+    match crate::host::memory::available_bytes() {
+        Some(avail) if need > avail / 2 => Err(usage(format!(
+            "{}: its jobs' I/O buffers need {} together; {} of memory is available (candor uses at most half)",
+            file.path,
+            crate::units::fmt_bytes(need),
+            crate::units::fmt_bytes(avail)
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// The test directory of each file fio would use, checked: a filesystem
@@ -204,7 +221,12 @@ fn measure(plan: &lower::Plan, dirs: &[TestDir], recorder: &mut Recorder) -> any
         let align = dir.direct_alignment();
         let size = f.size.div_ceil(align) * align;
         let seed = plan.jobs[f.jobs[0]].spec.seed ^ (i as u64).wrapping_mul(0x5851_f42d);
-        files.push(Some(TestFile::create(dir, &file_purpose(&f.fio_path), size, seed)?));
+        files.push(Some(TestFile::create(
+            dir,
+            &file_purpose(&f.fio_path),
+            size,
+            seed,
+        )?));
         crate::cancel::check()?;
     }
     let planned: Vec<Planned> = plan

@@ -1,8 +1,16 @@
-//! `candor sweep`: a short matrix of random reads and writes over block sizes
-//! (4 KiB, 8 KiB, 64 KiB, 1 MiB) and queue depths (1, 32), plus sequential
-//! 1 MiB reads at QD1 and QD8, then the `caps` finding: the IOPS and bandwidth
-//! limits the points reveal (null where none is evident). The plan is pure
-//! (tested without I/O); measuring is the disk engine's, inference the findings'.
+//! `candor sweep`: random reads and writes over block sizes and queue
+//! depths, plus sequential 1 MiB reads at QD1 and QD8, then the `caps`
+//! finding: the IOPS and bandwidth limits the points reveal, each called a
+//! cap, a ceiling (limiter or medium, not told apart) or nothing.
+//!
+//! Cloud caps usually sit above what QD1 reaches (a network volume does
+//! 2-20k IOPS at QD1 and is capped at 16k-80k), so small blocks, where IOPS
+//! caps live, run at six depths up to 64: the plateau is seen from below and along.
+//! Larger blocks, where bandwidth caps live, reach them at lower depths and
+//! run at three. Where one thread used a whole core at the deepest 4 KiB
+//! point, that point runs again with more threads: a CPU-bound figure says
+//! nothing about the disk. The plan is pure (tested without I/O); measuring
+//! is the disk engine's, inference the findings'.
 
 use crate::disk::{self, JobSpec, Rw, TestDir, TestFile};
 use crate::error::usage;
@@ -14,10 +22,15 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Block sizes of the random part of the sweep.
-pub const SWEEP_BLOCK_SIZES: [u64; 4] = [4 << 10, 8 << 10, 64 << 10, 1 << 20];
-/// Queue depths of the random part of the sweep.
-pub const SWEEP_DEPTHS: [u32; 2] = [1, 32];
+/// The random part of the sweep: each block size with its queue depths.
+pub const SWEEP_MATRIX: [(u64, &[u32]); 6] = [
+    (4 << 10, &[1, 4, 8, 16, 32, 64]),
+    (8 << 10, &[1, 4, 8, 16, 32, 64]),
+    (16 << 10, &[1, 4, 16]),
+    (64 << 10, &[1, 4, 16]),
+    (256 << 10, &[1, 4, 16]),
+    (1 << 20, &[1, 4, 16]),
+];
 /// Queue depths of the sequential 1 MiB reads.
 pub const SWEEP_SEQ_DEPTHS: [u32; 2] = [1, 8];
 
@@ -27,8 +40,9 @@ pub struct Args {
     /// Directory for the test file (tmpfs and ramfs are refused).
     #[arg(long, default_value = "/var/tmp")]
     pub dir: PathBuf,
-    /// Measured time per point (e.g. 2s, 500ms).
-    #[arg(long, default_value = "2s")]
+    /// Measured time per point (e.g. 1s, 500ms). The default keeps the whole
+    /// sweep under two minutes.
+    #[arg(long, default_value = "1s")]
     pub runtime: String,
     /// Warm-up before each point, not counted.
     #[arg(long, default_value = "500ms")]
@@ -52,7 +66,7 @@ pub struct Args {
 }
 
 /// The sweep's jobs in the order they run: random read, random write (each
-/// block size at each depth), then sequential 1 MiB reads.
+/// block size at its depths), then sequential 1 MiB reads.
 pub fn plan(runtime: Duration, ramp: Duration, size: u64, seed: u64) -> Vec<JobSpec> {
     let mut jobs = Vec::new();
     let mut push = |rw: Rw, bs: u64, qd: u32| {
@@ -64,8 +78,8 @@ pub fn plan(runtime: Duration, ramp: Duration, size: u64, seed: u64) -> Vec<JobS
         jobs.push(j);
     };
     for rw in [Rw::Randread, Rw::Randwrite] {
-        for bs in SWEEP_BLOCK_SIZES {
-            for qd in SWEEP_DEPTHS {
+        for (bs, depths) in SWEEP_MATRIX {
+            for &qd in depths {
                 push(rw.clone(), bs, qd);
             }
         }
@@ -74,6 +88,31 @@ pub fn plan(runtime: Duration, ramp: Duration, size: u64, seed: u64) -> Vec<JobS
         push(Rw::Read, 1 << 20, qd);
     }
     jobs
+}
+
+/// The point to add when `m` (the deepest 4 KiB point) kept one thread busy
+/// a whole core: the same depth per thread with up to 4 threads, so that the
+/// CPU of one core does not pass for the disk's ceiling.
+pub fn more_threads(
+    job: &JobSpec,
+    m: &crate::result::DiskMeasurement,
+    cpus: u32,
+) -> Option<JobSpec> {
+    let deepest = SWEEP_MATRIX[0].1.iter().max().copied().unwrap_or(32);
+    let busy =
+        m.cpu.usr_pct + m.cpu.sys_pct >= crate::findings::IO_CPU_BOUND_PCT * f64::from(job.numjobs);
+    if job.bs != SWEEP_MATRIX[0].0
+        || job.iodepth != deepest
+        || job.numjobs != 1
+        || !busy
+        || cpus < 2
+    {
+        return None;
+    }
+    let mut more = job.clone();
+    more.numjobs = cpus.min(4);
+    more.seed = job.seed.wrapping_add(1 << 32);
+    Some(more)
 }
 
 /// The plan as stored in the Run (`plan.kind = "sweep"`).
@@ -153,7 +192,13 @@ fn measure(
         let mut m = disk::run_job(dir, &file, job)?;
         m.pass = Some(1);
         recorder.run_mut().notes.extend(m.notes.iter().cloned());
+        let extra = more_threads(job, &m, crate::compute::online_cpus());
         recorder.add(Measurement::Disk(m))?;
+        if let Some(job) = extra {
+            let mut m = disk::run_job(dir, &file, &job)?;
+            m.pass = Some(1);
+            recorder.add(Measurement::Disk(m))?;
+        }
     }
     if progress {
         eprintln!();
@@ -168,10 +213,10 @@ mod tests {
     #[test]
     fn plan_covers_the_matrix_and_seq_reads() {
         let jobs = plan(Duration::from_secs(1), Duration::ZERO, 256 << 20, 7);
-        assert_eq!(jobs.len(), 2 * 4 * 2 + 2);
+        assert_eq!(jobs.len(), 2 * 24 + 2);
         for rw in [Rw::Randread, Rw::Randwrite] {
-            for bs in SWEEP_BLOCK_SIZES {
-                for qd in SWEEP_DEPTHS {
+            for (bs, depths) in SWEEP_MATRIX {
+                for &qd in depths {
                     assert!(jobs
                         .iter()
                         .any(|j| j.rw == rw && j.bs == bs && j.iodepth == qd));

@@ -142,14 +142,70 @@ pub fn init(a: &mut [f64], b: &mut [f64], c: &mut [f64]) {
     c.fill(INIT.2);
 }
 
-/// The largest CPU cache in bytes (the LLC), from sysfs; None if unknown.
+/// The last-level cache of the whole machine in bytes: the sum of every
+/// distinct cache at the highest level, across all CPUs (sysfs). cpu0's
+/// alone is not enough: a multi-CCX EPYC has one L3 per CCX (8 x 32 MiB
+/// on a 64-core part), and arrays sized from one of them fit in the sum,
+/// so the "RAM" figure would be cache. None if unknown.
 pub fn llc_bytes() -> Option<u64> {
-    let dir = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?;
-    dir.filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_string_lossy().starts_with("index"))
-        .filter_map(|e| std::fs::read_to_string(e.path().join("size")).ok())
-        .filter_map(|s| crate::units::parse_size(s.trim()).ok())
-        .max()
+    let mut caches = Vec::new();
+    for cpu in std::fs::read_dir("/sys/devices/system/cpu").ok()?.flatten() {
+        let name = cpu.file_name().to_string_lossy().to_string();
+        if !name.starts_with("cpu") || !name[3..].chars().all(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(indexes) = std::fs::read_dir(cpu.path().join("cache")) else {
+            continue;
+        };
+        for index in indexes.flatten() {
+            let read = |f: &str| {
+                std::fs::read_to_string(index.path().join(f))
+                    .ok()
+                    .map(|s| s.trim().to_string())
+            };
+            let (Some(level), Some(shared), Some(size)) =
+                (read("level"), read("shared_cpu_list"), read("size"))
+            else {
+                continue;
+            };
+            let (Ok(level), Ok(size)) = (level.parse::<u32>(), crate::units::parse_size(&size))
+            else {
+                continue;
+            };
+            if read("type").as_deref() == Some("Instruction") {
+                continue;
+            }
+            caches.push(CacheEntry {
+                level,
+                shared,
+                size,
+            });
+        }
+    }
+    sum_last_level(&caches)
+}
+
+/// One CPU cache as sysfs lists it under a CPU.
+#[derive(Debug, Clone)]
+pub struct CacheEntry {
+    pub level: u32,
+    /// `shared_cpu_list`: the CPUs sharing it, the same text for each of them.
+    pub shared: String,
+    pub size: u64,
+}
+
+/// The sum of the distinct caches at the highest level.
+pub fn sum_last_level(caches: &[CacheEntry]) -> Option<u64> {
+    let top = caches.iter().map(|c| c.level).max()?;
+    let mut seen: Vec<&str> = Vec::new();
+    let mut total = 0;
+    for c in caches.iter().filter(|c| c.level == top) {
+        if !seen.contains(&c.shared.as_str()) {
+            seen.push(&c.shared);
+            total += c.size;
+        }
+    }
+    Some(total)
 }
 
 /// MemAvailable from /proc/meminfo in bytes; None if unknown.
@@ -323,5 +379,28 @@ mod tests {
         let (bytes, note) = array_bytes(Some(32 * MIB), Some(300 * MIB));
         assert_eq!(bytes, 25 * MIB);
         assert!(note.unwrap().contains("may be cache"));
+    }
+
+    /// Two CCXs of 32 MiB L3 each (CPUs 0-3 and 4-7) hold 64 MiB: arrays
+    /// sized from cpu0's L3 alone would fit in cache.
+    #[test]
+    fn last_level_cache_is_summed_over_distinct_caches() {
+        let mut caches = Vec::new();
+        for cpu in 0..8u32 {
+            caches.push(CacheEntry {
+                level: 2,
+                shared: cpu.to_string(),
+                size: 512 << 10,
+            });
+            caches.push(CacheEntry {
+                level: 3,
+                shared: if cpu < 4 { "0-3".into() } else { "4-7".into() },
+                size: 32 << 20,
+            });
+        }
+        assert_eq!(sum_last_level(&caches), Some(64 << 20));
+        assert_eq!(sum_last_level(&[]), None);
+        // This machine: whatever it has, at least cpu0's largest cache.
+        assert!(llc_bytes().is_some_and(|b| b > 0));
     }
 }

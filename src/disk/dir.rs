@@ -19,13 +19,14 @@ const NFS_MAGIC: i64 = 0x6969;
 const SMB2_MAGIC: i64 = 0xfe53_4d42;
 const CIFS_MAGIC: i64 = 0xff53_4d42;
 const V9FS_MAGIC: i64 = 0x0102_1997;
+const BTRFS_MAGIC: i64 = 0x9123_683e;
 
 /// The filesystem name for a statfs magic, where candor knows it.
 pub fn fs_name(magic: i64) -> &'static str {
     match magic {
         0xef53 => "ext4",
         0x5846_5342 => "xfs",
-        0x9123_683e => "btrfs",
+        BTRFS_MAGIC => "btrfs",
         0xf2f5_2010 => "f2fs",
         TMPFS_MAGIC => "tmpfs",
         RAMFS_MAGIC => "ramfs",
@@ -121,6 +122,9 @@ impl TestDir {
             ZFS_MAGIC => warnings.push(format!(
                 "{shown} is on ZFS: before OpenZFS 2.3 O_DIRECT is accepted but served through the ARC (RAM); figures may be cache, not disks"
             )),
+            BTRFS_MAGIC => warnings.push(format!(
+                "{shown} is on btrfs (copy-on-write): candor makes its test files No_COW (chattr +C) so that overwrites land in place, as on other filesystems; files of applications that keep copy-on-write pay for a new extent and its checksum on every overwrite"
+            )),
             NFS_MAGIC | SMB2_MAGIC | CIFS_MAGIC | V9FS_MAGIC => warnings.push(format!(
                 "{shown} is on a network filesystem ({}): figures include the network and the server's cache",
                 fs_name(fs_magic)
@@ -171,6 +175,11 @@ impl TestDir {
     /// Warnings about what O_DIRECT means on this filesystem.
     pub fn warnings(&self) -> &[String] {
         &self.warnings
+    }
+
+    /// True on a copy-on-write filesystem whose files can be made No_COW (btrfs).
+    pub fn copy_on_write(&self) -> bool {
+        self.fs_magic == BTRFS_MAGIC
     }
 
     /// The filesystem type name (`ext4`, `xfs`, ...).

@@ -37,6 +37,8 @@ pub struct TestFile {
     ino: u64,
     allocated_bytes: u64,
     fill_ns: u64,
+    nocow: Option<bool>,
+    no_holes: Option<bool>,
 }
 
 impl TestFile {
@@ -107,6 +109,8 @@ impl TestFile {
         // SAFETY: raw is a fresh descriptor owned by nobody else.
         let fd = unsafe { OwnedFd::from_raw_fd(raw) };
         crate::cancel::register(path.clone());
+        // No_COW must be set while the file is empty (btrfs ignores it after).
+        let nocow = dir.copy_on_write().then(|| set_nocow(&fd));
         let mut file = TestFile {
             path,
             name: cname,
@@ -116,6 +120,8 @@ impl TestFile {
             ino: 0,
             allocated_bytes: 0,
             fill_ns: 0,
+            nocow,
+            no_holes: None,
         };
         // From here on, dropping `file` removes it: every error path cleans up.
         let started = Instant::now();
@@ -131,6 +137,14 @@ impl TestFile {
         file.ino = st.st_ino;
         file.allocated_bytes = (st.st_blocks as u64) * 512;
         if file.allocated_bytes < size {
+            // Some filesystems count allocated blocks late (ZFS at the next
+            // transaction-group sync, up to 5 s): sync the filesystem, look
+            // again, and ask for holes before calling the file sparse.
+            let (allocated, no_holes) = allocation_settled(&fd, size);
+            file.allocated_bytes = allocated;
+            file.no_holes = no_holes;
+        }
+        if !allocation_ok(file.allocated_bytes, size, file.no_holes) {
             return Err(anyhow::anyhow!(
                 "test file {} is sparse after a full write ({} of {} bytes allocated): the filesystem compresses or thin-provisions; reads would return holes, not data",
                 file.path.display(),
@@ -156,6 +170,8 @@ impl TestFile {
             size: self.size,
             allocated_bytes: self.allocated_bytes,
             fill_ns: self.fill_ns,
+            nocow: self.nocow,
+            no_holes: self.no_holes,
         }
     }
 
@@ -285,4 +301,78 @@ fn fill(fd: &OwnedFd, size: u64, seed: u64, align: usize, path: &Path) -> anyhow
         ));
     }
     Ok(())
+}
+/// Sets FS_NOCOW_FL on an empty file; true when the flag held.
+fn set_nocow(fd: &OwnedFd) -> bool {
+    const FS_NOCOW_FL: libc::c_long = 0x0080_0000;
+    let mut flags: libc::c_long = 0;
+    // SAFETY: FS_IOC_GETFLAGS/SETFLAGS read and write one long through a
+    // valid pointer on a descriptor we own.
+    unsafe {
+        if libc::ioctl(fd.as_raw_fd(), libc::FS_IOC_GETFLAGS, &mut flags) != 0 {
+            return false;
+        }
+        flags |= FS_NOCOW_FL;
+        if libc::ioctl(fd.as_raw_fd(), libc::FS_IOC_SETFLAGS, &flags) != 0 {
+            return false;
+        }
+        flags = 0;
+        libc::ioctl(fd.as_raw_fd(), libc::FS_IOC_GETFLAGS, &mut flags) == 0
+            && flags & FS_NOCOW_FL != 0
+    }
+}
+
+/// The allocated bytes after the filesystem has had a chance to count them
+/// (syncfs, then up to three looks a second apart), and whether SEEK_HOLE
+/// finds no hole before the end when they still fall short.
+fn allocation_settled(fd: &OwnedFd, size: u64) -> (u64, Option<bool>) {
+    let stat_blocks = || {
+        // SAFETY: plain data filled by fstat for a valid fd.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } != 0 {
+            return 0;
+        }
+        (st.st_blocks as u64) * 512
+    };
+    let mut allocated = stat_blocks();
+    for _ in 0..3 {
+        if allocated >= size {
+            return (allocated, None);
+        }
+        // SAFETY: syncfs on a valid descriptor.
+        unsafe { libc::syncfs(fd.as_raw_fd()) };
+        allocated = stat_blocks();
+        if allocated < size {
+            std::thread::sleep(std::time::Duration::from_secs(1));
+            allocated = stat_blocks();
+        }
+    }
+    if allocated >= size {
+        return (allocated, None);
+    }
+    // SAFETY: lseek on a valid descriptor.
+    let hole = unsafe { libc::lseek(fd.as_raw_fd(), 0, libc::SEEK_HOLE) };
+    (allocated, (hole >= 0).then_some(hole as u64 >= size))
+}
+
+/// A filled file is fully written when its blocks cover it, or when they
+/// lag but no hole lies before its end (the blocks are counted later).
+pub fn allocation_ok(allocated: u64, size: u64, no_holes: Option<bool>) -> bool {
+    allocated >= size || no_holes == Some(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ZFS counts a file's blocks at the next transaction-group sync: a file
+    /// whose blocks lag but that has no hole is fully written; one with a
+    /// hole, or unknown, is not.
+    #[test]
+    fn lagging_blocks_without_holes_are_allocated() {
+        assert!(allocation_ok(1 << 20, 1 << 20, None));
+        assert!(allocation_ok(4096, 1 << 20, Some(true)));
+        assert!(!allocation_ok(4096, 1 << 20, Some(false)));
+        assert!(!allocation_ok(4096, 1 << 20, None));
+    }
 }

@@ -264,6 +264,32 @@ impl JobSpec {
         Ok(())
     }
 
+    /// Memory the job needs: each thread's slot buffers (and the spare that
+    /// stages large writes), plus about 1 MiB per thread for its recorders'
+    /// histograms, its ring and its stack.
+    pub fn memory_needed(&self) -> u64 {
+        let per_thread = (super::worker::buffers_for(self) as u64)
+            .saturating_mul(super::worker::buffer_bytes(self) as u64);
+        (per_thread.saturating_add(1 << 20)).saturating_mul(u64::from(self.numjobs))
+    }
+
+    /// Refuses a job whose buffers would not fit in half the available
+    /// memory, before any file is written (the allocation would abort).
+    pub fn check_memory(&self, available: Option<u64>) -> Result<(), String> {
+        let need = self.memory_needed();
+        match available {
+            Some(avail) if need > avail / 2 => Err(format!(
+                "--numjobs {} x --iodepth {} x --bs {} needs {} of I/O buffers; {} of memory is available (candor uses at most half)",
+                self.numjobs,
+                self.iodepth,
+                crate::units::fmt_bytes(self.bs),
+                crate::units::fmt_bytes(need),
+                crate::units::fmt_bytes(avail)
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// The Run's description of this job, with the engine that actually ran.
     pub fn to_spec(&self, engine: EngineKind) -> DiskSpec {
         DiskSpec {
@@ -327,5 +353,18 @@ mod tests {
         let mut j = ok.clone();
         j.size = 1024;
         assert!(j.validate().unwrap_err().contains("--bs"));
+    }
+
+    #[test]
+    fn memory_is_checked_before_anything_is_written() {
+        let mut j = JobSpec::new(Rw::Randread, 256 << 20, 4096);
+        j.numjobs = 1024;
+        j.size = 1 << 40;
+        assert!(j.validate().is_ok());
+        let e = j.check_memory(Some(24 << 30)).unwrap_err();
+        assert!(e.contains("needs") && e.contains("available"), "{e}");
+        let small = JobSpec::new(Rw::Randread, 4096, 32);
+        assert!(small.check_memory(Some(1 << 30)).is_ok());
+        assert!(small.check_memory(None).is_ok());
     }
 }

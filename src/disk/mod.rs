@@ -152,6 +152,8 @@ pub fn run(
     control: &Control,
 ) -> anyhow::Result<Outcome> {
     job.validate().map_err(usage)?;
+    job.check_memory(crate::host::memory::available_bytes())
+        .map_err(usage)?;
     let selected = engine::select(job.engine).map_err(|why| anyhow::anyhow!(why))?;
     let mut job = job.clone();
     let mut notes = Vec::new();
@@ -424,6 +426,7 @@ pub fn run(
     };
     let measurement = DiskMeasurement {
         span,
+        sync: None,
         profile: None,
         pass: None,
         role: Default::default(),

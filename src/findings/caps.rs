@@ -1,50 +1,68 @@
-//! `caps`: the IOPS and bandwidth limits a sweep over block sizes and queue
-//! depths reveals. A limiter counts operations or bytes, a medium does
-//! neither exactly: equal IOPS at 4 KiB and 8 KiB while MB/s doubles is an
-//! IOPS cap; equal MB/s at different block sizes (IOPS far apart) is a
-//! bandwidth cap. Read and write caps are inferred separately.
+//! `caps`: the IOPS and bandwidth limits that a sweep over block sizes and
+//! queue depths reveals, each called a **cap** (a configured limiter: its
+//! fingerprints are there), a **ceiling** (a plateau, but a medium's own top
+//! could look the same: limiter or medium, not told apart) or nothing (the
+//! curve still rises at the deepest point tested). Read and write are
+//! inferred separately.
 //!
-//! Equal figures at two block sizes are not enough on their own. On this
-//! project's shared VM an unthrottled sweep gave 48,161 and 47,314 IOPS at 4
-//! and 8 KiB QD32 (the virtual disk's per-I/O cost), and 1.14 GB/s for 64 KiB
-//! QD32, 1 MiB QD32 and sequential 1 MiB QD1 reads (the path's bandwidth). A
-//! configured limiter shows one more trait: it holds even a single request in
-//! flight. So a cap needs the plateau at the shallowest depth tested (QD1):
-//! one QD1 point for an IOPS cap (a medium's top IOPS is never at QD1), two
-//! block sizes at QD1 for a bandwidth cap (one 1 MiB request can fill a slow
-//! path; a 64 KiB one cannot). Under real cgroup throttles the QD1 points sit
-//! on the cap (1,979 IOPS at 8 KiB under 2,000; 49.6 and 49.8 MB/s at 64 KiB
-//! and 1 MiB under 50 MB/s). A plateau without that is reported as a
-//! `ceiling` of the path, and the cap field stays null.
+//! A plateau is where the figure stops rising: points at several depths of
+//! one block size, or at several block sizes, within a few percent of one
+//! level, nothing well above it, and no deeper point of the same block size
+//! climbing past it. What makes a plateau a cap, from the points alone:
 //!
-//! Inference is a pure function of points, so it is tested on synthetic
-//! sweeps; `caps_finding` applies it to a Run.
+//! - **it holds at QD1** (a medium's top IOPS is never at QD1; for
+//!   bandwidth, two block sizes at QD1, since one 1 MiB request can fill a
+//!   slow path). Strong on its own.
+//! - **the same IOPS at three or more block sizes** (a medium pays per byte
+//!   too, so its IOPS fall as blocks grow; a limiter counts operations).
+//!   Strong on its own. Two block sizes count as one item below: a host's
+//!   per-request cost can make 4 and 8 KiB equal (measured here: 48,161
+//!   and 47,314 IOPS with a debug build at QD32).
+//! - **flat across three or more depths** within the tight tolerance (a
+//!   medium saturates gradually; a token bucket hands out its rate
+//!   whatever the queue: 39,989 / 39,952 / 39,944 IOPS at QD8/16/32 under a
+//!   40,000 IOPS cgroup throttle, fio, 3 s each).
+//! - **a round figure** in the unit a provider sells in (40,000 IOPS,
+//!   500 MiB/s; see `round.rs`): weak alone, one figure in twenty is round
+//!   by chance.
+//!
+//! One strong item, or two of the others, make a cap. The per-second series
+//! is no fingerprint here: under a 40,000 IOPS cgroup throttle the 100 ms
+//! rates varied as much as the unthrottled disk's (CV 8-17 % against 9-20 %,
+//! fio `--log_avg_msec=100`), because the throttle dispatches in slices.
+//!
+//! Inference is a pure function of points, so it is tested on synthetic and
+//! recorded sweeps; `caps_finding` applies it to a Run.
 
 use super::metrics::{metrics, Dir};
+use super::round::{nearest_step, ROUND_TOLERANCE};
 use super::{checked, not_checked, round_to};
-use crate::result::{FileRole, Finding, Run, Severity};
+use crate::result::{FileRole, Finding, Run, Rw, Severity};
 use crate::units::{block_label, fmt_count, sig3};
 use serde::Serialize;
 use serde_json::json;
 
-/// Points within this fraction of the top figure sit on the same plateau. A
-/// cgroup or hypervisor limiter delivers its setting within 1-3 % over a
-/// second or two; natural curves are not that flat across block sizes.
+/// Points within this fraction of a level sit on its plateau. A cgroup or
+/// hypervisor limiter delivers its setting within 1-3 % over a second or two
+/// (1,979 to 2,018 IOPS under a 2,000 IOPS cgroup throttle, 1 s points).
 pub const CAP_PLATEAU_TOLERANCE: f64 = 0.05;
 
-/// No point may exceed a cap by more than this factor. A cgroup throttle lets
-/// a QD1 job run about 16 % over its setting in its first second (measured
-/// here with fio: 2326 IOPS under a 2000 IOPS cap); a natural curve that
-/// happens to have two equal points has others far above them.
+/// The spread within which plateau points count as "the same figure" for
+/// the fingerprints (size-invariant IOPS, flat across depths): what a limiter
+/// delivers over 1 s windows (2 % above), not what a medium's curve does.
+pub const CAP_TIGHT_TOLERANCE: f64 = 0.025;
+
+/// No point may exceed a plateau by more than this factor. A cgroup throttle
+/// lets a QD1 job run about 16 % over its setting in its first second
+/// (measured here with fio: 2326 IOPS under a 2000 IOPS cap).
 pub const CAP_OVERSHOOT: f64 = 1.25;
 
-/// The spread of the other quantity along a plateau that makes it a cap: for
-/// an IOPS cap, MB/s must differ at least this much between its points (they
-/// used different block sizes and still did the same IOPS), and vice versa.
+/// Along a plateau spanning block sizes, the other quantity must spread at
+/// least this much: equal IOPS at 4 and 8 KiB means MB/s doubled.
 pub const CAP_OTHER_SPREAD: f64 = 1.5;
 
-/// candor's CPU use (percent of one CPU) at or above which a point measured
-/// the CPU, not the disk: a CPU-bound plateau is not a cap.
+/// candor's CPU use (percent of one CPU per thread) at or above which a
+/// point measured the CPU, not the disk: a CPU-bound plateau is not a cap.
 pub const CPU_BOUND_PCT: f64 = 90.0;
 
 /// A sweep needs this many block sizes in a direction before caps are inferred.
@@ -54,9 +72,10 @@ pub const CAPS_MIN_BLOCK_SIZES: usize = 3;
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct CapPoint {
     pub label: String,
-    pub rw: crate::result::Rw,
+    pub rw: Rw,
     pub bs: u64,
     pub iodepth: u32,
+    pub numjobs: u32,
     pub iops: f64,
     pub bytes_per_sec: f64,
     /// candor used a whole CPU: the point is CPU-bound.
@@ -67,114 +86,359 @@ pub struct CapPoint {
 }
 
 impl CapPoint {
-    /// How far this point may sit from a level and still be on it: the
-    /// plateau tolerance plus its counting granularity (two operations). One
+    /// I/Os in flight in total (depth x threads).
+    pub fn depth(&self) -> u32 {
+        self.iodepth.max(1) * self.numjobs.max(1)
+    }
+
+    /// The counting granularity of this point (two operations of its count).
+    fn granularity(&self) -> f64 {
+        if self.ops > 0 {
+            2.0 / self.ops as f64
+        } else {
+            0.0
+        }
+    }
+
+    /// How far this point may sit from a level and still be on it. One
     /// second of 1 MiB reads under a 50 MB/s cgroup limit counts 45-50
     /// operations: 47.2 MB/s and 51.2 MB/s were measured in one sweep.
     pub fn tolerance(&self) -> f64 {
-        CAP_PLATEAU_TOLERANCE
-            + if self.ops > 0 {
-                2.0 / self.ops as f64
-            } else {
-                0.0
-            }
+        CAP_PLATEAU_TOLERANCE + self.granularity()
     }
 }
 
-/// Inferred caps of one direction; None where none is evident.
+/// What a plateau is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// A configured limiter's fingerprints are there.
+    Cap,
+    /// A plateau that a medium's own top could also make.
+    Ceiling,
+}
+
+/// The fingerprints of a limiter found on a plateau.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "sign", rename_all = "kebab-case")]
+pub enum Sign {
+    /// Reached with one I/O in flight (at this many block sizes).
+    AtQd1 { block_sizes: usize },
+    /// The same figure at this many block sizes, within the tight tolerance.
+    SameAcrossBlockSizes { block_sizes: usize, spread: f64 },
+    /// The same figure at this many depths of one block size, the deepest
+    /// `span` times the shallowest.
+    FlatAcrossDepths {
+        depths: usize,
+        span: u32,
+        spread: f64,
+    },
+    /// Within 0.5 % of a figure providers sell.
+    Round { value: f64, unit: &'static str },
+}
+
+impl Sign {
+    /// Enough for a cap on its own.
+    fn strong(&self, quantity: Quantity) -> bool {
+        match (self, quantity) {
+            (Sign::AtQd1 { .. }, _) => true,
+            (Sign::SameAcrossBlockSizes { block_sizes, .. }, Quantity::Iops) => *block_sizes >= 3,
+            (Sign::FlatAcrossDepths { depths, span, .. }, _) => *depths >= 4 && *span >= 8,
+            _ => false,
+        }
+    }
+
+    /// In words, for the verdict.
+    fn describe(&self) -> String {
+        match self {
+            Sign::AtQd1 { block_sizes } => format!(
+                "reached at QD1{}",
+                if *block_sizes > 1 {
+                    format!(" with {block_sizes} block sizes")
+                } else {
+                    String::new()
+                }
+            ),
+            Sign::SameAcrossBlockSizes {
+                block_sizes,
+                spread,
+            } => format!(
+                "the same at {block_sizes} block sizes (within {} %)",
+                sig3(spread * 100.0)
+            ),
+            Sign::FlatAcrossDepths { depths, spread, .. } => format!(
+                "flat across {depths} queue depths (within {} %)",
+                sig3(spread * 100.0)
+            ),
+            Sign::Round { value, unit } => format!("round: {} {unit}", fmt_value(*value)),
+        }
+    }
+}
+
+fn fmt_value(v: f64) -> String {
+    if v >= 1000.0 {
+        fmt_count(v)
+    } else {
+        sig3(v)
+    }
+}
+
+/// IOPS or bytes per second.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Quantity {
+    Iops,
+    Bandwidth,
+}
+
+impl Quantity {
+    fn of(self, p: &CapPoint) -> f64 {
+        match self {
+            Quantity::Iops => p.iops,
+            Quantity::Bandwidth => p.bytes_per_sec,
+        }
+    }
+
+    fn other(self, p: &CapPoint) -> f64 {
+        match self {
+            Quantity::Iops => p.bytes_per_sec,
+            Quantity::Bandwidth => p.iops,
+        }
+    }
+}
+
+/// One plateau: its level (the median of its points), what it is, why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plateau {
+    pub level: f64,
+    pub kind: Kind,
+    pub points: Vec<CapPoint>,
+    pub signs: Vec<Sign>,
+}
+
+/// The plateaus of one direction; None where the curve does not flatten.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DirCaps {
-    pub iops: Option<f64>,
-    pub bytes_per_sec: Option<f64>,
-    /// The plateau points behind `iops` (or behind `iops_ceiling`).
-    pub iops_points: Vec<CapPoint>,
-    pub bytes_points: Vec<CapPoint>,
-    /// A plateau that QD1 does not reach (IOPS) or reaches at one block size
-    /// only (bandwidth): the path's ceiling, not evidently a configured cap.
-    pub iops_ceiling: Option<f64>,
-    pub bytes_ceiling: Option<f64>,
+    pub iops: Option<Plateau>,
+    pub bandwidth: Option<Plateau>,
 }
 
-fn distinct_bs(points: &[&CapPoint]) -> usize {
-    let mut b: Vec<u64> = points.iter().map(|p| p.bs).collect();
-    b.sort_unstable();
-    b.dedup();
-    b.len()
-}
-
-/// The highest plateau of `value` along which the other quantity varies.
-///
-/// Every point's value is tried as a level; the points within
-/// CAP_PLATEAU_TOLERANCE of it form the plateau. It counts when it spans two
-/// or more block sizes, the other quantity spreads CAP_OTHER_SPREAD or more
-/// along it, no point anywhere exceeds it by more than CAP_OVERSHOOT, and
-/// fewer points lie above it than on it (a cap is the top, give or take a
-/// limiter's first-second burst).
-fn plateau(
-    points: &[CapPoint],
-    value: fn(&CapPoint) -> f64,
-    other: fn(&CapPoint) -> f64,
-    shallow_sizes_for_cap: usize,
-) -> Option<(f64, Vec<&CapPoint>, bool)> {
-    let shallowest = points.iter().map(|p| p.iodepth).min().unwrap_or(1);
-    let mut best: Option<(f64, Vec<&CapPoint>, bool)> = None;
-    for level in points.iter().filter(|p| !p.cpu_bound).map(value) {
-        if level <= 0.0 || best.as_ref().is_some_and(|b| b.0 >= level) {
-            continue;
-        }
-        let on: Vec<&CapPoint> = points
-            .iter()
-            .filter(|p| !p.cpu_bound && (value(p) / level - 1.0).abs() <= p.tolerance())
-            .collect();
-        if distinct_bs(&on) < 2 {
-            continue;
-        }
-        let lo = on.iter().map(|p| other(p)).fold(f64::INFINITY, f64::min);
-        let hi = on.iter().map(|p| other(p)).fold(0.0, f64::max);
-        if lo <= 0.0 || hi / lo < CAP_OTHER_SPREAD {
-            continue;
-        }
-        let values: Vec<f64> = on.iter().map(|p| value(p)).collect();
-        let cap = crate::result::median(&values)?;
-        let above: Vec<f64> = points
-            .iter()
-            .map(value)
-            .filter(|v| *v > cap * (1.0 + CAP_PLATEAU_TOLERANCE))
-            .collect();
-        if above.len() >= on.len() || above.iter().any(|v| *v > cap * CAP_OVERSHOOT) {
-            continue;
-        }
-        let shallow: Vec<&CapPoint> = on
-            .iter()
-            .copied()
-            .filter(|p| p.iodepth == shallowest)
-            .collect();
-        let configured = distinct_bs(&shallow) >= shallow_sizes_for_cap;
-        best = Some((cap, on, configured));
+impl DirCaps {
+    /// The IOPS cap, if the plateau is one.
+    pub fn iops_cap(&self) -> Option<f64> {
+        self.iops
+            .as_ref()
+            .filter(|p| p.kind == Kind::Cap)
+            .map(|p| p.level)
     }
-    best
+
+    /// The bandwidth cap (bytes/s), if the plateau is one.
+    pub fn bandwidth_cap(&self) -> Option<f64> {
+        self.bandwidth
+            .as_ref()
+            .filter(|p| p.kind == Kind::Cap)
+            .map(|p| p.level)
+    }
 }
 
-/// Caps of one direction from its points.
+fn distinct<T: PartialEq>(values: impl Iterator<Item = T>) -> Vec<T> {
+    let mut out = Vec::new();
+    for v in values {
+        if !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// (max - min) / median of the values.
+fn spread(values: &[f64]) -> f64 {
+    let Some(m) = crate::result::median(values) else {
+        return 0.0;
+    };
+    let hi = values.iter().copied().fold(f64::MIN, f64::max);
+    let lo = values.iter().copied().fold(f64::MAX, f64::min);
+    if m > 0.0 {
+        (hi - lo) / m
+    } else {
+        0.0
+    }
+}
+
+/// The points within tolerance of `level`, dropping a block size whose
+/// deeper points climb past the level (its curve did not stop there).
+fn on_level(points: &[CapPoint], q: Quantity, level: f64) -> Vec<&CapPoint> {
+    let near = |p: &CapPoint| (q.of(p) / level - 1.0).abs() <= p.tolerance();
+    let above = |p: &CapPoint| q.of(p) > level * (1.0 + p.tolerance());
+    let mut on: Vec<&CapPoint> = points.iter().filter(|p| !p.cpu_bound && near(p)).collect();
+    on.retain(|p| {
+        !points.iter().any(|o| {
+            o.bs == p.bs && o.rw == p.rw && o.depth() > p.depth() && !o.cpu_bound && above(o)
+        })
+    });
+    on
+}
+
+/// The signs of a limiter on the plateau `on` (see the module comment for
+/// why each counts, and how much).
+fn signs(on: &[&CapPoint], q: Quantity, all: &[CapPoint], level: f64) -> Vec<Sign> {
+    let mut signs = Vec::new();
+    let shallowest = all.iter().map(|p| p.depth()).min().unwrap_or(1);
+    let at_qd1 = distinct(on.iter().filter(|p| p.depth() == shallowest).map(|p| p.bs)).len();
+    // One large request can fill a slow path: bandwidth at QD1 needs two sizes.
+    let qd1_needed = match q {
+        Quantity::Iops => 1,
+        Quantity::Bandwidth => 2,
+    };
+    if shallowest == 1 && at_qd1 >= qd1_needed {
+        signs.push(Sign::AtQd1 {
+            block_sizes: at_qd1,
+        });
+    }
+    // The same figure across block sizes: each block size's value nearest the level.
+    // Bandwidth equal across sizes is what an interface-bound medium does
+    // too, so it needs three sizes to count at all.
+    let sizes = distinct(on.iter().map(|p| p.bs));
+    let sizes_needed = match q {
+        Quantity::Iops => 2,
+        Quantity::Bandwidth => 3,
+    };
+    if sizes.len() >= sizes_needed {
+        let per_size: Vec<&CapPoint> = sizes
+            .iter()
+            .filter_map(|bs| {
+                on.iter()
+                    .filter(|p| p.bs == *bs)
+                    .min_by(|a, b| (q.of(a) - level).abs().total_cmp(&(q.of(b) - level).abs()))
+                    .copied()
+            })
+            .collect();
+        let values: Vec<f64> = per_size.iter().map(|p| q.of(p)).collect();
+        let others: Vec<f64> = per_size.iter().map(|p| q.other(p)).collect();
+        let granularity = per_size.iter().map(|p| p.granularity()).fold(0.0, f64::max);
+        let s = spread(&values);
+        let lo = others.iter().copied().fold(f64::MAX, f64::min);
+        let hi = others.iter().copied().fold(0.0, f64::max);
+        if s <= CAP_TIGHT_TOLERANCE + granularity && lo > 0.0 && hi / lo >= CAP_OTHER_SPREAD {
+            signs.push(Sign::SameAcrossBlockSizes {
+                block_sizes: per_size.len(),
+                spread: round_to(s, 4),
+            });
+        }
+    }
+    // Flat across depths: the block size with the most depths on the plateau,
+    // within the tight tolerance, over at least a 4x range of depths.
+    let flattest = sizes
+        .iter()
+        .filter_map(|bs| {
+            let pts: Vec<&CapPoint> = on.iter().filter(|p| p.bs == *bs).copied().collect();
+            let depths = distinct(pts.iter().map(|p| p.depth()));
+            let lo = *depths.iter().min()?;
+            let hi = *depths.iter().max()?;
+            let values: Vec<f64> = pts.iter().map(|p| q.of(p)).collect();
+            let granularity = pts.iter().map(|p| p.granularity()).fold(0.0, f64::max);
+            let s = spread(&values);
+            (s <= CAP_TIGHT_TOLERANCE + granularity).then_some((depths.len(), hi / lo.max(1), s))
+        })
+        .max_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+    if let Some((depths, span, s)) = flattest.filter(|f| f.0 >= 3 && f.1 >= 4) {
+        signs.push(Sign::FlatAcrossDepths {
+            depths,
+            span,
+            spread: round_to(s, 4),
+        });
+    }
+    let units: &[(&'static str, f64)] = match q {
+        Quantity::Iops => &[("IOPS", 1.0)],
+        Quantity::Bandwidth => &[("MB/s", 1e6), ("MiB/s", 1048576.0)],
+    };
+    for (unit, scale) in units {
+        if let Some((step, off)) = nearest_step(level / scale) {
+            let big_enough = match q {
+                Quantity::Iops => level >= super::round::MIN_IOPS,
+                Quantity::Bandwidth => level / 1e6 >= super::round::MIN_MB,
+            };
+            if off <= ROUND_TOLERANCE && big_enough {
+                signs.push(Sign::Round { value: step, unit });
+                break;
+            }
+        }
+    }
+    signs
+}
+
+/// The highest plateau of `q` among `points`, with what it is. A plateau
+/// must hold along depth (two or more depths of one block size): equal
+/// figures at several sizes of the deepest point alone may be curves still
+/// rising (a latency-bound network volume gives 4 and 8 KiB the same IOPS
+/// at every depth). A bandwidth plateau must also span two block sizes: one
+/// size flat across depths is as well an IOPS plateau.
+pub fn plateau(points: &[CapPoint], q: Quantity) -> Option<Plateau> {
+    let mut levels: Vec<f64> = points
+        .iter()
+        .filter(|p| !p.cpu_bound)
+        .map(|p| q.of(p))
+        .filter(|v| *v > 0.0 && v.is_finite())
+        .collect();
+    levels.sort_by(|a, b| b.total_cmp(a));
+    let sizes_needed = match q {
+        Quantity::Iops => 1,
+        Quantity::Bandwidth => 2,
+    };
+    for level in levels {
+        let on = on_level(points, q, level);
+        let sizes = distinct(on.iter().map(|p| p.bs));
+        let most_depths = sizes
+            .iter()
+            .map(|bs| distinct(on.iter().filter(|p| p.bs == *bs).map(|p| p.depth())).len())
+            .max()
+            .unwrap_or(0);
+        if most_depths < 2 || sizes.len() < sizes_needed {
+            continue;
+        }
+        let values: Vec<f64> = on.iter().map(|p| q.of(p)).collect();
+        let level = crate::result::median(&values)?;
+        let above = points
+            .iter()
+            .filter(|p| q.of(p) > level * (1.0 + p.tolerance()))
+            .count();
+        if above >= on.len() || points.iter().any(|p| q.of(p) > level * CAP_OVERSHOOT) {
+            continue;
+        }
+        let signs = signs(&on, q, points, level);
+        let strong = signs.iter().any(|s| s.strong(q));
+        let kind = if strong || signs.len() >= 2 {
+            Kind::Cap
+        } else {
+            Kind::Ceiling
+        };
+        return Some(Plateau {
+            level,
+            kind,
+            points: on.into_iter().cloned().collect(),
+            signs,
+        });
+    }
+    None
+}
+
+/// The plateaus of one direction: bandwidth first; the IOPS plateau is
+/// sought among the points the bandwidth plateau does not explain (a 1 MiB
+/// point held at 300 MB/s is also flat in IOPS, for that reason only).
 pub fn infer(points: &[CapPoint]) -> DirCaps {
-    let mut caps = DirCaps::default();
-    if let Some((v, on, configured)) = plateau(points, |p| p.iops, |p| p.bytes_per_sec, 1) {
-        if configured {
-            caps.iops = Some(v);
-        } else {
-            caps.iops_ceiling = Some(v);
-        }
-        caps.iops_points = on.into_iter().cloned().collect();
+    let bandwidth = plateau(points, Quantity::Bandwidth);
+    let unexplained: Vec<CapPoint> = points
+        .iter()
+        .filter(|p| {
+            bandwidth
+                .as_ref()
+                .map_or(true, |b| !b.points.iter().any(|x| x == *p))
+        })
+        .cloned()
+        .collect();
+    DirCaps {
+        iops: plateau(&unexplained, Quantity::Iops),
+        bandwidth,
     }
-    if let Some((v, on, configured)) = plateau(points, |p| p.bytes_per_sec, |p| p.iops, 2) {
-        if configured {
-            caps.bytes_per_sec = Some(v);
-        } else {
-            caps.bytes_ceiling = Some(v);
-        }
-        caps.bytes_points = on.into_iter().cloned().collect();
-    }
-    caps
 }
 
 /// The sweep points of a Run in one direction: main file, one direction only, no fsync.
@@ -196,6 +460,7 @@ pub fn points(run: &Run, dir: Dir) -> Vec<CapPoint> {
                 rw: j.spec.rw.clone(),
                 bs: j.spec.bs,
                 iodepth: j.spec.iodepth,
+                numjobs: j.spec.numjobs,
                 iops: m.iops_spread().median,
                 bytes_per_sec: m.bps_spread().median,
                 cpu_bound: cpu >= CPU_BOUND_PCT * j.spec.numjobs as f64,
@@ -211,30 +476,34 @@ pub fn points(run: &Run, dir: Dir) -> Vec<CapPoint> {
         .collect()
 }
 
-fn describe_ceilings(dir: &str, c: &DirCaps) -> Vec<String> {
-    let mut parts = Vec::new();
-    if let Some(i) = c.iops_ceiling {
-        parts.push(format!("{dir} {} IOPS", fmt_count(i)));
+fn describe(dir: &str, q: Quantity, p: &Plateau) -> String {
+    let value = match q {
+        Quantity::Iops => format!("{} IOPS", fmt_count(p.level)),
+        Quantity::Bandwidth => format!(
+            "{} MB/s ({} MiB/s)",
+            sig3(p.level / 1e6),
+            sig3(p.level / 1048576.0)
+        ),
+    };
+    let from = p
+        .points
+        .iter()
+        .map(|x| x.depth())
+        .min()
+        .map(|d| format!(" from QD{d}"))
+        .unwrap_or_default();
+    let why: Vec<String> = p.signs.iter().map(Sign::describe).collect();
+    match p.kind {
+        Kind::Cap => format!("{dir} {value}{from} ({})", why.join("; ")),
+        Kind::Ceiling => format!(
+            "{dir} {value}{from} ({})",
+            if why.is_empty() {
+                "no limiter fingerprint".to_string()
+            } else {
+                format!("only: {}", why.join("; "))
+            }
+        ),
     }
-    if let Some(b) = c.bytes_ceiling {
-        parts.push(format!("{dir} {} MB/s", sig3(b / 1e6)));
-    }
-    parts
-}
-
-fn describe(dir: &str, c: &DirCaps) -> Vec<String> {
-    let mut parts = Vec::new();
-    if let Some(i) = c.iops {
-        parts.push(format!("{dir} {} IOPS", fmt_count(i)));
-    }
-    if let Some(b) = c.bytes_per_sec {
-        parts.push(format!(
-            "{dir} {} MB/s ({} MiB/s)",
-            sig3(b / 1e6),
-            sig3(b / 1048576.0)
-        ));
-    }
-    parts
 }
 
 fn point_json(p: &CapPoint) -> serde_json::Value {
@@ -243,6 +512,7 @@ fn point_json(p: &CapPoint) -> serde_json::Value {
         "rw": p.rw,
         "bs": p.bs,
         "iodepth": p.iodepth,
+        "numjobs": p.numjobs,
         "iops": round_to(p.iops, 1),
         "bytes_per_sec": round_to(p.bytes_per_sec, 0),
     })
@@ -252,8 +522,7 @@ fn point_json(p: &CapPoint) -> serde_json::Value {
 pub fn caps_finding(run: &Run) -> Vec<Finding> {
     let read = points(run, Dir::Read);
     let write = points(run, Dir::Write);
-    let enough =
-        |p: &[CapPoint]| distinct_bs(&p.iter().collect::<Vec<_>>()) >= CAPS_MIN_BLOCK_SIZES;
+    let enough = |p: &[CapPoint]| distinct(p.iter().map(|x| x.bs)).len() >= CAPS_MIN_BLOCK_SIZES;
     if !enough(&read) && !enough(&write) {
         return vec![not_checked(
             "caps",
@@ -271,60 +540,100 @@ pub fn caps_finding(run: &Run) -> Vec<Finding> {
     } else {
         DirCaps::default()
     };
-    let mut parts = describe("read", &r);
-    parts.extend(describe("write", &w));
-    let any = !parts.is_empty();
+    let mut caps = Vec::new();
+    let mut ceilings = Vec::new();
+    for (dir, c) in [("read", &r), ("write", &w)] {
+        for (q, p) in [
+            (Quantity::Iops, &c.iops),
+            (Quantity::Bandwidth, &c.bandwidth),
+        ] {
+            if let Some(p) = p {
+                match p.kind {
+                    Kind::Cap => caps.push(describe(dir, q, p)),
+                    Kind::Ceiling => ceilings.push(describe(dir, q, p)),
+                }
+            }
+        }
+    }
     let tested = |p: &[CapPoint]| {
         let mut b: Vec<u64> = p.iter().map(|x| x.bs).collect();
         b.sort_unstable();
         b.dedup();
-        b.iter()
-            .map(|x| block_label(*x))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let mut ceilings = describe_ceilings("read", &r);
-    ceilings.extend(describe_ceilings("write", &w));
-    let mut verdict = if any {
-        format!("inferred caps: {}", parts.join(", "))
-    } else {
+        let depths = distinct(p.iter().map(|x| x.depth()));
         format!(
-            "no cap within the range tested (read {}; write {})",
-            tested(&read),
-            tested(&write)
+            "{} at QD{}-{}",
+            b.iter()
+                .map(|x| block_label(*x))
+                .collect::<Vec<_>>()
+                .join(", "),
+            depths.iter().min().unwrap_or(&0),
+            depths.iter().max().unwrap_or(&0)
         )
     };
+    let mut verdict = if caps.is_empty() {
+        String::new()
+    } else {
+        format!("inferred caps: {}", caps.join(", "))
+    };
     if !ceilings.is_empty() {
+        if !verdict.is_empty() {
+            verdict.push_str("; ");
+        }
         verdict.push_str(&format!(
-            "; ceilings reached at one depth only (the path's limit, not evidently a configured cap): {}",
+            "ceilings (limiter or medium, not told apart): {}",
             ceilings.join(", ")
         ));
     }
+    if verdict.is_empty() {
+        verdict = format!(
+            "no plateau: the figures still rose at the deepest points tested (read {}; write {})",
+            tested(&read),
+            tested(&write)
+        );
+    }
+    let plateau_json = |p: &Option<Plateau>| -> serde_json::Value {
+        match p {
+            None => serde_json::Value::Null,
+            Some(p) => json!({
+                "kind": p.kind,
+                "level": round_to(p.level, 1),
+                "signs": p.signs,
+                "points": p.points.iter().map(point_json).collect::<Vec<_>>(),
+            }),
+        }
+    };
+    let cap_of = |p: &Option<Plateau>| p.as_ref().filter(|p| p.kind == Kind::Cap).map(|p| p.level);
+    let ceiling_of = |p: &Option<Plateau>| {
+        p.as_ref()
+            .filter(|p| p.kind == Kind::Ceiling)
+            .map(|p| p.level)
+    };
     let mut f = checked(
         "caps",
         None,
         verdict,
         json!({
-            "read_iops": r.iops.map(|v| round_to(v, 1)),
-            "write_iops": w.iops.map(|v| round_to(v, 1)),
-            "read_bytes_per_sec": r.bytes_per_sec.map(|v| round_to(v, 0)),
-            "write_bytes_per_sec": w.bytes_per_sec.map(|v| round_to(v, 0)),
-            "read_iops_points": r.iops_points.iter().map(point_json).collect::<Vec<_>>(),
-            "write_iops_points": w.iops_points.iter().map(point_json).collect::<Vec<_>>(),
-            "read_bytes_points": r.bytes_points.iter().map(point_json).collect::<Vec<_>>(),
-            "write_bytes_points": w.bytes_points.iter().map(point_json).collect::<Vec<_>>(),
-            "read_iops_ceiling": r.iops_ceiling.map(|v| round_to(v, 1)),
-            "write_iops_ceiling": w.iops_ceiling.map(|v| round_to(v, 1)),
-            "read_bytes_ceiling": r.bytes_ceiling.map(|v| round_to(v, 0)),
-            "write_bytes_ceiling": w.bytes_ceiling.map(|v| round_to(v, 0)),
+            "read_iops": cap_of(&r.iops).map(|v| round_to(v, 1)),
+            "write_iops": cap_of(&w.iops).map(|v| round_to(v, 1)),
+            "read_bytes_per_sec": cap_of(&r.bandwidth).map(|v| round_to(v, 0)),
+            "write_bytes_per_sec": cap_of(&w.bandwidth).map(|v| round_to(v, 0)),
+            "read_iops_ceiling": ceiling_of(&r.iops).map(|v| round_to(v, 1)),
+            "write_iops_ceiling": ceiling_of(&w.iops).map(|v| round_to(v, 1)),
+            "read_bytes_ceiling": ceiling_of(&r.bandwidth).map(|v| round_to(v, 0)),
+            "write_bytes_ceiling": ceiling_of(&w.bandwidth).map(|v| round_to(v, 0)),
+            "read_iops_plateau": plateau_json(&r.iops),
+            "write_iops_plateau": plateau_json(&w.iops),
+            "read_bytes_plateau": plateau_json(&r.bandwidth),
+            "write_bytes_plateau": plateau_json(&w.bandwidth),
             "read_points_tested": read.len(),
             "write_points_tested": write.len(),
             "plateau_tolerance": CAP_PLATEAU_TOLERANCE,
+            "tight_tolerance": CAP_TIGHT_TOLERANCE,
             "threshold_other_spread": CAP_OTHER_SPREAD,
             "cpu_bound_points": read.iter().chain(write.iter()).filter(|p| p.cpu_bound).map(point_json).collect::<Vec<_>>(),
         }),
     );
-    if !any {
+    if caps.is_empty() {
         f.severity = Severity::Info;
     }
     vec![f]
@@ -338,6 +647,14 @@ mod tests {
 
     const K: u64 = 1024;
 
+    /// The sweep's matrix (block size, depths), as `candor sweep` runs it.
+    fn matrix() -> Vec<(u64, Vec<u32>)> {
+        crate::commands::sweep::SWEEP_MATRIX
+            .iter()
+            .map(|(bs, d)| (*bs, d.to_vec()))
+            .collect()
+    }
+
     /// What a device with these caps (None = none) and this natural speed would deliver.
     fn simulated(
         iops_cap: Option<f64>,
@@ -345,8 +662,8 @@ mod tests {
         natural: &dyn Fn(u64, u32) -> f64,
     ) -> Vec<CapPoint> {
         let mut out = Vec::new();
-        for bs in [4 * K, 8 * K, 64 * K, 1024 * K] {
-            for qd in [1, 32] {
+        for (bs, depths) in matrix() {
+            for qd in depths {
                 let mut iops = natural(bs, qd);
                 if let Some(c) = iops_cap {
                     iops = iops.min(c);
@@ -354,13 +671,16 @@ mod tests {
                 if let Some(b) = bw_cap {
                     iops = iops.min(b / bs as f64);
                 }
+                // A limiter delivers its setting within a few tenths of a percent.
+                let iops = iops * 0.998;
                 out.push(CapPoint {
                     label: format!("RND{} Q{qd}T1", block_label(bs)),
-                    rw: crate::result::Rw::Randread,
+                    rw: Rw::Randread,
                     bs,
                     iodepth: qd,
-                    iops: iops * 0.99,
-                    bytes_per_sec: iops * 0.99 * bs as f64,
+                    numjobs: 1,
+                    iops,
+                    bytes_per_sec: iops * bs as f64,
                     cpu_bound: false,
                     ops: 0,
                 });
@@ -369,31 +689,66 @@ mod tests {
         out
     }
 
-    /// The fio figures of this machine's unthrottled virtio disk (randread, 2 s each).
-    fn this_vm(bs: u64, qd: u32) -> f64 {
-        match (bs / K, qd) {
-            (4, 1) => 17371.0,
-            (4, _) => 83240.0,
-            (8, 1) => 13410.0,
-            (8, _) => 63283.0,
-            (64, 1) => 8434.0,
-            (64, _) => 16385.0,
-            (_, 1) => 1782.0,
-            _ => 896.0,
-        }
-    }
-
     fn fio_point(rw: &str, bs_k: u64, qd: u32, iops: f64, mb: f64) -> CapPoint {
         CapPoint {
             label: format!("RND{}K Q{qd}T1", bs_k),
-            rw: crate::result::Rw::parse(rw),
+            rw: Rw::parse(rw),
             bs: bs_k * K,
             iodepth: qd,
+            numjobs: 1,
             iops,
             bytes_per_sec: mb * 1e6,
             cpu_bound: false,
             ops: iops as u64,
         }
+    }
+
+    fn near(v: Option<f64>, want: f64) -> bool {
+        v.is_some_and(|v| (v / want - 1.0).abs() < 0.05)
+    }
+
+    /// A network volume: 2-20k IOPS at QD1 (latency-bound, each depth adds
+    /// a parallel request), capped far above QD1.
+    fn network_volume(bs: u64, qd: u32) -> f64 {
+        qd as f64 / (250e-6 + bs as f64 / 1.5e9)
+    }
+
+    /// The case the old rule missed: 40,000 read IOPS reachable only from
+    /// QD4, with a 300 MB/s bandwidth cap on the same direction.
+    #[test]
+    fn an_iops_cap_above_qd1_with_a_bandwidth_cap() {
+        let c = infer(&simulated(Some(40_000.0), Some(300e6), &network_volume));
+        assert!(near(c.iops_cap(), 40_000.0), "{c:?}");
+        assert!(near(c.bandwidth_cap(), 300e6), "{c:?}");
+        let p = c.iops.unwrap();
+        assert!(
+            p.points.iter().all(|x| x.bs == 4 * K && x.iodepth >= 8),
+            "{p:?}"
+        );
+    }
+
+    /// A non-round IOPS cap with no bandwidth cap: the same IOPS at every
+    /// small block size and depth.
+    #[test]
+    fn a_non_round_iops_cap_is_named_by_its_shape() {
+        let c = infer(&simulated(Some(23_456.0), None, &network_volume));
+        assert!(near(c.iops_cap(), 23_456.0), "{c:?}");
+        assert!(c
+            .iops
+            .unwrap()
+            .signs
+            .iter()
+            .any(|s| matches!(s, Sign::SameAcrossBlockSizes { .. })));
+    }
+
+    /// Flat across depths at one block size only, at a figure that is not
+    /// round: a medium saturating could do that too, so it is a ceiling.
+    #[test]
+    fn flat_at_one_block_size_only_is_a_ceiling() {
+        let c = infer(&simulated(Some(37_123.0), Some(200e6), &network_volume));
+        assert_eq!(c.iops_cap(), None);
+        let p = c.iops.unwrap();
+        assert_eq!(p.kind, Kind::Ceiling, "{p:?}");
     }
 
     /// fio on this machine's /dev/vda inside a cgroup with read_iops 2000,
@@ -411,11 +766,8 @@ mod tests {
             fio_point("randread", 1024, 32, 49.0, 51.1),
         ];
         let r = infer(&read);
-        assert!((r.iops.unwrap() / 2000.0 - 1.0).abs() < 0.05, "{r:?}");
-        assert!(
-            (r.bytes_per_sec.unwrap() / 50e6 - 1.0).abs() < 0.05,
-            "{r:?}"
-        );
+        assert!(near(r.iops_cap(), 2000.0), "{r:?}");
+        assert!(near(r.bandwidth_cap(), 50e6), "{r:?}");
         let write = [
             fio_point("randwrite", 4, 1, 997.0, 4.08),
             fio_point("randwrite", 4, 32, 1027.0, 4.21),
@@ -427,8 +779,8 @@ mod tests {
             fio_point("randwrite", 1024, 32, 742.0, 777.64),
         ];
         let w = infer(&write);
-        assert!((w.iops.unwrap() / 1000.0 - 1.0).abs() < 0.05, "{w:?}");
-        assert_eq!(w.bytes_per_sec, None);
+        assert!(near(w.iops_cap(), 1000.0), "{w:?}");
+        assert_eq!(w.bandwidth_cap(), None);
     }
 
     /// candor's 1 s points under read_bps 50 MB/s: 1 MiB at QD1 counted 45
@@ -442,11 +794,7 @@ mod tests {
             fio_point("randread", 1024, 1, 45.0, 47.19),
             fio_point("randread", 1024, 32, 47.0, 49.28),
         ];
-        let c = infer(&read);
-        assert!(
-            (c.bytes_per_sec.unwrap() / 50e6 - 1.0).abs() < 0.05,
-            "{c:?}"
-        );
+        assert!(near(infer(&read).bandwidth_cap(), 50e6));
     }
 
     /// fio on the same disk without a throttle (2 s per point): no cap.
@@ -462,39 +810,38 @@ mod tests {
             fio_point("randwrite", 1024, 1, 3360.0, 3523.0),
             fio_point("randwrite", 1024, 32, 3100.0, 3250.1),
         ];
-        assert_eq!(infer(&write), DirCaps::default());
+        let c = infer(&write);
+        assert_eq!((c.iops_cap(), c.bandwidth_cap()), (None, None), "{c:?}");
     }
 
     #[test]
     fn ten_thousand_iops_and_200_mb() {
         let natural = |bs: u64, qd: u32| 1e9 / (50_000.0 + bs as f64 / 2.0) * qd as f64;
         let c = infer(&simulated(Some(10_000.0), Some(200e6), &natural));
-        let iops = c.iops.expect("iops cap");
-        assert!((iops / 9900.0 - 1.0).abs() < 0.01, "{iops}");
-        let bw = c.bytes_per_sec.expect("bandwidth cap");
-        assert!((bw / 198e6 - 1.0).abs() < 0.01, "{bw}");
-        assert!(c.iops_points.iter().all(|p| p.bs <= 8 * K));
+        assert!(near(c.iops_cap(), 10_000.0), "{c:?}");
+        assert!(near(c.bandwidth_cap(), 200e6), "{c:?}");
+        assert!(c.iops.unwrap().points.iter().all(|p| p.bs <= 16 * K));
     }
 
     #[test]
-    fn iops_cap_only_leaves_bandwidth_null() {
+    fn iops_cap_only_leaves_bandwidth_alone() {
         let natural = |_bs: u64, qd: u32| 20_000.0 * qd as f64;
         let c = infer(&simulated(Some(2000.0), None, &natural));
-        assert!(c.iops.is_some());
-        assert_eq!(c.bytes_per_sec, None);
+        assert!(c.iops_cap().is_some());
+        assert_eq!(c.bandwidth_cap(), None);
     }
 
     #[test]
-    fn uncapped_devices_get_no_caps() {
-        let c = infer(&simulated(None, None, &this_vm));
-        assert_eq!(c, DirCaps::default());
+    fn uncapped_devices_get_no_plateau() {
         // Latency grows with block size, depth helps sub-linearly: no flat stretch.
         let nvme = |bs: u64, qd: u32| (qd as f64).powf(0.7) / (30e-6 + bs as f64 / 1.5e9);
         assert_eq!(infer(&simulated(None, None, &nvme)), DirCaps::default());
+        assert_eq!(infer(&simulated(None, None, &network_volume)).iops, None);
     }
 
     /// candor (debug build) on the same unthrottled disk, 1 s per point: the
-    /// virtual disk's per-I/O cost makes 4 and 8 KiB QD32 equal; QD1 is far below.
+    /// virtual disk's per-I/O cost makes 4 and 8 KiB QD32 equal; QD1 is far
+    /// below. Two block sizes alone make a ceiling, not a cap.
     #[test]
     fn per_io_ceiling_of_this_vm_is_not_a_cap() {
         let read = [
@@ -508,9 +855,8 @@ mod tests {
             fio_point("randread", 1024, 32, 2253.0, 2362.4),
         ];
         let c = infer(&read);
-        assert_eq!(c.iops, None);
-        assert!((c.iops_ceiling.unwrap() - 47737.5).abs() < 1.0, "{c:?}");
-        assert_eq!(c.bytes_per_sec, None);
+        assert_eq!(c.iops_cap(), None, "{c:?}");
+        assert_eq!(c.bandwidth_cap(), None);
     }
 
     /// The same disk another time: the path's read bandwidth (about 1.14 GB/s)
@@ -531,16 +877,17 @@ mod tests {
         seq.label = "SEQ1M Q1T1".into();
         read.push(seq);
         let c = infer(&read);
-        assert_eq!(c.bytes_per_sec, None, "{c:?}");
-        assert!(c.bytes_ceiling.is_some());
+        assert_eq!(c.bandwidth_cap(), None, "{c:?}");
+        assert_eq!(c.bandwidth.unwrap().kind, Kind::Ceiling);
     }
 
     #[test]
-    fn plateau_reached_only_at_qd32_is_a_ceiling() {
-        let natural = |_bs: u64, qd: u32| 3000.0 * qd as f64;
-        let c = infer(&simulated(Some(10_000.0), None, &natural));
-        assert_eq!(c.iops, None);
-        assert!(c.iops_ceiling.is_some());
+    fn plateau_reached_only_deep_without_fingerprints_is_a_ceiling() {
+        // The same figure at QD16 and QD32 of every size: but 12,345 is not
+        // round and only two depths of each size reach it.
+        let natural = |_bs: u64, qd: u32| 1000.0 * qd as f64;
+        let c = infer(&simulated(Some(12_345.0), Some(60e6), &natural));
+        assert_eq!(c.iops_cap(), None, "{c:?}");
     }
 
     #[test]
@@ -565,8 +912,9 @@ mod tests {
         }
         let f = caps_finding(&run);
         assert_eq!(f[0].status, FindingStatus::Checked);
-        assert!((f[0].evidence["read_iops"].as_f64().unwrap() - 9900.0).abs() < 1.0);
+        assert!((f[0].evidence["read_iops"].as_f64().unwrap() - 9980.0).abs() < 1.0);
         assert!(f[0].evidence["write_iops"].is_null());
         assert!(f[0].evidence["read_bytes_per_sec"].is_null());
+        assert_eq!(f[0].evidence["read_iops_plateau"]["kind"], "cap");
     }
 }

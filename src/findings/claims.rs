@@ -122,9 +122,15 @@ pub fn from_findings(run: &Run, findings: &[Finding]) -> Claims {
                 c.cannot.push(format!("{s}: a host cache larger than {size} is not ruled out."));
             }
             "residency" => c.cannot.push(format!("{s}: the file was read many times over; the figure probably came from a cache.")),
-            "limiter-flat" | "limiter-rw-equal" | "limiter-qd-flat" => {
+            "limiter-flat" | "limiter-rw-equal" | "limiter-qd-flat" if f.severity >= Severity::Warning => {
                 group(&mut grouped, f.id.as_str(), s, "the figures are a limiter's setting, not the medium's speed".into())
             }
+            "limiter-qd-flat" => group(
+                &mut grouped,
+                "limiter-qd-flat-ceiling",
+                s,
+                "queue depth buys nothing (one large request fills the path): a ceiling, and whether it is a limiter's or the medium's is not told apart".into(),
+            ),
             "round-plateau" if f.severity >= Severity::Warning => group(
                 &mut grouped,
                 "round-plateau",
@@ -136,11 +142,25 @@ pub fn from_findings(run: &Run, findings: &[Finding]) -> Claims {
                 "the figures sit on round commercial steps: probably configured caps, not the medium".into(),
             ),
             "caps" => {
-                if f.severity >= Severity::Warning {
-                    c.can.push(format!("Caps reached by the sweep: {}.", f.verdict.trim_start_matches("inferred caps: ")));
+                let any = |keys: [&str; 4]| keys.iter().any(|k| !e[*k].is_null());
+                let caps = any(["read_iops", "write_iops", "read_bytes_per_sec", "write_bytes_per_sec"]);
+                let ceilings = any([
+                    "read_iops_ceiling",
+                    "write_iops_ceiling",
+                    "read_bytes_ceiling",
+                    "write_bytes_ceiling",
+                ]);
+                if caps || ceilings {
+                    c.can.push(format!("The sweep reached: {}.", f.verdict));
+                }
+                if caps {
                     c.cannot.push("The medium's own speed above the caps: the caps hide it.".into());
-                } else {
-                    c.can.push("No IOPS or bandwidth cap is evident within the block sizes and queue depths swept.".into());
+                }
+                if ceilings {
+                    c.cannot.push("Whether the ceilings the sweep reached are a limiter's or the medium's own top: nothing in the points tells them apart.".into());
+                }
+                if !caps && !ceilings {
+                    c.can.push("No IOPS or bandwidth plateau within the block sizes and queue depths swept: no cap is evident up to there (one above the deepest point is not ruled out).".into());
                 }
             }
             "burst-cliff" => {

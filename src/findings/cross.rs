@@ -14,10 +14,10 @@ use serde_json::json;
 /// a gap within tens of percent, so x1.5 is well outside noise.
 pub const DISAGREEMENT_FACTOR: f64 = 1.5;
 
-/// (metric name, median value) of the integer CPU metrics of one Run: CPU
-/// (primes) and compression, by test and thread count.
-fn integer_metrics(run: &Run) -> Vec<(String, f64)> {
-    let mut groups: Vec<(String, Vec<f64>)> = Vec::new();
+/// (metric name, thread count, median value) of the integer CPU metrics of
+/// one Run: CPU (primes) and compression, by test and thread count.
+fn integer_metrics(run: &Run) -> Vec<(String, u32, f64)> {
+    let mut groups: Vec<(String, u32, Vec<f64>)> = Vec::new();
     for m in &run.measurements {
         let c = match m {
             Measurement::Cpu(c) | Measurement::Compress(c) => c,
@@ -26,31 +26,31 @@ fn integer_metrics(run: &Run) -> Vec<(String, f64)> {
         let Some(v) = compute_value(c) else { continue };
         let key = format!("{} {} T{}", m.kind(), c.spec.test, c.spec.threads);
         match groups.iter_mut().find(|g| g.0 == key) {
-            Some(g) => g.1.push(v),
-            None => groups.push((key, vec![v])),
+            Some(g) => g.2.push(v),
+            None => groups.push((key, c.spec.threads, vec![v])),
         }
     }
     groups
         .into_iter()
-        .filter_map(|(k, v)| median(&v).map(|m| (k, m)))
-        .filter(|(_, v)| *v > 0.0)
+        .filter_map(|(k, t, v)| median(&v).map(|m| (k, t, m)))
+        .filter(|(_, _, v)| *v > 0.0)
         .collect()
 }
 
 /// One finding per pair of hosts whose metrics disagree.
 pub fn metric_disagreement(runs: &[Run]) -> Vec<Finding> {
-    let per: Vec<Vec<(String, f64)>> = runs.iter().map(integer_metrics).collect();
+    let per: Vec<Vec<(String, u32, f64)>> = runs.iter().map(integer_metrics).collect();
     let mut compared = 0;
     let mut out = Vec::new();
     for i in 0..runs.len() {
         for j in i + 1..runs.len() {
-            let common: Vec<(&str, f64, f64)> = per[i]
+            let common: Vec<(&str, f64, f64, u32)> = per[i]
                 .iter()
-                .filter_map(|(k, a)| {
+                .filter_map(|(k, t, a)| {
                     per[j]
                         .iter()
-                        .find(|(l, _)| l == k)
-                        .map(|(_, b)| (k.as_str(), *a, *b))
+                        .find(|(l, _, _)| l == k)
+                        .map(|(_, _, b)| (k.as_str(), *a, *b, *t))
                 })
                 .collect();
             if common.len() < 2 {
@@ -58,8 +58,13 @@ pub fn metric_disagreement(runs: &[Run]) -> Vec<Finding> {
             }
             compared += 1;
             let mut worst: Option<(f64, usize, usize)> = None;
+            // Only metrics at the same thread count: a 1-thread gap and an
+            // all-threads gap differ whenever the hosts' core counts do.
             for x in 0..common.len() {
                 for y in x + 1..common.len() {
+                    if common[x].3 != common[y].3 {
+                        continue;
+                    }
                     let gx = common[x].2 / common[x].1;
                     let gy = common[y].2 / common[y].1;
                     let d = (gx / gy).max(gy / gx);
@@ -73,8 +78,8 @@ pub fn metric_disagreement(runs: &[Run]) -> Vec<Finding> {
                 continue;
             }
             let (a, b) = (runs[i].display_name(), runs[j].display_name());
-            let gap = |c: &(&str, f64, f64)| (c.2 / c.1 - 1.0) * 100.0;
-            let side = |c: &(&str, f64, f64)| json!({"metric": c.0, "host_a": round_to(c.1, 3), "host_b": round_to(c.2, 3), "gap_pct": round_to(gap(c), 1)});
+            let gap = |c: &(&str, f64, f64, u32)| (c.2 / c.1 - 1.0) * 100.0;
+            let side = |c: &(&str, f64, f64, u32)| json!({"metric": c.0, "host_a": round_to(c.1, 3), "host_b": round_to(c.2, 3), "gap_pct": round_to(gap(c), 1)});
             out.push(checked(
                 "metric-disagreement",
                 Some(format!("{a} vs {b}")),

@@ -19,7 +19,9 @@ pub fn sparse_file(run: &Run) -> Vec<Finding> {
         }
         any = true;
         // st_blocks * 512 of a fully written file is at least its size (blocks round up).
-        if f.allocated_bytes < f.size && !seen.contains(&f.path) {
+        // A file whose blocks were counted late (ZFS) but that has no hole is not sparse.
+        let sparse = f.allocated_bytes < f.size && f.no_holes != Some(true);
+        if sparse && !seen.contains(&f.path) {
             seen.push(f.path.clone());
             let reads = run
                 .disk()
@@ -57,11 +59,21 @@ pub fn sparse_file(run: &Run) -> Vec<Finding> {
 /// `tmpfs`: a Run whose test directory was recorded on tmpfs or ramfs (an
 /// imported or hand-made result: candor itself refuses to measure there).
 pub fn tmpfs(run: &Run) -> Vec<Finding> {
+    let unknown = |why: &str| {
+        vec![not_checked(
+            "tmpfs",
+            format!("{why}: whether the disk figures measured RAM (tmpfs, ramfs) was not checked"),
+            "the test directory's filesystem type or magic",
+        )]
+    };
     let Some(s) = &run.host.storage else {
-        return Vec::new();
+        return unknown("the test directory's filesystem is not recorded");
     };
     let fs = s.fs_type.as_deref().unwrap_or("");
     let magic = s.fs_magic.as_deref().unwrap_or("");
+    if fs.is_empty() && magic.is_empty() {
+        return unknown(&format!("the filesystem of {} is not recorded", s.dir));
+    }
     // TMPFS_MAGIC 0x01021994, RAMFS_MAGIC 0x858458f6.
     if fs == "tmpfs"
         || fs == "ramfs"
@@ -111,7 +123,8 @@ mod tests {
     #[test]
     fn tmpfs_recorded_in_a_run_is_a_refusal() {
         let mut run = run();
-        assert!(tmpfs(&run).is_empty());
+        // Unknown filesystem: not checked, never silence.
+        assert_eq!(tmpfs(&run)[0].status, FindingStatus::NotChecked);
         run.host.storage = Some(crate::result::StorageFacts {
             dir: "/tmp".into(),
             fs_type: Some("tmpfs".into()),

@@ -323,7 +323,7 @@ mod tests {
                     path: "/var/tmp/.candor-job-x-1-0.tmp".into(),
                     size: 100 << 20,
                     allocated_bytes: 100 << 20,
-                    fill_ns: 0,
+                    ..Default::default()
                 }],
                 ..Default::default()
             });

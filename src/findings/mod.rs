@@ -31,6 +31,7 @@ pub(crate) mod synth;
 
 pub use catalogue::{catalogue, info, FindingInfo};
 pub use claims::{claims, Claims, CLAIMS_ID};
+pub use cpu_bound::IO_CPU_BOUND_PCT;
 
 use crate::result::{Finding, FindingStatus, Run, Severity};
 use serde_json::Value;

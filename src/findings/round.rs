@@ -132,9 +132,17 @@ pub fn round_plateau(run: &Run) -> Vec<Finding> {
         };
 
         // Is it a plateau? Other metrics at or just under the same level, flat passes, a flat series.
+        // Only another block size counts: at the same size, equal figures are
+        // natural (random and sequential 1 MiB QD1 reads agree on a path
+        // that one request fills), and a bandwidth figure equal at two sizes
+        // is what a cap does and a medium's curve does not.
         let shared: Vec<serde_json::Value> = all
             .iter()
-            .filter(|o| o.subject() != m.subject() && o.dir == m.dir)
+            .filter(|o| {
+                o.subject() != m.subject()
+                    && o.dir == m.dir
+                    && o.job().spec.bs != m.job().spec.bs
+            })
             .filter_map(|o| {
                 let v = to_unit(unit, o.iops_spread().median, o.bps_spread().median);
                 let below = (step - v) / step;

@@ -14,9 +14,11 @@ use serde_json::json;
 /// real case: about 1.4 GB/s, then a shelf near 50 MB/s (28x).
 pub const CLIFF_RATIO: f64 = 2.0;
 
-/// Intervals a series needs before a cliff can be seen: one before, and
-/// `CLIFF_MIN_AFTER` after so that one slow second is not called a level.
+/// Intervals a series needs before a cliff can be seen: a level is at least
+/// two intervals on each side, so that neither one fast first second (a
+/// warm-up, a write cache filling) nor one slow second is called a level.
 pub const CLIFF_MIN_POINTS: usize = 4;
+pub const CLIFF_MIN_BEFORE: usize = 2;
 pub const CLIFF_MIN_AFTER: usize = 2;
 
 /// Steady state, after SNIA's PTS: over the last intervals the range
@@ -40,7 +42,8 @@ fn rates(stats: &DirectionStats) -> Vec<(f64, f64, u64, u64)> {
 }
 
 /// A cliff in `r` (ops/s, bytes/s, bytes, t_ns): the split with the largest
-/// drop whose later intervals all sit below the geometric middle of the two levels.
+/// drop whose earlier intervals all sit above, and later ones all below, the
+/// geometric middle of the two levels.
 pub struct Cliff {
     pub before_bps: f64,
     pub after_bps: f64,
@@ -56,7 +59,7 @@ pub fn find_cliff(r: &[(f64, f64, u64, u64)]) -> Option<Cliff> {
     }
     let bps: Vec<f64> = r.iter().map(|x| x.1).collect();
     let mut best: Option<(f64, usize)> = None;
-    for k in 1..=r.len() - CLIFF_MIN_AFTER {
+    for k in CLIFF_MIN_BEFORE..=r.len() - CLIFF_MIN_AFTER {
         let before = median(&bps[..k])?;
         let after = median(&bps[k..])?;
         if after <= 0.0 && before <= 0.0 {
@@ -64,7 +67,7 @@ pub fn find_cliff(r: &[(f64, f64, u64, u64)]) -> Option<Cliff> {
         }
         let ratio = before / after.max(1.0);
         let middle = (before * after.max(1.0)).sqrt();
-        let holds = bps[k..].iter().all(|b| *b < middle);
+        let holds = bps[k..].iter().all(|b| *b < middle) && bps[..k].iter().all(|b| *b > middle);
         if ratio >= CLIFF_RATIO && holds && best.map_or(true, |b| ratio > b.0) {
             best = Some((ratio, k));
         }
@@ -265,6 +268,11 @@ mod tests {
         assert!(
             burst_cliff(&run).is_empty(),
             "one slow last second is not a level"
+        );
+        let run = seq_with_series(&[400.0, 100.0, 100.0, 100.0, 100.0, 100.0]);
+        assert!(
+            burst_cliff(&run).is_empty(),
+            "one fast first second is not a level either"
         );
     }
 

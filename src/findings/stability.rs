@@ -1,9 +1,9 @@
 //! Figures that do not hold still: passes that disagree (`unstable`) and
 //! threads of one job that got very different shares (`thread-imbalance`).
 
-use super::metrics::{max_passes, metrics};
+use super::metrics::metrics;
 use super::{checked, not_checked, round_to};
-use crate::result::{ComputeMeasurement, FileRole, Finding, Measurement, Run, Spread};
+use crate::result::{ComputeMeasurement, Finding, Measurement, Run, Spread};
 use crate::units::sig3;
 use serde_json::json;
 
@@ -41,7 +41,9 @@ fn compute_groups(run: &Run) -> Vec<(String, Vec<f64>)> {
 pub fn unstable(run: &Run) -> Vec<Finding> {
     let compute = compute_groups(run);
     let compute_passes = compute.iter().map(|g| g.1.len()).max().unwrap_or(0);
-    if max_passes(run) < 2 && compute_passes < 2 {
+    let disk = metrics(run);
+    let disk_passes = disk.iter().map(|m| m.passes()).max().unwrap_or(0);
+    if disk_passes < 2 && compute_passes < 2 {
         return vec![not_checked(
             "unstable",
             "one pass only: whether the figures hold from pass to pass was not checked".into(),
@@ -72,7 +74,9 @@ pub fn unstable(run: &Run) -> Vec<Finding> {
             ));
         }
     };
-    for m in metrics(run).iter().filter(|m| m.role == FileRole::Main) {
+    // Control metrics too: a control read that climbs pass after pass is a
+    // cache filling, and its median would hide it.
+    for m in &disk {
         fire(
             m.subject(),
             m.bps().iter().map(|b| b / 1e6).collect(),

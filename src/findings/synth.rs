@@ -29,6 +29,7 @@ pub fn job(profile: Option<&str>, rw: &str, bs: u64, qd: u32, pass: u32, iops: f
     };
     Measurement::Disk(DiskMeasurement {
         span: None,
+        sync: None,
         profile: profile.map(str::to_string),
         pass: Some(pass),
         role: FileRole::Main,
@@ -66,6 +67,8 @@ pub fn job(profile: Option<&str>, rw: &str, bs: u64, qd: u32, pass: u32, iops: f
             size: 1 << 30,
             allocated_bytes: 1 << 30,
             fill_ns: 0,
+            nocow: None,
+            no_holes: None,
         }),
         fio_command: String::new(),
         notes: Vec::new(),

@@ -189,10 +189,16 @@ pub(super) fn measurement(
             group.len()
         ));
     }
+    let mut sync_stats = None;
     if let Some(sync) = first.get("sync").filter(|s| u64_of(s, "total_ios") > 0) {
         let l = latency(sync);
+        let mut pct = [0u64; 5];
+        for (i, p) in super::latency::KEPT.iter().enumerate() {
+            pct[i] = lookup(&l.pct, *p).unwrap_or(0);
+        }
+        sync_stats = Some(super::merge::to_stats(sync, &l, pct));
         notes.push(format!(
-            "fio times syncs separately: {} syncs, latency p50 {} p99 {} (write latency here excludes the sync)",
+            "fio times syncs separately: {} syncs, latency p50 {} p99 {} (kept as `sync`; a commit is the write plus its sync)",
             u64_of(sync, "total_ios"),
             crate::units::fmt_ns(lookup(&l.pct, 50.0).unwrap_or(0) as f64),
             crate::units::fmt_ns(lookup(&l.pct, 99.0).unwrap_or(0) as f64),
@@ -259,6 +265,7 @@ pub(super) fn measurement(
             measured_ns: runtime_ms * 1_000_000,
             file: None,
             span: None,
+            sync: sync_stats,
             fio_command: cmd,
             notes: Vec::new(),
             job: None,

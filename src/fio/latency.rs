@@ -93,6 +93,9 @@ pub fn bins_to_hdr_base64(bins: &BTreeMap<u64, u64>) -> Option<String> {
     encode(&h)
 }
 
+/// The percentiles candor keeps, in order: p50, p90, p99, p99.9, p99.99.
+pub(super) const KEPT: [f64; 5] = [50.0, 90.0, 99.0, 99.9, 99.99];
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,10 +10,9 @@ use crate::result::{DirectionStats, LatencyStats};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-/// The percentiles candor keeps, in order: p50, p90, p99, p99.9, p99.99.
-const KEPT: [f64; 5] = [50.0, 90.0, 99.0, 99.9, 99.99];
+pub(super) use super::latency::KEPT;
 
-fn to_stats(dir: &Value, lat: &Lat, pct: [u64; 5]) -> DirectionStats {
+pub(super) fn to_stats(dir: &Value, lat: &Lat, pct: [u64; 5]) -> DirectionStats {
     let bytes_per_sec = match dir.get("bw_bytes").and_then(|b| b.as_f64()) {
         Some(b) => b,
         None => f64_of(dir, "bw") * 1024.0,

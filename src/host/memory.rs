@@ -15,6 +15,43 @@ pub fn collect() -> MemFacts {
     parse_meminfo(&std::fs::read_to_string("/proc/meminfo").unwrap_or_default())
 }
 
+/// Memory this process can still take: MemAvailable, or less where its
+/// memory cgroup (v1 or v2) leaves less room under its limit. None if unknown.
+pub fn available_bytes() -> Option<u64> {
+    let host = collect().available;
+    let cgroup = cgroup_room();
+    match (host, cgroup) {
+        (Some(h), Some(c)) => Some(h.min(c)),
+        (h, c) => h.or(c),
+    }
+}
+
+/// limit - usage of this process's memory cgroup, when it has a limit.
+fn cgroup_room() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    for line in text.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
+        let read =
+            |f: &str| -> Option<u64> { std::fs::read_to_string(f).ok()?.trim().parse().ok() };
+        if controllers.split(',').any(|c| c == "memory") {
+            let dir = format!("/sys/fs/cgroup/memory{path}");
+            let limit = read(&format!("{dir}/memory.limit_in_bytes"))?;
+            let usage = read(&format!("{dir}/memory.usage_in_bytes")).unwrap_or(0);
+            // v1 reports "no limit" as a huge number near i64::MAX.
+            return (limit < 1 << 60).then(|| limit.saturating_sub(usage));
+        }
+        if controllers.is_empty() {
+            let dir = format!("/sys/fs/cgroup{path}");
+            if let Some(limit) = read(&format!("{dir}/memory.max")) {
+                let usage = read(&format!("{dir}/memory.current")).unwrap_or(0);
+                return Some(limit.saturating_sub(usage));
+            }
+        }
+    }
+    None
+}
+
 /// Parses /proc/meminfo (`MemTotal:  24684084 kB` lines; kB means KiB).
 pub fn parse_meminfo(text: &str) -> MemFacts {
     let mut facts = MemFacts::default();

@@ -64,6 +64,7 @@ pub fn collect(dir: &Path) -> StorageFacts {
         facts.logical_block_size = dev.logical_block_size;
         facts.physical_block_size = dev.physical_block_size;
         facts.rotational = dev.rotational;
+        facts.write_cache = dev.write_cache;
     }
     facts
 }
@@ -94,6 +95,10 @@ pub struct BlockDevice {
     pub logical_block_size: Option<u64>,
     pub physical_block_size: Option<u64>,
     pub rotational: Option<bool>,
+    /// `queue/write_cache`: `write back` when the device reports a volatile
+    /// write cache (it acknowledges writes before they are durable and needs
+    /// flushes), `write through` otherwise.
+    pub write_cache: Option<String>,
 }
 
 impl BlockDevice {
@@ -125,6 +130,7 @@ impl BlockDevice {
             logical_block_size: number("logical_block_size"),
             physical_block_size: number("physical_block_size"),
             rotational: number("rotational").map(|r| r != 0),
+            write_cache: read_trimmed(&queue.join("write_cache")),
         })
     }
 }
@@ -348,6 +354,7 @@ mod tests {
         std::fs::write(sda.join("queue/logical_block_size"), "512\n").unwrap();
         std::fs::write(sda.join("queue/physical_block_size"), "4096\n").unwrap();
         std::fs::write(sda.join("queue/rotational"), "1\n").unwrap();
+        std::fs::write(sda.join("queue/write_cache"), "write back\n").unwrap();
         std::fs::write(sda.join("device/model"), "ST4000NM0035    \n").unwrap();
         let link = root.path().join("8:2");
         std::os::unix::fs::symlink(&part, &link).unwrap();
@@ -362,6 +369,7 @@ mod tests {
                 logical_block_size: Some(512),
                 physical_block_size: Some(4096),
                 rotational: Some(true),
+                write_cache: Some("write back".into()),
             }
         );
         assert_eq!(BlockDevice::from_sysfs(&root.path().join("9:9")), None);

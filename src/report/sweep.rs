@@ -46,7 +46,8 @@ pub fn table(measurements: &[&DiskMeasurement]) -> String {
     out
 }
 
-/// The caps in words, from the `caps` finding's evidence.
+/// The caps in words, from the `caps` finding's evidence: each direction
+/// and quantity with its plateau (cap or ceiling), the points on it and why.
 pub fn caps_text(findings: &[Finding]) -> String {
     let mut out = String::new();
     let Some(c) = findings.iter().find(|f| f.id == "caps") else {
@@ -54,45 +55,79 @@ pub fn caps_text(findings: &[Finding]) -> String {
     };
     let _ = writeln!(out, "Caps: {}", c.verdict);
     let e = &c.evidence;
-    for (key, points, unit) in [
-        ("read_iops", "read_iops_points", "IOPS"),
-        ("write_iops", "write_iops_points", "IOPS"),
-        ("read_bytes_per_sec", "read_bytes_points", "B/s"),
-        ("write_bytes_per_sec", "write_bytes_points", "B/s"),
+    for (key, plateau, iops) in [
+        ("read IOPS", "read_iops_plateau", true),
+        ("write IOPS", "write_iops_plateau", true),
+        ("read bandwidth", "read_bytes_plateau", false),
+        ("write bandwidth", "write_bytes_plateau", false),
     ] {
-        let value = match e[key].as_f64() {
-            Some(v) if unit == "IOPS" => format!("{} IOPS", fmt_count(v)),
-            Some(v) => format!("{} MB/s ({} MiB/s)", sig3(v / 1e6), sig3(v / 1048576.0)),
-            None => "none evident".into(),
+        let p = &e[plateau];
+        let Some(level) = p["level"].as_f64() else {
+            // Runs analysed before plateaus were kept name only the figures.
+            let (cap, ceiling) = old_caps_keys(plateau);
+            let old = e[cap]
+                .as_f64()
+                .map(|v| ("cap", v))
+                .or_else(|| e[ceiling].as_f64().map(|v| ("ceiling", v)));
+            match old {
+                Some((kind, v)) => {
+                    let value = if iops {
+                        format!("{} IOPS", fmt_count(v))
+                    } else {
+                        format!("{} MB/s ({} MiB/s)", sig3(v / 1e6), sig3(v / 1048576.0))
+                    };
+                    let _ = writeln!(out, "  {key:<16} {kind} {value}");
+                }
+                None => {
+                    let _ = writeln!(out, "  {key:<16} no plateau");
+                }
+            }
+            continue;
         };
-        let support: Vec<String> = e[points]
+        let value = if iops {
+            format!("{} IOPS", fmt_count(level))
+        } else {
+            format!(
+                "{} MB/s ({} MiB/s)",
+                sig3(level / 1e6),
+                sig3(level / 1048576.0)
+            )
+        };
+        let kind = p["kind"].as_str().unwrap_or("ceiling");
+        let support: Vec<String> = p["points"]
             .as_array()
             .into_iter()
             .flatten()
-            .map(|p| {
+            .map(|q| {
+                let jobs = q["numjobs"].as_u64().unwrap_or(1);
                 format!(
-                    "{} {} QD{}",
-                    p["rw"].as_str().unwrap_or(""),
-                    block_label(p["bs"].as_u64().unwrap_or(0)),
-                    p["iodepth"]
+                    "{} {} QD{}{}",
+                    q["rw"].as_str().unwrap_or(""),
+                    block_label(q["bs"].as_u64().unwrap_or(0)),
+                    q["iodepth"],
+                    if jobs > 1 {
+                        format!("T{jobs}")
+                    } else {
+                        String::new()
+                    }
                 )
             })
             .collect();
-        let ceiling = e[format!("{}_ceiling", key.trim_end_matches("_per_sec"))]
-            .as_f64()
-            .map(|v| {
-                if unit == "IOPS" {
-                    format!(" (ceiling at one depth only: {} IOPS)", fmt_count(v))
-                } else {
-                    format!(" (ceiling at one depth only: {} MB/s)", sig3(v / 1e6))
-                }
-            })
-            .unwrap_or_default();
-        let _ = write!(out, "  {key:<20} {value}{ceiling}");
-        if !support.is_empty() {
-            let _ = write!(out, "  (from {})", support.join(", "));
-        }
-        out.push('\n');
+        let _ = writeln!(
+            out,
+            "  {key:<16} {kind} {value}  (from {})",
+            support.join(", ")
+        );
     }
     out
+}
+
+/// The evidence keys of the cap and the ceiling for a plateau key.
+fn old_caps_keys(plateau: &str) -> (&'static str, &'static str) {
+    match plateau {
+        "read_iops_plateau" => ("read_iops", "read_iops_ceiling"),
+        "write_iops_plateau" => ("write_iops", "write_iops_ceiling"),
+        "read_bytes_plateau" => ("read_bytes_per_sec", "read_bytes_ceiling"),
+        _ => ("write_bytes_per_sec", "write_bytes_ceiling"),
+    }
 }

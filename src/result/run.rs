@@ -361,6 +361,11 @@ pub struct StorageFacts {
     pub physical_block_size: Option<u64>,
     /// The ROTA flag (meaningless inside most VMs).
     pub rotational: Option<bool>,
+    /// What the device says of its write cache (`queue/write_cache`):
+    /// `write back` (volatile: writes are acknowledged before they are
+    /// durable) or `write through`. A claim, like the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_cache: Option<String>,
     /// statx STATX_DIOALIGN memory alignment for O_DIRECT.
     pub dio_mem_align: Option<u64>,
     /// statx STATX_DIOALIGN offset alignment for O_DIRECT.
@@ -449,6 +454,11 @@ pub struct DiskMeasurement {
     pub read: Option<DirectionStats>,
     /// Writes over the measured interval; null when the job did no writes.
     pub write: Option<DirectionStats>,
+    /// Imports only: fio times each sync apart from its write (`sync.lat_ns`),
+    /// so a commit there is a write plus this. candor's own fsync jobs time
+    /// each write through its sync, in `write`, and leave this absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync: Option<DirectionStats>,
     /// The same figures per thread (job clone), in thread order.
     #[serde(default)]
     pub threads: Vec<ThreadStats>,
@@ -542,6 +552,15 @@ pub struct TestFileInfo {
     /// How long the fill (write + fsync) took (ns); 0 when the file was reused.
     #[serde(default)]
     pub fill_ns: u64,
+    /// On a copy-on-write filesystem (btrfs): whether the file was made
+    /// No_COW (chattr +C) before it was written. Absent elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nocow: Option<bool>,
+    /// Whether `lseek(SEEK_HOLE)` found no hole before the end: kept where the
+    /// allocated blocks lagged behind the write (ZFS updates them at
+    /// transaction-group sync) and the file was taken as fully written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_holes: Option<bool>,
 }
 
 /// One direction (read or write) of a job, or of one thread.

@@ -5,6 +5,8 @@
 
 #![allow(dead_code)]
 
+pub mod plant;
+
 use candor::result::*;
 use std::collections::BTreeMap;
 
@@ -85,6 +87,7 @@ fn disk(
     };
     Measurement::Disk(DiskMeasurement {
         span: None,
+        sync: None,
         profile: Some(profile.to_string()),
         pass: Some(pass),
         role,
@@ -105,6 +108,8 @@ fn disk(
             size,
             allocated_bytes: size,
             fill_ns: 0,
+            nocow: None,
+            no_holes: None,
         }),
         fio_command: format!("fio --name=x --rw={rw} --bs={bs} --iodepth={qd}"),
         notes: Vec::new(),

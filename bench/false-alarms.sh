@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# How often a clean disk trips an alarm: runs N `candor sweep` and N
+# `candor run --preset quick --only disk` on the unthrottled disk (in
+# alternation) and counts, per run, the warnings of the rules a clean medium
+# must never trip (limiter-*, round-plateau, caps, host-cache, residency,
+# metric-disagreement). Prints one line per run and the total.
+#
+# Usage: bench/false-alarms.sh [N]     (N=10 by default; about 3 minutes per pair)
+# Needs: a release build of candor (CANDOR=target/release/candor by default), python3.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N="${1:-10}"
+CANDOR="${CANDOR:-target/release/candor}"
+[ -x "$CANDOR" ] || { echo "false-alarms: build candor first (cargo build --release)" >&2; exit 2; }
+dir=$(mktemp -d /var/tmp/candor-false-alarms.XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+alarms=0
+runs=0
+for i in $(seq 1 "$N"); do
+    for kind in sweep quick; do
+        out="$dir/$kind-$i.json"
+        if [ "$kind" = sweep ]; then
+            "$CANDOR" sweep --dir "$dir" --output "$out" --format json >/dev/null
+        else
+            "$CANDOR" run --preset quick --only disk --dir "$dir" --output "$out" --quiet >/dev/null
+        fi
+        line=$(python3 - "$out" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+ids = ("limiter-", "round-plateau", "caps", "host-cache", "residency", "metric-disagreement")
+hits = [f"{f['id']} [{f.get('subject') or ''}]" for f in run["findings"]
+        if f["severity"] in ("warning", "refusal") and f["status"] == "checked"
+        and any(f["id"].startswith(i) for i in ids)]
+caps = next((f["verdict"] for f in run["findings"] if f["id"] == "caps"), "")
+print(f"{len(hits)}\t{'; '.join(hits) or 'none'}\t{caps[:140]}")
+PY
+)
+        n=$(echo "$line" | cut -f1)
+        runs=$((runs + 1))
+        [ "$n" -gt 0 ] && alarms=$((alarms + 1))
+        printf '%s %-5s %s warnings: %s | %s\n' "$(date -u +%H:%M:%S)" "$kind" "$n" "$(echo "$line" | cut -f2)" "$(echo "$line" | cut -f3)"
+        rm -f "$out"
+    done
+done
+echo "runs with any alarm: $alarms of $runs"
