@@ -3,7 +3,9 @@
 # fio, fio candor, ...) so that drift of a shared VM's disk hits both alike.
 # Prints each job's IOPS and MB/s under both tools, per pair, and the
 # median ratio; when fio merges jobs into one report (group_reporting), the
-# merged figure is compared with the sum of candor's jobs in that group.
+# merged figure is compared with candor's jobs of that group counted as fio
+# counts a group: all their operations and bytes over the longest job's
+# measured time.
 #
 # Usage: bench/jobfile-vs-fio.sh JOBFILE [PAIRS]
 #   The job file should name its files under ${BENCH_DIR} (set here to a
@@ -25,8 +27,12 @@ mkdir -p "$BENCH_DIR"
 command -v fio >/dev/null || { echo "fio is not installed (apt-get install fio)" >&2; exit 1; }
 
 run_candor() { "$CANDOR" disk --job "$JOBFILE" --dir "$BENCH_DIR" --format json >"$OUT/candor.$1.json"; }
-# A fresh set of files for every fio run, as candor makes fresh files for every run.
-run_fio() { rm -f "$BENCH_DIR"/*; (cd "$BENCH_DIR" && fio --output-format=json "$JOBFILE") >"$OUT/fio.$1.json"; }
+# Fresh files for every fio run, removed as soon as it ends, as candor
+# removes its own: each run then starts just after the other tool's files
+# went (on a filesystem mounted with discard, a deletion keeps the disk
+# busy for a while; removing fio's files just before fio's own run put that
+# on fio alone).
+run_fio() { (cd "$BENCH_DIR" && fio --output-format=json "$JOBFILE") >"$OUT/fio.$1.json"; rm -f "$BENCH_DIR"/*; }
 
 echo "# $(date -u +%FT%TZ) $(uname -r), $(nproc) CPUs, $JOBFILE ($(sha256sum "$JOBFILE" | cut -c1-16)), $PAIRS pairs"
 for i in $(seq 1 "$PAIRS"); do
@@ -40,9 +46,9 @@ def candor(i):
     run = json.load(open(f"{out}/candor.{i}.json"))
     jobs = {}
     for m in run["measurements"]:
-        ops = sum((m[d] or {}).get("iops", 0) for d in ("read", "write"))
-        bps = sum((m[d] or {}).get("bytes_per_sec", 0) for d in ("read", "write"))
-        jobs[m["profile"]] = (m["job"]["group"], ops, bps)
+        ops = sum((m[d] or {}).get("ops", 0) for d in ("read", "write"))
+        nbytes = sum((m[d] or {}).get("bytes", 0) for d in ("read", "write"))
+        jobs[m["profile"]] = (m["job"]["group"], ops, nbytes, m["measured_ns"] / 1e9)
     return jobs
 def fio(i):
     text = open(f"{out}/fio.{i}.json").read()
@@ -60,8 +66,9 @@ for i in range(1, pairs + 1):
     for name, (group, ops, bps) in f.items():
         members = [n for n, v in c.items() if v[0] == group] if name not in c or len(f) < len(c) else [name]
         label = name if members == [name] else f"group {group} ({', '.join(members)})"
-        cops = sum(c[n][1] for n in members)
-        cbps = sum(c[n][2] for n in members)
+        secs = max(c[n][3] for n in members)
+        cops = sum(c[n][1] for n in members) / secs
+        cbps = sum(c[n][2] for n in members) / secs
         rows.setdefault(label, []).append((cops, ops, cbps, bps))
 print(f"{'job':40} {'candor IOPS':>12} {'fio IOPS':>12} {'candor MB/s':>12} {'fio MB/s':>10} {'ratio':>6}")
 for label, v in rows.items():

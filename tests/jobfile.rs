@@ -7,7 +7,10 @@
 //! the oracle tests say so and skip, except in CI (`CI=true`), where they
 //! fail.
 
+mod common;
+
 use candor::fio::jobfile::{self, options, value, Env, FileSystem, Job, Setting, Value};
+use common::plant::{candor_files, one_at_a_time};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -287,31 +290,12 @@ use candor::result::{DiskMeasurement, Run};
 
 /// The real runs take turns: each measures timing (overlap, rates, steady
 /// state) that a neighbouring run on the same two CPUs would disturb.
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
 fn turn() -> std::sync::MutexGuard<'static, ()> {
-    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+    one_at_a_time()
 }
 
 fn scratch() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("candor-jobfile-")
-        .tempdir_in("/var/tmp")
-        .unwrap()
-}
-
-fn candor_files(dir: &Path) -> Vec<PathBuf> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with(".candor-")
-        })
-        .collect()
+    common::plant::test_dir("jobfile")
 }
 
 /// `candor disk --job FIXTURE --dir DIR --format json [extra]`, as run

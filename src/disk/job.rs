@@ -149,24 +149,25 @@ impl JobSpec {
         }
     }
 
+    /// The block sizes of the directions the job issues.
+    fn used_sizes(&self) -> impl Iterator<Item = BlockSizes> {
+        let [read, write] = self.sizes();
+        let (reads, writes) = (self.rw.reads(), self.rw.writes());
+        // A pattern that does neither (an import's trim) counts both.
+        let both = !reads && !writes;
+        [(reads || both, read), (writes || both, write)]
+            .into_iter()
+            .filter_map(|(used, s)| used.then_some(s))
+    }
+
     /// The smallest block size the job issues (over the directions it does).
     pub fn min_bs(&self) -> u64 {
-        let s = self.sizes();
-        match (self.rw.reads(), self.rw.writes()) {
-            (true, false) => s[0].min(),
-            (false, true) => s[1].min(),
-            _ => s[0].min().min(s[1].min()),
-        }
+        self.used_sizes().map(|s| s.min()).min().unwrap_or(self.bs)
     }
 
     /// The largest block size the job issues.
     pub fn max_bs(&self) -> u64 {
-        let s = self.sizes();
-        match (self.rw.reads(), self.rw.writes()) {
-            (true, false) => s[0].max(),
-            (false, true) => s[1].max(),
-            _ => s[0].max().max(s[1].max()),
-        }
+        self.used_sizes().map(|s| s.max()).max().unwrap_or(self.bs)
     }
 
     /// Where random offsets fall: multiples of this.

@@ -202,46 +202,52 @@ pub fn short(run: &Run) -> Vec<Finding> {
         .collect()
 }
 
-/// `job-buffered`: jobs that went through the page cache.
-pub fn buffered(run: &Run) -> Vec<Finding> {
+/// One finding `id` naming the jobs `pick` selects, or none.
+fn naming(
+    run: &Run,
+    id: &str,
+    pick: impl Fn(&DiskMeasurement) -> bool,
+    verdict: impl Fn(&str) -> String,
+) -> Vec<Finding> {
     let names: Vec<&str> = jobs(run)
         .into_iter()
-        .filter(|d| !d.spec.direct)
+        .filter(|d| pick(d))
         .map(section)
         .collect();
     if names.is_empty() {
         return Vec::new();
     }
+    let list = names.join(", ");
     vec![checked(
-        "job-buffered",
-        Some(names.join(", ")),
-        format!(
-            "{} used buffered I/O (direct=0, fio's default): reads may come from memory and writes are done when copied to it",
-            names.join(", ")
-        ),
+        id,
+        Some(list.clone()),
+        verdict(&list),
         json!({ "jobs": names }),
     )]
 }
 
+/// `job-buffered`: jobs that went through the page cache.
+pub fn buffered(run: &Run) -> Vec<Finding> {
+    naming(
+        run,
+        "job-buffered",
+        |d| !d.spec.direct,
+        |list| {
+            format!("{list} used buffered I/O (direct=0, fio's default): reads may come from memory and writes are done when copied to it")
+        },
+    )
+}
+
 /// `job-gtod-reduce`: jobs for which fio would have measured no latency.
 pub fn gtod_reduce(run: &Run) -> Vec<Finding> {
-    let names: Vec<&str> = jobs(run)
-        .into_iter()
-        .filter(|d| is_on(d, "gtod_reduce"))
-        .map(section)
-        .collect();
-    if names.is_empty() {
-        return Vec::new();
-    }
-    vec![checked(
+    naming(
+        run,
         "job-gtod-reduce",
-        Some(names.join(", ")),
-        format!(
-            "{} set gtod_reduce: fio reports no latency for them; the latency here is candor's, timed on every operation",
-            names.join(", ")
-        ),
-        json!({ "jobs": names }),
-    )]
+        |d| is_on(d, "gtod_reduce"),
+        |list| {
+            format!("{list} set gtod_reduce: fio reports no latency for them; the latency here is candor's, timed on every operation")
+        },
+    )
 }
 
 /// `job-randrepeat`: random jobs left at fio's default of repeating the
@@ -276,27 +282,24 @@ pub fn randrepeat(run: &Run) -> Vec<Finding> {
 
 /// `job-reused-buffers`: writing jobs for which fio would refill nothing.
 pub fn reused_buffers(run: &Run) -> Vec<Finding> {
-    let names: Vec<&str> = jobs(run)
-        .into_iter()
-        .filter(|d| d.spec.rw.writes() && !is_on(d, "refill_buffers"))
-        .map(section)
-        .collect();
-    if names.is_empty() {
-        return Vec::new();
-    }
     let scramble_off = jobs(run)
         .into_iter()
         .any(|d| option(d, "scramble_buffers") == Some("0"));
-    vec![checked(
+    let mut f = naming(
+        run,
         "job-reused-buffers",
-        Some(names.join(", ")),
-        format!(
-            "{} write without refill_buffers: fio would fill its buffers once and {}; candor writes fresh random data, so on storage that compresses or deduplicates fio's figure can be higher",
-            names.join(", "),
-            if scramble_off { "write the same bytes again" } else { "only scramble a few bytes of them" }
-        ),
-        json!({ "jobs": names, "scramble_buffers": !scramble_off }),
-    )]
+        |d| d.spec.rw.writes() && !is_on(d, "refill_buffers"),
+        |list| {
+            format!(
+                "{list} write without refill_buffers: fio would fill its buffers once and {}; candor writes fresh random data, so on storage that compresses or deduplicates fio's figure can be higher",
+                if scramble_off { "write the same bytes again" } else { "only scramble a few bytes of them" }
+            )
+        },
+    );
+    for finding in &mut f {
+        finding.evidence["scramble_buffers"] = json!(!scramble_off);
+    }
+    f
 }
 
 #[cfg(test)]

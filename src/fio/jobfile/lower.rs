@@ -557,29 +557,19 @@ impl<'a> Lowering<'a> {
         Ok(())
     }
 
+    /// A count of at least 1 and at most `max` (1 when not set).
+    fn bounded(&self, name: &str, max: u64) -> Result<u32, JobFileError> {
+        match self.number(name) {
+            Some((0, s)) => Err(Self::bad(s, "out of range (at least 1)")),
+            Some((n, s)) if n > max => Err(Self::bad(s, format!("above candor's limit of {max}"))),
+            Some((n, _)) => Ok(n as u32),
+            None => Ok(1),
+        }
+    }
+
     fn depth(&mut self, spec: &mut JobSpec, engine: EngineChoice) -> Result<(), JobFileError> {
-        let iodepth = match self.number("iodepth") {
-            Some((0, s)) => return Err(Self::bad(s, "out of range (at least 1)")),
-            Some((n, s)) if n > MAX_IODEPTH => {
-                return Err(Self::bad(
-                    s,
-                    format!("above candor's limit of {MAX_IODEPTH}"),
-                ))
-            }
-            Some((n, _)) => n as u32,
-            None => 1,
-        };
-        let numjobs = match self.number("numjobs") {
-            Some((0, s)) => return Err(Self::bad(s, "out of range (at least 1)")),
-            Some((n, s)) if n > MAX_NUMJOBS => {
-                return Err(Self::bad(
-                    s,
-                    format!("above candor's limit of {MAX_NUMJOBS}"),
-                ))
-            }
-            Some((n, _)) => n as u32,
-            None => 1,
-        };
+        let iodepth = self.bounded("iodepth", MAX_IODEPTH)?;
+        let numjobs = self.bounded("numjobs", MAX_NUMJOBS)?;
         spec.numjobs = numjobs;
         let sync_engine = engine == EngineChoice::Exact(EngineKind::Psync);
         if sync_engine && iodepth > 1 {
