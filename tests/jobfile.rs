@@ -391,9 +391,11 @@ fn rate_limits_hold() {
         );
     };
     let r = job(&run, "iops-read").read.as_ref().unwrap();
-    near("rate_iops=500", r.iops, 500.0, 0.03);
+    // Within 5 %: an operation due just before the end but issued after it
+    // (a stalled CPU on a shared machine) is not counted.
+    near("rate_iops=500", r.iops, 500.0, 0.05);
     let w = job(&run, "bytes-write").write.as_ref().unwrap();
-    near("rate=2m", w.bytes_per_sec, 2.0 * 1048576.0, 0.03);
+    near("rate=2m", w.bytes_per_sec, 2.0 * 1048576.0, 0.05);
     let p = job(&run, "poisson-read").read.as_ref().unwrap();
     near("poisson rate_iops=2000", p.iops, 2000.0, 0.10);
     assert_eq!(
