@@ -9,6 +9,8 @@
 # Needs: a release build of candor (CANDOR=target/release/candor by default), python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Benchmark Runs stay out of the user's history database.
+export CANDOR_NO_HISTORY=1
 N="${1:-10}"
 CANDOR="${CANDOR:-target/release/candor}"
 [ -x "$CANDOR" ] || { echo "false-alarms: build candor first (cargo build --release)" >&2; exit 2; }

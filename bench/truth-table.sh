@@ -15,7 +15,7 @@ status=0
 cargo test --test truth -- --test-threads=1 --nocapture ${1:+"$1"} >"$log" 2>&1 || status=$?
 echo "| condition planted | verdict expected | verdict and figure measured |"
 echo "|---|---|---|"
-grep '^TRUTH|' "$log" | sed -e 's/^TRUTH|/| /' -e 's/$/ |/' -e 's/|\([^ ]\)/| \1/g'
+grep -o 'TRUTH|.*' "$log" | sed -e 's/^TRUTH|/| /' -e 's/$/ |/' -e 's/|\([^ ]\)/| \1/g'
 grep -E '^test .* (ok|FAILED)$' "$log" >&2 || true
 if [ "$status" -ne 0 ]; then
     grep -A20 'panicked' "$log" >&2 || true

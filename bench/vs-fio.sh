@@ -13,6 +13,8 @@
 # Needs: fio, python3, a release build (cargo build --release).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Benchmark Runs stay out of the user's history database.
+export CANDOR_NO_HISTORY=1
 PAIRS=${1:-5}
 RUNTIME=${2:-5}
 RAMP=${3:-1}

@@ -57,6 +57,35 @@ pub fn check() -> Result<(), crate::error::Interrupted> {
     }
 }
 
+/// Stops the run as SIGHUP would when standard input reaches its end.
+///
+/// `candor fleet` starts the remote `candor run` over ssh without a
+/// terminal, so a controller that is stopped, killed or cut off sends no
+/// signal: the only thing the remote process sees is its standard input
+/// (the ssh channel) closing. The controller keeps that channel open for the
+/// whole run and closes it to stop the run; the remote candor then stops
+/// like on Ctrl-C (test files removed, the Run saved as interrupted).
+pub fn stop_when_stdin_closes() {
+    std::thread::Builder::new()
+        .name("candor-stdin-watch".into())
+        .spawn(|| {
+            use std::io::Read;
+            let mut stdin = std::io::stdin().lock();
+            let mut buf = [0u8; 256];
+            loop {
+                match stdin.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(_) => continue,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(_) => break,
+                }
+            }
+            // Same as a first signal: the measuring loops stop at their next check.
+            let _ = SIGNAL.compare_exchange(0, libc::SIGHUP, Ordering::SeqCst, Ordering::SeqCst);
+        })
+        .ok();
+}
+
 /// Registers a file to remove if the user interrupts twice.
 pub fn register(path: PathBuf) {
     REGISTERED

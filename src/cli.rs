@@ -49,4 +49,9 @@ pub enum Command {
     Compare(crate::commands::compare::Args),
     /// Import fio JSON output as a Run.
     Import(crate::commands::import::Args),
+    /// The history of every Run: add, list, show a host, trends, drift, export, an HTML report.
+    History(crate::commands::history::Args),
+    /// Many hosts over ssh: push this binary, run the battery on each, fetch
+    /// the Runs, compare them (`fleet run`, `fleet report`).
+    Fleet(crate::commands::fleet::Args),
 }

@@ -13,6 +13,8 @@ pub mod disk;
 pub mod error;
 pub mod findings;
 pub mod fio;
+pub mod fleet;
+pub mod history;
 pub mod host;
 pub mod output;
 pub mod recorder;

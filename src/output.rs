@@ -46,6 +46,20 @@ impl Replace {
 /// for the temporary name's prefix and suffix.
 const MAX_NAME: usize = 255 - 40;
 
+/// Text made safe as part of a file name: anything but ASCII letters,
+/// digits, `-`, `_` and `.` becomes `_` (`web 1/a` → `web_1_a`).
+pub fn file_name_part(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 /// The directory a path's file lives in (`.` for a bare name).
 pub fn parent_dir(path: &Path) -> &Path {
     match path.parent() {
@@ -123,6 +137,17 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// Writes `bytes` to `path` atomically (see the module comment). The error
 /// names the path.
 pub fn write_atomic(path: &Path, bytes: &[u8], replace: Replace) -> std::io::Result<()> {
+    write_streamed(path, replace, &mut |w| w.write_all(bytes))
+}
+
+/// Writes to `path` atomically what `fill` writes (see the module comment),
+/// without holding it all in memory first: an export of a whole history can
+/// be hundreds of megabytes. The error names the path.
+pub fn write_streamed(
+    path: &Path,
+    replace: Replace,
+    fill: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let named =
         |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()));
     let dir = parent_dir(path);
@@ -154,9 +179,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8], replace: Replace) -> std::io::Res
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(named(e)),
     };
-    let (tmp, mut file) = create_temporary(dir, &name.to_string_lossy()).map_err(named)?;
+    let (tmp, file) = create_temporary(dir, &name.to_string_lossy()).map_err(named)?;
     let result = (|| {
-        file.write_all(bytes)?;
+        let mut buffered = std::io::BufWriter::new(file);
+        fill(&mut buffered)?;
+        let file = buffered.into_inner().map_err(|e| e.into_error())?;
         if let Some(meta) = &existing {
             // Keep the replaced file's mode and (as root) its owner.
             file.set_permissions(std::fs::Permissions::from_mode(meta.mode() & 0o7777))?;

@@ -230,6 +230,43 @@ pub fn now_rfc3339() -> String {
     rfc3339_utc(secs)
 }
 
+/// Parses `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)` into Unix seconds.
+pub fn parse_rfc3339(text: &str) -> Option<i64> {
+    let b = text.as_bytes();
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !(b[10] == b'T' || b[10] == b' ') {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| text.get(r)?.parse::<i64>().ok();
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, s) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    let mut rest = &text[19..];
+    if let Some(frac) = rest.strip_prefix('.') {
+        let digits = frac
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(frac.len());
+        rest = &frac[digits..];
+    }
+    let offset = match rest {
+        "Z" | "z" => 0,
+        _ if rest.len() == 6 && (rest.starts_with('+') || rest.starts_with('-')) => {
+            let oh: i64 = rest[1..3].parse().ok()?;
+            let om: i64 = rest[4..6].parse().ok()?;
+            let sign = if rest.starts_with('-') { -1 } else { 1 };
+            sign * (oh * 3600 + om * 60)
+        }
+        _ => return None,
+    };
+    // Howard Hinnant's days_from_civil.
+    let y = if mo <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (mo + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146097 + doe - 719468;
+    Some(days * 86400 + h * 3600 + mi * 60 + s - offset)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -280,5 +317,14 @@ mod tests {
         assert_eq!(fio_duration(500_000_000), "500ms");
         assert_eq!(rfc3339_utc(0), "1970-01-01T00:00:00Z");
         assert_eq!(rfc3339_utc(1_796_021_390), "2026-11-30T06:49:50Z");
+    }
+
+    #[test]
+    fn rfc3339_round_trips() {
+        let t = 1_796_021_390u64;
+        assert_eq!(parse_rfc3339(&rfc3339_utc(t)), Some(t as i64));
+        assert_eq!(parse_rfc3339("2026-11-30T07:49:50+01:00"), Some(t as i64));
+        assert_eq!(parse_rfc3339("2026-11-30T06:49:50.250Z"), Some(t as i64));
+        assert_eq!(parse_rfc3339("yesterday"), None);
     }
 }

@@ -7,8 +7,11 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+/// The binary, kept from adding to the user's history (tests/history.rs tests that).
 fn candor() -> Command {
-    Command::cargo_bin("candor").unwrap()
+    let mut cmd = Command::cargo_bin("candor").unwrap();
+    cmd.env("CANDOR_NO_HISTORY", "1");
+    cmd
 }
 
 fn workdir() -> tempfile::TempDir {
@@ -214,6 +217,7 @@ fn sigint_leaves_an_interrupted_run_and_resume_finishes_it() {
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_candor"));
     let child = std::process::Command::new(&bin)
         .args(&args)
+        .env("CANDOR_NO_HISTORY", "1")
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()

@@ -277,8 +277,11 @@ fn test_file_is_filled_with_random_data_and_allocated() {
     assert_eq!(blocks.len(), (8 << 20) / 4096);
 }
 
+/// The binary, kept from adding to the user's history (tests/history.rs tests that).
 fn candor() -> Command {
-    Command::cargo_bin("candor").unwrap()
+    let mut cmd = Command::cargo_bin("candor").unwrap();
+    cmd.env("CANDOR_NO_HISTORY", "1");
+    cmd
 }
 
 fn quick_args(dir: &Path) -> Vec<String> {
@@ -461,6 +464,7 @@ fn a_planted_symlink_is_not_followed() {
     );
     let out = std::process::Command::new("sh")
         .args(["-c", &script])
+        .env("CANDOR_NO_HISTORY", "1")
         .output()
         .unwrap();
     assert!(

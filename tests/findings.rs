@@ -10,8 +10,11 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
+/// The binary, kept from adding to the user's history (tests/history.rs tests that).
 fn candor() -> Command {
-    Command::cargo_bin("candor").unwrap()
+    let mut cmd = Command::cargo_bin("candor").unwrap();
+    cmd.env("CANDOR_NO_HISTORY", "1");
+    cmd
 }
 
 // ---------------------------------------------------------------- analyze / explain
@@ -281,6 +284,7 @@ fn interrupted_sweep_keeps_its_points_and_removes_its_file() {
     let out = dir.path().join("sweep.json");
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_candor"))
         .args(sweep_args(dir.path(), &out))
+        .env("CANDOR_NO_HISTORY", "1")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()

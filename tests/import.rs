@@ -418,6 +418,7 @@ fn reports_work_on_imports() {
     let out = dir.path().join("run.json");
     Command::cargo_bin("candor")
         .unwrap()
+        .env("CANDOR_NO_HISTORY", "1")
         .args(["import", "--label", "fio host", "-o", out.to_str().unwrap()])
         .arg(fixture("randread-iouring-q16.json"))
         .arg(fixture("randrw-psync-j2-group-notes.json"))
@@ -429,6 +430,7 @@ fn reports_work_on_imports() {
     for format in ["text", "md", "csv", "json", "html"] {
         Command::cargo_bin("candor")
             .unwrap()
+            .env("CANDOR_NO_HISTORY", "1")
             .args(["report", out.to_str().unwrap(), "--format", format])
             .assert()
             .success();
@@ -436,6 +438,7 @@ fn reports_work_on_imports() {
     // Without --output the Run's JSON goes to standard output.
     let o = Command::cargo_bin("candor")
         .unwrap()
+        .env("CANDOR_NO_HISTORY", "1")
         .arg("import")
         .arg(fixture("randread-iouring-q16.json"))
         .assert()
@@ -490,6 +493,7 @@ fn bad_input_exits_2_with_one_line() {
     for (file, problem) in &cases {
         let o = Command::cargo_bin("candor")
             .unwrap()
+            .env("CANDOR_NO_HISTORY", "1")
             .args(["import", file])
             .assert()
             .code(2);
@@ -502,6 +506,7 @@ fn bad_input_exits_2_with_one_line() {
     }
     let o = Command::cargo_bin("candor")
         .unwrap()
+        .env("CANDOR_NO_HISTORY", "1")
         .args(["import", "-o", "/nonexistent-dir/run.json"])
         .arg(fixture("randread-iouring-q16.json"))
         .assert()
@@ -513,6 +518,7 @@ fn bad_input_exits_2_with_one_line() {
     );
     let o = Command::cargo_bin("candor")
         .unwrap()
+        .env("CANDOR_NO_HISTORY", "1")
         .arg("import")
         .assert()
         .code(2);

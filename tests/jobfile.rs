@@ -47,6 +47,7 @@ fn fio(args: &[&str]) -> (bool, String) {
     let out = Command::new("fio")
         .args(args)
         .current_dir(fixtures())
+        .env("CANDOR_NO_HISTORY", "1")
         .envs(VARS)
         .output()
         .expect("run fio");
@@ -304,6 +305,7 @@ fn run_job(fixture: &str, dir: &Path, extra: &[&str]) -> Run {
     let out = assert_cmd::Command::cargo_bin("candor")
         .unwrap()
         .current_dir(fixtures())
+        .env("CANDOR_NO_HISTORY", "1")
         .env("CANDOR_JF_DIR", dir)
         .args([
             "disk",
@@ -544,6 +546,7 @@ fn unsupported_options_are_refused_or_recorded() {
     let out = assert_cmd::Command::cargo_bin("candor")
         .unwrap()
         .current_dir(fixtures())
+        .env("CANDOR_NO_HISTORY", "1")
         .args([
             "disk",
             "--job",
@@ -577,6 +580,7 @@ fn bad_job_files_exit_2_with_one_line() {
         let out = assert_cmd::Command::cargo_bin("candor")
             .unwrap()
             .current_dir(fixtures())
+            .env("CANDOR_NO_HISTORY", "1")
             .arg("disk")
             .args(args)
             .args(["--dir", d])
@@ -630,6 +634,7 @@ fn parse_only_prints_the_plan_and_creates_nothing() {
     let out = assert_cmd::Command::cargo_bin("candor")
         .unwrap()
         .current_dir(fixtures())
+        .env("CANDOR_NO_HISTORY", "1")
         .env("CANDOR_JF_DIR", tmp.path())
         .args(["disk", "--job", "forum.fio", "--parse-only"])
         .output()
@@ -655,6 +660,7 @@ fn sigint_during_a_job_file_removes_every_file() {
     )
     .unwrap();
     let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("candor"))
+        .env("CANDOR_NO_HISTORY", "1")
         .args([
             "disk",
             "--job",

@@ -17,8 +17,11 @@ fn write_run(dir: &Path, name: &str, run: &Run) -> PathBuf {
     path
 }
 
+/// The binary, kept from adding to the user's history (tests/history.rs tests that).
 fn candor() -> Command {
-    Command::cargo_bin("candor").unwrap()
+    let mut cmd = Command::cargo_bin("candor").unwrap();
+    cmd.env("CANDOR_NO_HISTORY", "1");
+    cmd
 }
 
 /// A sentence shared by several compute tests is one note naming them all;
@@ -211,11 +214,9 @@ fn html_is_self_contained_and_escaped() {
 /// hostile label is text, the charts are SVG with data, and a screenshot.
 #[test]
 fn html_in_headless_chromium() {
-    let chromium = Path::new("/usr/bin/chromium");
-    if !chromium.exists() {
-        eprintln!("SKIPPED: /usr/bin/chromium is absent (install Debian's chromium package to run this test)");
+    let Some(chromium) = common::chromium::find() else {
         return;
-    }
+    };
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-chromium");
     let _ = std::fs::remove_dir_all(&out);
     std::fs::create_dir_all(&out).unwrap();
@@ -231,48 +232,18 @@ fn html_in_headless_chromium() {
 fn check_in_chromium(chromium: &Path, out: &Path, name: &str, html: &str) {
     let html_path = out.join(format!("{name}.html"));
     std::fs::write(&html_path, html).unwrap();
-    let url = format!("file://{}", html_path.display());
-    let chrome = |extra: &[String]| {
-        let profile = tempfile::tempdir().unwrap();
-        let mut cmd = std::process::Command::new("timeout");
-        cmd.arg("90").arg(chromium).args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--enable-logging=stderr",
-            "--v=0",
-        ]);
-        cmd.arg(format!("--user-data-dir={}", profile.path().display()));
-        cmd.args(extra).arg(&url);
-        let o = cmd.output().expect("run chromium");
-        (
-            o.status,
-            String::from_utf8_lossy(&o.stdout).to_string(),
-            String::from_utf8_lossy(&o.stderr).to_string(),
-        )
-    };
+    let chrome = |extra: &[String]| common::chromium::open(chromium, &html_path, extra);
     let (status, dom, log) = chrome(&["--dump-dom".to_string()]);
     assert!(
         status.success(),
         "{name}: chromium --dump-dom failed: {status}\n{log}"
     );
     // Console errors (uncaught exceptions, failed loads) would show in the log.
-    for bad in [
-        "Uncaught",
-        ":CONSOLE(",
-        "ERR_FILE_NOT_FOUND",
-        "Failed to load",
-    ] {
-        assert!(
-            !log.contains(bad),
-            "{name}: chromium reported '{bad}':\n{log}"
-        );
-    }
+    let errors = common::chromium::log_errors(&log);
+    assert!(
+        errors.is_empty(),
+        "{name}: chromium reported {errors:?}:\n{log}"
+    );
     // The label is text, not an element.
     assert!(
         dom.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
@@ -283,13 +254,7 @@ fn check_in_chromium(chromium: &Path, out: &Path, name: &str, html: &str) {
         "{name}: no script element in the DOM"
     );
     // Charts: SVG elements with data.
-    let points: Vec<u64> = dom
-        .match_indices("data-points=\"")
-        .map(|(i, m)| {
-            let rest = &dom[i + m.len()..];
-            rest[..rest.find('"').unwrap()].parse().unwrap()
-        })
-        .collect();
+    let points = common::chromium::data_points(&dom);
     assert!(
         points.len() >= 3,
         "{name}: charts in the DOM: {}",

@@ -5,6 +5,7 @@
 
 use crate::error::usage;
 use crate::findings::{analyze, analyze_many};
+use crate::history::{self, schema::Open, History};
 use crate::output::{write_text, Replace};
 use crate::report::{analysis_json, analysis_text, Analysed, Format};
 use crate::result::{read_run, write_run, Finding, Run};
@@ -22,12 +23,26 @@ pub struct Args {
     /// Store the recomputed findings back into each Run file.
     #[arg(long)]
     pub write: bool,
+    /// Also compare each Run with its host's earlier Runs in the history
+    /// (the regressed and improved findings; the Run itself is left out).
+    #[arg(long)]
+    pub history: bool,
+    /// The history database for --history, which it implies (default:
+    /// $XDG_DATA_HOME/candor/history.db, else ~/.local/share/candor/history.db).
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
 }
 
 pub fn execute(args: Args) -> anyhow::Result<()> {
     if !matches!(args.format, Format::Text | Format::Json) {
         return Err(usage(
             "--format: analyze prints text or json (candor report renders md, csv and html)",
+        ));
+    }
+    let with_history = args.history || args.db.is_some();
+    if with_history && args.write {
+        return Err(usage(
+            "--write stores a Run's own findings; drift depends on the history database and is not written into the Run (drop --history or --write)",
         ));
     }
     let mut runs: Vec<Run> = Vec::new();
@@ -49,14 +64,30 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
         }
     }
 
+    let db = if with_history {
+        Some(crate::commands::history::database(&args.db)?)
+    } else {
+        None
+    };
+    let drift: Vec<Vec<Finding>> = match &db {
+        Some(db) => {
+            let store = History::open(db, Open::Existing)?;
+            runs.iter()
+                .map(|run| history::drift::for_run(&store, run, None))
+                .collect::<anyhow::Result<_>>()?
+        }
+        None => Vec::new(),
+    };
     let analysed: Vec<Analysed> = runs
         .iter()
         .zip(&per_run)
         .zip(&args.runs)
-        .map(|((run, findings), file)| Analysed {
+        .enumerate()
+        .map(|(i, ((run, findings), file))| Analysed {
             file,
             run,
             findings,
+            history: db.as_deref().zip(drift.get(i).map(Vec::as_slice)),
         })
         .collect();
     let text = match args.format {

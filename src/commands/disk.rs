@@ -91,6 +91,8 @@ pub struct Args {
     /// A name for this host in reports.
     #[arg(long)]
     pub label: Option<String>,
+    #[command(flatten)]
+    pub history: crate::commands::record::HistoryFlags,
 }
 
 /// The job the flags describe (usage errors name the flag).
@@ -146,7 +148,9 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
         Err(e) => return Err(recorder.stop(e)),
     }
     let run = recorder.into_run();
-    crate::output::write_text(None, &crate::report::render(&run, args.format), false)
+    let printed = crate::output::write_text(None, &crate::report::render(&run, args.format), false);
+    args.history.record(&run, args.output.as_deref(), false);
+    printed
 }
 
 /// Runs the job on a fresh test file (removed whatever happens), or with

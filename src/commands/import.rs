@@ -23,6 +23,8 @@ pub struct Args {
     /// Replace RUN.json if it exists (candor never overwrites a file otherwise).
     #[arg(long)]
     pub force: bool,
+    #[command(flatten)]
+    pub history: crate::commands::record::HistoryFlags,
 }
 
 pub fn execute(args: Args) -> anyhow::Result<()> {
@@ -41,12 +43,14 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
             .map(|s| s.to_string_lossy().to_string())
     });
     let run = crate::fio::import_files(&args.files, label).map_err(|e| usage(e.to_string()))?;
-    match &args.output {
+    let printed = match &args.output {
         None => write_text(None, &render(&run, Format::Json), false),
         Some(path) => {
             crate::result::write_run(&run, path, Replace::from_force(args.force))
                 .map_err(|e| anyhow::anyhow!("--output: cannot write: {e}"))?;
             write_text(None, &render(&run, Format::Text), false)
         }
-    }
+    };
+    args.history.record(&run, args.output.as_deref(), false);
+    printed
 }

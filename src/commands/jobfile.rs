@@ -65,7 +65,9 @@ pub fn execute(args: &Args, path: &Path) -> anyhow::Result<()> {
     }
     recorder.finish(RunStatus::Complete)?;
     let run = recorder.into_run();
-    crate::output::write_text(None, &crate::report::render(&run, args.format), false)
+    let printed = crate::output::write_text(None, &crate::report::render(&run, args.format), false);
+    args.history.record(&run, args.output.as_deref(), false);
+    printed
 }
 
 /// The jobs' buffers, all at once, must fit in half the available memory

@@ -9,10 +9,13 @@ pub mod cpu;
 pub mod crypto;
 pub mod disk;
 pub mod explain;
+pub mod fleet;
+pub mod history;
 pub mod import;
 pub mod jobfile;
 pub mod memory;
 pub mod os;
+pub mod record;
 pub mod report;
 pub mod run;
 pub mod sweep;
@@ -35,5 +38,7 @@ pub fn dispatch(command: Command) -> anyhow::Result<()> {
         Command::Report(a) => report::execute(a),
         Command::Compare(a) => compare::execute(a),
         Command::Import(a) => import::execute(a),
+        Command::History(a) => history::execute(a),
+        Command::Fleet(a) => fleet::execute(a),
     }
 }

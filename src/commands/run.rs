@@ -75,6 +75,15 @@ pub struct Args {
     /// No progress on stderr.
     #[arg(long, short)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub history: crate::commands::record::HistoryFlags,
+    /// Started by `candor fleet` over ssh (no terminal): progress lines on
+    /// stderr all the same, the process id announced first (the controller
+    /// removes a killed run's test files by it), and the run stopped as by
+    /// SIGHUP when standard input closes (the controller or its connection
+    /// is gone).
+    #[arg(long, hide = true)]
+    pub fleet_agent: bool,
 }
 
 /// The preset and the overrides the flags ask for.
@@ -146,13 +155,21 @@ pub fn parse_flags(args: &Args) -> anyhow::Result<(Preset, Overrides)> {
 }
 
 pub fn execute(args: Args) -> anyhow::Result<()> {
+    if args.fleet_agent {
+        eprintln!("{}{}", crate::fleet::AGENT_PID_PREFIX, std::process::id());
+        crate::cancel::stop_when_stdin_closes();
+    }
     // The recorder holds the Run's lock: no other candor writes it until we return.
     let (plan, mut recorder, test_dir) = match &args.resume {
         Some(file) => resume(&args, file)?,
         None => start(&args)?,
     };
     let mut backend = crate::battery::engines::Engines::new(test_dir).continuing(recorder.run());
-    let mut progress = crate::battery::progress::Progress::for_terminal(args.quiet);
+    let mut progress = if args.fleet_agent {
+        crate::battery::progress::Progress::new(!args.quiet)
+    } else {
+        crate::battery::progress::Progress::for_terminal(args.quiet)
+    };
     let outcome = runner::execute(&plan, &mut recorder, &mut backend, &mut progress)?;
     drop(backend);
     let output = recorder.output().map(Path::to_path_buf).unwrap_or_default();
@@ -166,7 +183,13 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     match outcome {
         Outcome::Complete => {
             let run = recorder.into_run();
-            crate::output::write_text(None, &crate::report::render(&run, args.format), false)
+            let printed =
+                crate::output::write_text(None, &crate::report::render(&run, args.format), false);
+            // A fleet's hosts keep no history: the controller adds the Runs it fetches.
+            if !args.fleet_agent {
+                args.history.record(&run, Some(&output), args.quiet);
+            }
+            printed
         }
         Outcome::Interrupted(i) => {
             if !args.quiet {
@@ -298,17 +321,7 @@ fn resume(args: &Args, file: &Path) -> anyhow::Result<(Plan, Recorder, TestDir)>
 
 /// `candor-<hostname>-<20261130T064950Z>.json`, with the hostname made safe for a file name.
 pub fn default_output_name(hostname: Option<&str>, rfc3339: &str) -> String {
-    let host: String = hostname
-        .unwrap_or("host")
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let host = crate::output::file_name_part(hostname.unwrap_or("host"));
     let stamp: String = rfc3339.chars().filter(|c| *c != '-' && *c != ':').collect();
     format!("candor-{host}-{stamp}.json")
 }

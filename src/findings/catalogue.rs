@@ -4,6 +4,7 @@
 //! their current values. Ids are a contract: add, never rename.
 
 use super::{cache, caps, cpu_bound, cross, host, jobfile, limiter, round, series, stability};
+use crate::history::drift;
 use crate::result::Severity;
 
 /// One catalogued finding.
@@ -32,6 +33,15 @@ pub fn catalogue() -> &'static [FindingInfo] {
 pub fn info(id: &str) -> Option<&'static FindingInfo> {
     CATALOGUE.iter().find(|f| f.id == id)
 }
+
+/// The thresholds `regressed` and `improved` share (one rule, both sides).
+const DRIFT_THRESHOLDS: &[(&str, f64)] = &[
+    ("DRIFT_WINDOW", drift::DRIFT_WINDOW as f64),
+    ("DRIFT_MIN_EARLIER", drift::DRIFT_MIN_EARLIER as f64),
+    ("DRIFT_FLOOR_DISK", drift::DRIFT_FLOOR_DISK),
+    ("DRIFT_FLOOR_COMPUTE", drift::DRIFT_FLOOR_COMPUTE),
+    ("DRIFT_MAD_K", drift::DRIFT_MAD_K),
+];
 
 static CATALOGUE: &[FindingInfo] = &[
     FindingInfo {
@@ -130,7 +140,7 @@ static CATALOGUE: &[FindingInfo] = &[
         severity: Severity::Warning,
         meaning: "the limits the sweep ran into: a cap where a configured limiter's fingerprints are there, a ceiling where the figures stop rising but a medium's own top could look the same",
         not_proven: "that a ceiling is configured, or that a cap is not the host's own per-request limit (a backend that serves N requests a second whatever their size looks like an IOPS cap). Caps above the largest block size and depth tested are not seen",
-        explanation: "`candor sweep` runs random reads and writes at 4 KiB and 8 KiB (QD1, 4, 8, 16, 32, 64), 16 KiB, 64 KiB, 256 KiB and 1 MiB (QD1, 4, 16), plus sequential 1 MiB reads at QD1 and QD8, and again with more threads where one thread was CPU-bound. A plateau is where the figure stops rising: points within CAP_PLATEAU_TOLERANCE (plus two operations' worth for points that counted few) of one level, at two or more depths of one block size (equal figures at the deepest point of several sizes alone may be curves still rising), nothing above it by more than CAP_OVERSHOOT, fewer points above than on it, no deeper point of its block sizes climbing past it; a bandwidth plateau must span two block sizes (one size flat across depths is as well an IOPS plateau), and the IOPS plateau is sought among the points the bandwidth plateau does not explain. It is a cap when a limiter's fingerprints are there: one strong one (reached at QD1, for bandwidth at two block sizes; the same IOPS at three or more block sizes within CAP_TIGHT_TOLERANCE; flat within CAP_TIGHT_TOLERANCE across four or more depths spanning 8x) or two of the others (the same IOPS at two block sizes, or the same bandwidth at three; flat across three depths spanning 4x; a round figure, see round-plateau). Otherwise it is a ceiling (limiter or medium, not told apart). Real case: 40,000 read IOPS reachable only from QD4 (39,989 / 39,952 / 39,944 at QD8/16/32 under a cgroup throttle) next to a 300 MB/s bandwidth cap. Points where candor itself used a whole CPU are not evidence. The per-second series is no fingerprint: under a cgroup IOPS throttle its 100 ms rates vary as much as an unthrottled disk's. Evidence: read_iops, write_iops, read_bytes_per_sec, write_bytes_per_sec (caps, null where none), the *_ceiling fields, and each plateau with its kind, signs and points.",
+        explanation: "`candor sweep` runs random reads and writes at 4 KiB and 8 KiB (QD1, 4, 8, 16, 32, 64), 16 KiB, 64 KiB, 256 KiB and 1 MiB (QD1, 4, 16), plus sequential 1 MiB reads at QD1 and QD8, and again with more threads where one thread was CPU-bound. A plateau is where the figure stops rising: points within CAP_PLATEAU_TOLERANCE (plus two operations' worth for points that counted few) of one level, at two or more depths of one block size (equal figures at the deepest point of several sizes alone may be curves still rising), nothing above it by more than CAP_OVERSHOOT, fewer points above than on it, no deeper point of its block sizes climbing past it; a bandwidth plateau must span two block sizes (one size flat across depths is as well an IOPS plateau), and the IOPS plateau is sought among the points the bandwidth plateau does not explain. It is a cap when a limiter's fingerprints are there: one strong one (reached at QD1, for bandwidth at two block sizes; the same IOPS at three or more block sizes within CAP_TIGHT_TOLERANCE, or a limiter's window share of short points, LIMITER_WINDOW_S / seconds; flat within that across four or more depths spanning 8x) or two of the others (the same IOPS at two block sizes, or the same bandwidth at three; flat across three depths spanning 4x; a round figure, see round-plateau). Otherwise it is a ceiling (limiter or medium, not told apart). Real case: 40,000 read IOPS reachable only from QD4 (39,989 / 39,952 / 39,944 at QD8/16/32 under a cgroup throttle) next to a 300 MB/s bandwidth cap. Points where candor itself used a whole CPU are not evidence. The per-second series is no fingerprint: under a cgroup IOPS throttle its 100 ms rates vary as much as an unthrottled disk's. Evidence: read_iops, write_iops, read_bytes_per_sec, write_bytes_per_sec (caps, null where none), the *_ceiling fields, and each plateau with its kind, signs and points.",
         thresholds: &[
             ("CAP_PLATEAU_TOLERANCE", caps::CAP_PLATEAU_TOLERANCE),
             ("CAP_TIGHT_TOLERANCE", caps::CAP_TIGHT_TOLERANCE),
@@ -250,6 +260,24 @@ static CATALOGUE: &[FindingInfo] = &[
         not_proven: "which metric is right for your workload",
         explanation: "Across hosts: for each pair of hosts, each integer CPU metric (prime counting, compression) gives a gap (host B / host A). When two metrics' gaps at the same thread count differ by DISAGREEMENT_FACTOR or more (real case: sysbench +118 %, 7-Zip +3 %), do not conclude that one machine is faster. A 1-thread gap is never set against an all-threads one: those differ whenever the hosts' core counts do.",
         thresholds: &[("DISAGREEMENT_FACTOR", cross::DISAGREEMENT_FACTOR)],
+    },
+    FindingInfo {
+        id: "regressed",
+        title: "worse than this host's usual range",
+        severity: Severity::Warning,
+        meaning: "this figure left the range of the host's own earlier Runs of the same workload, on the worse side, by more than their noise: something changed (the host, its neighbours, a limit, the plan)",
+        not_proven: "that the change lasts, or what caused it: one Run is one sample; run again, and look at host_changed (CPU model, vCPUs, RAM, kernel) in the evidence for a migration or a resize",
+        explanation: "From the history (`candor history`, `candor analyze --history`): each key figure (a test's headline rate, MB/s for blocks of 64 KiB or more and IOPS below; the p99 latency of QD1 and fsync tests; each compute rate) is compared with the same host's last DRIFT_WINDOW earlier Runs of the same workload (the normalised job, whatever the test was called). The noise is the larger of DRIFT_FLOOR_DISK (disk) or DRIFT_FLOOR_COMPUTE (compute) times their median and DRIFT_MAD_K robust standard deviations (1.4826 x the median absolute deviation). The usual range is the min..max of the earlier figures within the noise of their median (an odd earlier Run, such as the first after a change, does not widen it, so a lasting change keeps firing until it is most of the window), widened on each side by the noise: a new Run like the earlier ones falls outside their bare min..max with probability 2/(n+1). Below the widened range is worse for rates, above it is worse for latency. With fewer than DRIFT_MIN_EARLIER earlier Runs the check is not made. Evidence: the new value, the earlier median, usual min and max, MAD, count and outliers left out, their dates, the noise allowance, the change in percent.",
+        thresholds: DRIFT_THRESHOLDS,
+    },
+    FindingInfo {
+        id: "improved",
+        title: "better than this host's usual range",
+        severity: Severity::Info,
+        meaning: "this figure left the range of the host's own earlier Runs of the same workload, on the better side, by more than their noise",
+        not_proven: "that it lasts: a quiet hour on a shared host, a cache that happened to be warm, or burst credits that had refilled give better figures too; run again before quoting it",
+        explanation: "The mirror of `regressed` (same rule, same thresholds): above the widened range for rates, below it for latency. A provider that moved the host to newer hardware, raised a limit or lost a noisy neighbour shows here; so does a lucky Run.",
+        thresholds: DRIFT_THRESHOLDS,
     },
     FindingInfo {
         id: "app-read-chain",
@@ -421,6 +449,8 @@ mod tests {
             "job-gtod-reduce",
             "job-randrepeat",
             "job-reused-buffers",
+            "regressed",
+            "improved",
         ] {
             assert!(info(id).is_some(), "{id} missing from the catalogue");
         }

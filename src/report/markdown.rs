@@ -13,7 +13,7 @@ pub struct MarkdownExporter;
 
 /// Text from a Run, safe inside Markdown prose (no accidental markup or HTML).
 /// Escaping is kept to what can start markup, so that pasted text stays readable.
-fn md(text: &str) -> String {
+pub(super) fn md(text: &str) -> String {
     let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
     for (i, &c) in chars.iter().enumerate() {
@@ -163,7 +163,7 @@ impl Exporter for MarkdownExporter {
 }
 
 /// Escapes Markdown in a table's cells (the table escapes `|` itself).
-fn escape_cells(mut t: Table) -> Table {
+pub(super) fn escape_cells(mut t: Table) -> Table {
     for row in &mut t.rows {
         for cell in row.iter_mut() {
             *cell = md(cell).replace("\\|", "|");

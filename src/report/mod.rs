@@ -1,6 +1,7 @@
 //! Reports: every rendering of Runs lives here. One Run, or several side
 //! by side, as text, Markdown, CSV, JSON or one self-contained HTML file;
-//! the findings as text; what the sweep and compute commands print.
+//! the findings as text; what the sweep and compute commands print; a fleet
+//! run's table of hosts beside its comparison (`fleet.rs`).
 //!
 //! Reporting never measures: everything here is a pure function of Runs.
 //! The figures are first reduced to a summary (`summary.rs`: medians over
@@ -15,7 +16,10 @@ mod compare;
 mod compute_text;
 mod csv;
 mod findings_text;
+mod fleet;
 mod fmt;
+pub mod history;
+mod history_html;
 mod html;
 mod job_plan;
 mod json;
@@ -29,7 +33,10 @@ mod text;
 pub use analysis::{analysis_json, analysis_text, Analysed};
 pub use compare::{Column, Comparison, HostRow, Metric};
 pub use compute_text::compute_text;
+pub use csv::field as csv_field;
 pub use findings_text::findings_text;
+pub use fleet::{fleet_comparison, fleet_table, render_fleet};
+pub use history_html::{history_html, HostSection};
 pub use job_plan::jobfile_plan;
 pub use summary::{ComputeRow, Direction, DiskRow, Summary};
 pub use sweep::{caps_text, sweep_text, table as sweep_table};

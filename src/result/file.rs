@@ -79,9 +79,15 @@ pub fn parse_run(text: &str, path: &Path) -> Result<Run, ReadRunError> {
 /// Writes the Run through the one writer (`output::write_atomic`: a new
 /// temporary file beside the target, fsync, rename over what `replace` allows).
 pub fn write_run(run: &Run, path: &Path, replace: Replace) -> std::io::Result<()> {
-    let mut json = serde_json::to_vec_pretty(run).map_err(std::io::Error::other)?;
-    json.push(b'\n');
-    crate::output::write_atomic(path, &json, replace)
+    crate::output::write_atomic(path, run_json(run).as_bytes(), replace)
+}
+
+/// The text of a Run file, exactly as `write_run` writes it (the history
+/// stores these bytes for a Run that was never written to a file).
+pub fn run_json(run: &Run) -> String {
+    let mut json = serde_json::to_string_pretty(run).expect("a Run always serialises");
+    json.push('\n');
+    json
 }
 
 #[cfg(test)]

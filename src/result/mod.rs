@@ -10,7 +10,7 @@ mod run;
 mod spec;
 mod stats;
 
-pub use file::{read_run, write_run, ReadRunError};
+pub use file::{parse_run, read_run, run_json, write_run, ReadRunError};
 pub use lock::RunLock;
 pub use run::*;
 pub use spec::{subject, BlockSizes, Direction, DiskSpec, Rw};

@@ -5,6 +5,7 @@
 
 #![allow(dead_code)]
 
+pub mod chromium;
 pub mod plant;
 
 use candor::result::*;

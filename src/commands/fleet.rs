@@ -1,0 +1,285 @@
+//! `candor fleet run` and `candor fleet report`: the flags, checked into a
+//! `fleet::run::Request` (the `candor run` flags after `--` are parsed here
+//! exactly as the remote candor will parse them, so a bad one is refused
+//! before any host is contacted), and the output.
+
+use crate::error::usage;
+use crate::fleet::{self, Timeouts};
+use crate::output::{check, write_text, Replace};
+use crate::report::{render_fleet, Format, Options, RateUnit};
+use crate::units::parse_duration;
+use clap::Subcommand;
+use std::path::PathBuf;
+
+/// Flags of `candor fleet`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    pub command: FleetCommand,
+}
+
+// Parsed once per process: the size of the largest variant does not matter.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Subcommand)]
+pub enum FleetCommand {
+    /// Benchmark every host of an inventory (or the hosts given) over ssh,
+    /// then compare them: `candor fleet run -i hosts.ini -- --preset quick`.
+    Run(RunArgs),
+    /// Render a fleet run's directory again (fleet table and comparison).
+    Report(ReportArgs),
+}
+
+/// Flags of `candor fleet run`.
+#[derive(Debug, Default, clap::Args)]
+pub struct RunArgs {
+    /// An Ansible inventory (INI or YAML): groups, children, ansible_host,
+    /// ansible_port, ansible_user, ansible_ssh_private_key_file,
+    /// ansible_ssh_common_args, ansible_become.
+    #[arg(short = 'i', long, value_name = "INVENTORY")]
+    pub inventory: Option<PathBuf>,
+    /// Hosts or groups of the inventory (`web`, `web*`, `all,!db1`), or
+    /// hosts of their own as user@host[:port]. Default: every inventory host.
+    #[arg(value_name = "HOST")]
+    pub hosts: Vec<String>,
+    /// The output directory (default candor-fleet-<UTC time> here).
+    #[arg(short, long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+    /// Hosts measured at once. Default 1: hosts that share storage or
+    /// network disturb each other, and the comparison notes who overlapped.
+    #[arg(long, value_name = "N", default_value = "1")]
+    pub parallel: String,
+    /// The candor binary to push (default: this one when it is static, else
+    /// the static build beside it).
+    #[arg(long, value_name = "PATH")]
+    pub binary: Option<PathBuf>,
+    /// Leave the work directory (with the Run) and the binary on the hosts.
+    #[arg(long)]
+    pub keep: bool,
+    /// Leave the binary in the hosts' cache (~/.cache/candor/bin), so the
+    /// next fleet run does not upload it again.
+    #[arg(long)]
+    pub keep_binary: bool,
+    /// Login limit per host (also ssh's ConnectTimeout).
+    #[arg(long, value_name = "DUR", default_value = "30s")]
+    pub timeout_connect: String,
+    /// Limit for the cache check and upload per host.
+    #[arg(long, value_name = "DUR", default_value = "10m")]
+    pub timeout_upload: String,
+    /// Limit for the battery per host; the remote run is stopped after it.
+    #[arg(long, value_name = "DUR", default_value = "6h")]
+    pub timeout_run: String,
+    /// Limit for fetching the Run and for cleanup, per host.
+    #[arg(long, value_name = "DUR", default_value = "2m")]
+    pub timeout_fetch: String,
+    /// Another ssh config file instead of ~/.ssh/config (ssh -F).
+    #[arg(short = 'F', long, value_name = "FILE")]
+    pub ssh_config: Option<PathBuf>,
+    /// An ssh option for every host (ssh -o Key=Value); repeat for more.
+    /// These come first, so they override candor's own.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub ssh_option: Vec<String>,
+    /// Write into an existing, non-empty output directory.
+    #[arg(long)]
+    pub force: bool,
+    /// No progress on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Flags for `candor run` on every host, after `--`.
+    #[arg(last = true, value_name = "RUN FLAGS")]
+    pub run_flags: Vec<String>,
+    /// Each host's Run goes into this machine's history (never the hosts').
+    #[command(flatten)]
+    pub history: crate::commands::record::HistoryFlags,
+}
+
+/// Flags of `candor fleet report`.
+#[derive(Debug, clap::Args)]
+pub struct ReportArgs {
+    /// The directory `candor fleet run` wrote.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Output format (text and md add the fleet table to the comparison).
+    #[arg(long, short, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Write to this file instead of standard output.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Replace FILE if it exists.
+    #[arg(long)]
+    pub force: bool,
+    /// Unit of byte rates: MB (10^6 bytes/s) or MiB (2^20 bytes/s).
+    #[arg(long, value_enum, default_value = "MB")]
+    pub unit: RateUnit,
+}
+
+pub fn execute(args: Args) -> anyhow::Result<()> {
+    match args.command {
+        FleetCommand::Run(a) => run(a),
+        FleetCommand::Report(a) => report(a),
+    }
+}
+
+/// Flags of `candor run` that the fleet sets itself, per host.
+const FLEET_SETS: [(&str, &str); 7] = [
+    (
+        "--output",
+        "each host's Run goes to a work directory the fleet manages",
+    ),
+    ("--resume", "a fleet run starts each host afresh"),
+    (
+        "--force",
+        "the fleet writes a new work directory on each host",
+    ),
+    ("--label", "each host is labelled with its inventory name"),
+    ("--fleet-agent", "the fleet sets it"),
+    (
+        "--no-history",
+        "the fleet adds the fetched Runs to this machine's history; give it before --",
+    ),
+    (
+        "--db",
+        "the fleet adds the fetched Runs to this machine's history; give it before --",
+    ),
+];
+
+/// Parses the flags after `--` as `candor run` will; returns them and the test directory.
+pub fn check_run_flags(flags: &[String]) -> anyhow::Result<(Vec<String>, String)> {
+    use clap::Parser;
+    let argv = ["candor", "run"]
+        .into_iter()
+        .map(String::from)
+        .chain(flags.iter().cloned());
+    let cli = crate::cli::Cli::try_parse_from(argv).map_err(|e| {
+        let text = e.to_string();
+        let first = text
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("bad flags")
+            .trim_start_matches("error: ")
+            .to_string();
+        usage(format!(
+            "after --: {first} (the flags after -- are candor run's; see candor run --help)"
+        ))
+    })?;
+    let crate::cli::Command::Run(run_args) = cli.command else {
+        return Err(usage("after --: not candor run's flags"));
+    };
+    for f in flags {
+        let name = f.split('=').next().unwrap_or("");
+        let name = if name == "-o" { "--output" } else { name };
+        if let Some((flag, why)) = FLEET_SETS.iter().find(|(n, _)| *n == name) {
+            return Err(usage(format!(
+                "after --: {flag} is not for candor fleet: {why}"
+            )));
+        }
+    }
+    crate::commands::run::parse_flags(&run_args).map_err(|e| usage(format!("after --: {e}")))?;
+    let dir = run_args
+        .dir
+        .map(|d| d.display().to_string())
+        .unwrap_or_else(|| "/var/tmp".to_string());
+    Ok((flags.to_vec(), dir))
+}
+
+fn run(a: RunArgs) -> anyhow::Result<()> {
+    let duration =
+        |flag: &str, v: &str| parse_duration(v).map_err(|e| usage(format!("{flag}: {e}")));
+    let timeouts = Timeouts {
+        connect: duration("--timeout-connect", &a.timeout_connect)?,
+        upload: duration("--timeout-upload", &a.timeout_upload)?,
+        run: duration("--timeout-run", &a.timeout_run)?,
+        fetch: duration("--timeout-fetch", &a.timeout_fetch)?,
+    };
+    let parallel = match a.parallel.trim().parse::<usize>() {
+        Ok(n) if n >= 1 => n,
+        _ => {
+            return Err(usage(format!(
+                "--parallel: '{}' is not a whole number of hosts (1 or more)",
+                a.parallel
+            )))
+        }
+    };
+    if a.inventory.is_none() && a.hosts.is_empty() {
+        return Err(usage(
+            "no hosts: candor fleet run -i INVENTORY [HOST...] [-- RUN FLAGS], or hosts as user@host[:port]",
+        ));
+    }
+    let (run_flags, test_dir) = check_run_flags(&a.run_flags)?;
+    let (dir, summary) = fleet::run::execute(fleet::run::Request {
+        inventory: a.inventory,
+        hosts: a.hosts,
+        out_dir: a.output,
+        parallel,
+        binary: a.binary,
+        keep: a.keep,
+        keep_binary: a.keep_binary,
+        force: a.force,
+        quiet: a.quiet,
+        timeouts,
+        ssh_config: a.ssh_config,
+        ssh_options: a.ssh_option,
+        run_flags,
+        test_dir,
+        command: std::env::args_os()
+            .map(|s| s.to_string_lossy().into_owned())
+            .collect(),
+    })?;
+    let runs = fleet::directory::compared_runs(&dir, &summary)?;
+    let printed = write_text(
+        None,
+        &render_fleet(&summary, &runs, Format::Text, &Options::default()),
+        false,
+    );
+    for (file, run) in fleet::directory::run_files(&dir, &summary)?
+        .iter()
+        .zip(&runs)
+    {
+        a.history.record(run, Some(file), a.quiet);
+    }
+    printed?;
+    if !a.quiet {
+        eprintln!(
+            "candor fleet: written to {}/ (fleet.json, runs/, compare.*)",
+            dir.display()
+        );
+    }
+    fleet::run::outcome(&dir, &summary)
+}
+
+fn report(a: ReportArgs) -> anyhow::Result<()> {
+    if let Some(out) = &a.output {
+        check(out, "--output", Replace::from_force(a.force), &[])?;
+    }
+    let (summary, runs) = fleet::directory::load(&a.dir)?;
+    let text = render_fleet(&summary, &runs, a.format, &Options { unit: a.unit });
+    write_text(a.output.as_deref(), &text, a.force)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flags(f: &[&str]) -> anyhow::Result<(Vec<String>, String)> {
+        check_run_flags(&f.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn run_flags_are_checked_before_any_host() {
+        let (f, dir) = flags(&["--preset", "quick", "--dir", "/srv/t"]).unwrap();
+        assert_eq!(f.len(), 4);
+        assert_eq!(dir, "/srv/t");
+        assert_eq!(flags(&[]).unwrap().1, "/var/tmp");
+        for (bad, says) in [
+            (vec!["--preset", "fast"], "--preset: unknown preset 'fast'"),
+            (vec!["--bogus"], "after --: unexpected argument '--bogus'"),
+            (vec!["-o", "x.json"], "--output is not for candor fleet"),
+            (vec!["--label=a"], "--label is not for candor fleet"),
+            (vec!["--runtime", "soon"], "--runtime: 'soon'"),
+        ] {
+            let e = flags(&bad).unwrap_err();
+            assert!(crate::error::is_usage(&e), "{bad:?}");
+            assert!(e.to_string().contains(says), "{bad:?}: {e}");
+            assert!(!e.to_string().contains('\n'));
+        }
+    }
+}

@@ -1,0 +1,196 @@
+//! The output directory of a fleet run:
+//!
+//! ```text
+//! DIR/fleet.json          what happened on every host (summary.rs)
+//! DIR/runs/<host>.json    each host's Run, as fetched
+//! DIR/compare.txt .md .csv .json .html   the comparison in every format
+//! ```
+//!
+//! It is made fresh (an existing, non-empty directory is refused unless
+//! `--force`), every file goes through the one writer (`output`), and
+//! `candor fleet report DIR` reads it back.
+
+use super::summary::{FleetSummary, HostStatus};
+use crate::error::usage;
+use crate::output::{write_atomic, Replace};
+use crate::report::{render_fleet, Format, Options};
+use crate::result::Run;
+use std::path::{Path, PathBuf};
+
+/// The comparison files and their formats.
+pub const COMPARE_FILES: [(&str, Format); 5] = [
+    ("compare.txt", Format::Text),
+    ("compare.md", Format::Md),
+    ("compare.csv", Format::Csv),
+    ("compare.json", Format::Json),
+    ("compare.html", Format::Html),
+];
+
+/// `candor-fleet-<UTC time>` in the current directory.
+pub fn default_dir() -> PathBuf {
+    let stamp: String = crate::units::now_rfc3339()
+        .chars()
+        .filter(|c| *c != '-' && *c != ':')
+        .collect();
+    PathBuf::from(format!("candor-fleet-{stamp}"))
+}
+
+/// Makes the directory (and `runs/`) before anything runs: its parent must
+/// exist; an existing directory must be empty unless `force`; a symlink or
+/// a file is refused. Errors are usage errors naming `-o`.
+pub fn prepare(dir: &Path, force: bool) -> anyhow::Result<()> {
+    let refuse = |why: String| usage(format!("-o {}: {why}", dir.display()));
+    match std::fs::symlink_metadata(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let parent = crate::output::parent_dir(dir);
+            if !parent.is_dir() {
+                return Err(refuse(format!(
+                    "directory {} does not exist",
+                    parent.display()
+                )));
+            }
+            std::fs::create_dir(dir).map_err(|e| refuse(format!("cannot create it: {e}")))?;
+        }
+        Err(e) => return Err(refuse(format!("cannot look at it: {e}"))),
+        Ok(meta) => {
+            if !meta.is_dir() {
+                return Err(refuse(
+                    "exists and is not a directory (a fleet run writes a directory)".into(),
+                ));
+            }
+            let empty = std::fs::read_dir(dir)
+                .map_err(|e| refuse(format!("cannot read it: {e}")))?
+                .next()
+                .is_none();
+            if !empty && !force {
+                return Err(refuse(
+                    "exists and is not empty; candor never overwrites (choose another -o, or --force)".into(),
+                ));
+            }
+        }
+    }
+    let runs = dir.join("runs");
+    match std::fs::symlink_metadata(&runs) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err(refuse("runs exists and is not a directory".into())),
+        Err(_) => {
+            std::fs::create_dir(&runs).map_err(|e| refuse(format!("cannot create runs/: {e}")))
+        }
+    }
+}
+
+/// Unique file stems for the hosts' Runs (`web1`, `web1-2` for a second host of that name).
+pub fn file_stems(names: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for n in names {
+        let base = super::Target::named(n).file_stem();
+        let mut stem = base.clone();
+        let mut k = 2;
+        while out.iter().any(|o| o.eq_ignore_ascii_case(&stem)) {
+            stem = format!("{base}-{k}");
+            k += 1;
+        }
+        out.push(stem);
+    }
+    out
+}
+
+/// Writes fleet.json and the comparison in every format; returns the
+/// files written.
+pub fn write(dir: &Path, summary: &FleetSummary, force: bool) -> anyhow::Result<Vec<PathBuf>> {
+    let replace = Replace::from_force(force);
+    let mut written = Vec::new();
+    let mut json = serde_json::to_vec_pretty(summary)?;
+    json.push(b'\n');
+    let path = dir.join("fleet.json");
+    write_atomic(&path, &json, replace)?;
+    written.push(path);
+    let runs = compared_runs(dir, summary)?;
+    for (name, format) in COMPARE_FILES {
+        let text = render_fleet(summary, &runs, format, &Options::default());
+        let path = dir.join(name);
+        write_atomic(&path, text.as_bytes(), replace)?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// The Runs of the hosts that ended ok, in host order.
+pub fn compared_runs(dir: &Path, summary: &FleetSummary) -> anyhow::Result<Vec<Run>> {
+    run_files(dir, summary)?
+        .iter()
+        .map(|f| Ok(crate::result::read_run(f)?))
+        .collect()
+}
+
+/// The Run files of the hosts that finished, in `compared_runs` order
+/// (each checked to lie inside the fleet directory).
+pub fn run_files(dir: &Path, summary: &FleetSummary) -> anyhow::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for h in summary.hosts.iter().filter(|h| h.status == HostStatus::Ok) {
+        if let Some(f) = &h.run_file {
+            if Path::new(f).is_absolute() || f.contains("..") {
+                return Err(usage(format!(
+                    "{}: host {}: run_file '{f}' is not inside the fleet directory",
+                    dir.join("fleet.json").display(),
+                    h.name
+                )));
+            }
+            files.push(dir.join(f));
+        }
+    }
+    Ok(files)
+}
+
+/// Reads a fleet directory back: its summary and the Runs it compares.
+pub fn load(dir: &Path) -> anyhow::Result<(FleetSummary, Vec<Run>)> {
+    if !dir.is_dir() {
+        return Err(usage(format!(
+            "{}: not a directory (give the directory candor fleet run wrote)",
+            dir.display()
+        )));
+    }
+    let summary = FleetSummary::read(&dir.join("fleet.json"))?;
+    let runs = compared_runs(dir, &summary)?;
+    Ok((summary, runs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stems_are_unique() {
+        let names: Vec<String> = ["web1", "web1", "WEB1", "a/b", "a_b"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(
+            file_stems(&names),
+            ["web1", "web1-2", "WEB1-3", "a_b", "a_b-2"]
+        );
+    }
+
+    #[test]
+    fn prepare_refuses_what_it_must() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("fleet");
+        prepare(&out, false).unwrap();
+        assert!(out.join("runs").is_dir());
+        // Empty but for runs/? No: runs/ makes it non-empty; a second run needs --force.
+        let e = prepare(&out, false).unwrap_err();
+        assert!(crate::error::is_usage(&e));
+        assert!(e.to_string().contains("not empty"), "{e}");
+        prepare(&out, true).unwrap();
+        let file = dir.path().join("f");
+        std::fs::write(&file, "x").unwrap();
+        assert!(prepare(&file, true)
+            .unwrap_err()
+            .to_string()
+            .contains("not a directory"));
+        assert!(prepare(&dir.path().join("no/such"), false)
+            .unwrap_err()
+            .to_string()
+            .contains("does not exist"));
+    }
+}

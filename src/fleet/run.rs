@@ -1,0 +1,168 @@
+//! A fleet run from start to end: every input checked before any host is
+//! contacted (inventory, hosts, the binary, the output directory, the
+//! `candor run` flags, so that a typo costs one line and exit code 2, not
+//! twenty failed hosts), then the hosts (`schedule.rs`), then fleet.json
+//! and the comparison files (`directory.rs`).
+
+use super::summary::{now_millis, Controller, FleetSummary, HostStatus, SCHEMA};
+use super::{binary, directory, inventory, schedule, select, ssh, FleetPlan, Timeouts};
+use std::path::PathBuf;
+
+/// What the user asked for.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub inventory: Option<PathBuf>,
+    pub hosts: Vec<String>,
+    pub out_dir: Option<PathBuf>,
+    pub parallel: usize,
+    pub binary: Option<PathBuf>,
+    pub keep: bool,
+    pub keep_binary: bool,
+    pub force: bool,
+    pub quiet: bool,
+    pub timeouts: Timeouts,
+    pub ssh_config: Option<PathBuf>,
+    pub ssh_options: Vec<String>,
+    /// Checked `candor run` flags.
+    pub run_flags: Vec<String>,
+    /// The remote test directory those flags give.
+    pub test_dir: String,
+    /// The controller's command line.
+    pub command: Vec<String>,
+}
+
+/// Runs the fleet; returns the directory and the summary written there.
+pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
+    let inv = req
+        .inventory
+        .as_deref()
+        .map(inventory::Inventory::load)
+        .transpose()?;
+    let targets = select::select(inv.as_ref(), &req.hosts)?;
+    for o in &req.ssh_options {
+        if !o.contains('=') && !o.trim().contains(' ') {
+            return Err(crate::error::usage(format!(
+                "--ssh-option '{o}': expected Key=Value (as ssh -o takes it)"
+            )));
+        }
+    }
+    if let Some(f) = &req.ssh_config {
+        if !f.is_file() && f != std::path::Path::new("/dev/null") {
+            return Err(crate::error::usage(format!(
+                "--ssh-config {}: no such file",
+                f.display()
+            )));
+        }
+    }
+    let program = which("ssh").ok_or_else(|| {
+        anyhow::anyhow!("no ssh client on PATH: candor fleet uses the system OpenSSH client (install openssh-client)")
+    })?;
+    let (binary, mut notes) = binary::locate(req.binary.as_deref())?;
+    let out_dir = req.out_dir.clone().unwrap_or_else(directory::default_dir);
+    directory::prepare(&out_dir, req.force)?;
+    let sockets = ssh::SocketDir::create()
+        .map_err(|e| anyhow::anyhow!("cannot create a private directory for ssh sockets: {e}"))?;
+    if !req.quiet {
+        for n in &notes {
+            eprintln!("candor fleet: {n}");
+        }
+    }
+    notes.insert(
+        0,
+        format!(
+            "binary: {} ({}, {} bytes, sha256 {})",
+            binary.path.display(),
+            binary.chosen,
+            binary.bytes,
+            binary.sha256
+        ),
+    );
+    let names: Vec<String> = targets.iter().map(|t| t.name.clone()).collect();
+    let plan = FleetPlan {
+        ssh: ssh::SshOptions {
+            program,
+            config: req.ssh_config.clone(),
+            options: req.ssh_options.clone(),
+            connect_timeout: req.timeouts.connect,
+        },
+        binary,
+        run_flags: req.run_flags.clone(),
+        test_dir: req.test_dir.clone(),
+        timeouts: req.timeouts,
+        keep: req.keep,
+        keep_binary: req.keep_binary,
+        out_dir: out_dir.clone(),
+        file_stems: directory::file_stems(&names),
+        private_dir: sockets.path().to_path_buf(),
+        force: req.force,
+    };
+    let started_at = now_millis();
+    let mut display = super::progress::Display::new(names, req.quiet);
+    let hosts = schedule::run_all(&plan, &targets, req.parallel, &mut display);
+    drop(sockets);
+    let (max_rss, ssh_max_rss) = peak_memory();
+    let summary = FleetSummary {
+        schema: SCHEMA.to_string(),
+        controller: Controller {
+            hostname: Some(
+                rustix::system::uname()
+                    .nodename()
+                    .to_string_lossy()
+                    .into_owned(),
+            ),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            clock: super::clock::ControllerClock::read(),
+            max_rss_bytes: max_rss,
+            ssh_max_rss_bytes: ssh_max_rss,
+        },
+        command: req.command.clone(),
+        inventory: req.inventory.as_ref().map(|p| p.display().to_string()),
+        run_flags: req.run_flags.clone(),
+        parallel: req.parallel,
+        binary: plan.binary.clone(),
+        started_at,
+        finished_at: Some(now_millis()),
+        interrupted: crate::cancel::cancelled(),
+        hosts,
+        notes,
+    };
+    directory::write(&out_dir, &summary, true)?;
+    Ok((out_dir, summary))
+}
+
+/// The exit decision: Ok when every host gave a complete Run.
+pub fn outcome(dir: &std::path::Path, summary: &FleetSummary) -> anyhow::Result<()> {
+    if summary.interrupted {
+        if let Some(sig) = crate::cancel::signal() {
+            return Err(crate::error::Interrupted(sig).into());
+        }
+    }
+    let bad = summary.hosts.len() - summary.count(HostStatus::Ok);
+    if bad > 0 {
+        return Err(anyhow::anyhow!(
+            "{bad} of {} hosts gave no complete Run (causes in {})",
+            summary.hosts.len(),
+            dir.join("fleet.json").display()
+        ));
+    }
+    Ok(())
+}
+
+/// Peak resident memory of this process and of its largest child, bytes.
+fn peak_memory() -> (Option<u64>, Option<u64>) {
+    let get = |who| {
+        // SAFETY: getrusage fills a plain struct.
+        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+        (unsafe { libc::getrusage(who, &mut u) } == 0).then(|| u.ru_maxrss as u64 * 1024)
+    };
+    (get(libc::RUSAGE_SELF), get(libc::RUSAGE_CHILDREN))
+}
+
+/// A program on PATH.
+fn which(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join(name))
+            .find(|p| p.is_file())
+    })
+}

@@ -1,0 +1,347 @@
+//! `fleet.json` (`candor.fleet/1`): what happened on every host of a fleet
+//! run, beside the hosts' Runs. Every field is described in
+//! docs/fleet-schema.md. It records what the Runs cannot: hosts that gave
+//! no Run and why (one line each), how long each step took on each host,
+//! which hosts ran at the same time, the controller's clock and each
+//! host's offset from it, and anything candor could not remove.
+
+use super::binary::Binary;
+use super::clock::{ClockOffset, ControllerClock};
+use super::target::Target;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The schema this build writes.
+pub const SCHEMA: &str = "candor.fleet/1";
+
+/// A step of a host's life in a fleet run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    /// Log in (the control session).
+    Connect,
+    /// Read the host's clock.
+    Clock,
+    /// Check the cache, upload the binary when it is not there.
+    Upload,
+    /// `candor run` on the host.
+    Run,
+    /// Copy the Run back.
+    Fetch,
+    /// Remove what the run left on the host.
+    Cleanup,
+}
+
+impl Phase {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Connect => "connect",
+            Phase::Clock => "clock",
+            Phase::Upload => "upload",
+            Phase::Run => "run",
+            Phase::Fetch => "fetch",
+            Phase::Cleanup => "cleanup",
+        }
+    }
+}
+
+/// How one host ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HostStatus {
+    /// A complete Run was fetched.
+    Ok,
+    /// No complete Run: `cause` says why.
+    Failed,
+    /// Stopped by Ctrl-C on the controller (a partial Run may have been fetched).
+    Interrupted,
+    /// Never started: the fleet run was interrupted first.
+    Skipped,
+}
+
+impl HostStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HostStatus::Ok => "ok",
+            HostStatus::Failed => "failed",
+            HostStatus::Interrupted => "interrupted",
+            HostStatus::Skipped => "skipped",
+        }
+    }
+}
+
+/// The time one phase took on one host.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PhaseTime {
+    pub phase: Phase,
+    /// Controller clock, RFC 3339 with milliseconds.
+    pub started_at: String,
+    pub duration_ns: u64,
+    /// True when the phase did not succeed.
+    #[serde(default)]
+    pub failed: bool,
+}
+
+/// How the binary got to the host.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+pub struct UploadRecord {
+    /// `uploaded` or `cached` (already on the host, verified).
+    pub how: String,
+    /// The binary's path on the host.
+    pub path: String,
+    /// `sha256` (checked on the host) or `size` (the host has no sha256sum).
+    pub verified_by: String,
+    /// Bytes sent (0 when cached).
+    pub bytes_sent: u64,
+}
+
+/// One host in fleet.json.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct HostRecord {
+    pub name: String,
+    /// How it was reached: `user@address:port` as far as known (ssh's config may add to it).
+    pub destination: String,
+    #[serde(default)]
+    pub groups: Vec<String>,
+    /// Through sudo as this user (`ansible_become`).
+    #[serde(default)]
+    pub become_user: Option<String>,
+    pub status: HostStatus,
+    /// One line: why this host has no complete Run.
+    #[serde(default)]
+    pub cause: Option<String>,
+    /// The phase that failed.
+    #[serde(default)]
+    pub failed_phase: Option<Phase>,
+    /// The last lines ssh or the host printed before the failure (for the details).
+    #[serde(default)]
+    pub stderr_tail: Vec<String>,
+    /// Controller clock, RFC 3339 with milliseconds.
+    #[serde(default)]
+    pub started_at: Option<String>,
+    #[serde(default)]
+    pub finished_at: Option<String>,
+    #[serde(default)]
+    pub phases: Vec<PhaseTime>,
+    /// `uname -sm` on the host.
+    #[serde(default)]
+    pub system: Option<String>,
+    #[serde(default)]
+    pub clock: Option<ClockOffset>,
+    #[serde(default)]
+    pub upload: Option<UploadRecord>,
+    /// The Run's file, relative to the fleet directory.
+    #[serde(default)]
+    pub run_file: Option<String>,
+    /// The fetched Run's status (`complete`, `interrupted`, `running` for one whose candor was killed).
+    #[serde(default)]
+    pub run_status: Option<String>,
+    /// The remote candor's exit status.
+    #[serde(default)]
+    pub exit_status: Option<i32>,
+    /// Hosts whose run overlapped this host's run (with `--parallel`).
+    #[serde(default)]
+    pub overlapped_with: Vec<String>,
+    /// Paths on the host that candor wrote and could not remove (or kept: `--keep`).
+    #[serde(default)]
+    pub left_on_host: Vec<String>,
+    /// Plain-word notes: a host key recorded on first use, a slow clock, ...
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+impl HostRecord {
+    /// A record for a target, before anything ran.
+    pub fn new(target: &Target) -> HostRecord {
+        HostRecord {
+            name: target.name.clone(),
+            destination: target.destination(),
+            groups: target.groups.clone(),
+            become_user: target.become_.as_ref().map(|b| b.user.clone()),
+            status: HostStatus::Skipped,
+            cause: None,
+            failed_phase: None,
+            stderr_tail: Vec::new(),
+            started_at: None,
+            finished_at: None,
+            phases: Vec::new(),
+            system: None,
+            clock: None,
+            upload: None,
+            run_file: None,
+            run_status: None,
+            exit_status: None,
+            overlapped_with: Vec::new(),
+            left_on_host: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// The duration of a phase, if it ran.
+    pub fn phase_ns(&self, phase: Phase) -> Option<u64> {
+        self.phases
+            .iter()
+            .find(|p| p.phase == phase)
+            .map(|p| p.duration_ns)
+    }
+}
+
+/// The controller: where the fleet run was driven from.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Controller {
+    pub hostname: Option<String>,
+    /// candor's version on the controller.
+    pub version: String,
+    /// The kernel's view of the controller's clock.
+    #[serde(default)]
+    pub clock: Option<ControllerClock>,
+    /// The controller's peak memory (resident set), bytes.
+    #[serde(default)]
+    pub max_rss_bytes: Option<u64>,
+    /// The largest peak memory of one of its ssh processes, bytes.
+    #[serde(default)]
+    pub ssh_max_rss_bytes: Option<u64>,
+}
+
+/// fleet.json.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FleetSummary {
+    /// `candor.fleet/1`.
+    pub schema: String,
+    pub controller: Controller,
+    /// The command line on the controller.
+    pub command: Vec<String>,
+    /// The inventory file, if any.
+    #[serde(default)]
+    pub inventory: Option<String>,
+    /// The flags passed to `candor run` on every host.
+    pub run_flags: Vec<String>,
+    /// Hosts at once (1: one at a time).
+    pub parallel: usize,
+    pub binary: Binary,
+    /// Controller clock, RFC 3339 with milliseconds.
+    pub started_at: String,
+    #[serde(default)]
+    pub finished_at: Option<String>,
+    /// True when Ctrl-C (or SIGTERM) stopped the fleet run.
+    #[serde(default)]
+    pub interrupted: bool,
+    pub hosts: Vec<HostRecord>,
+    /// Notes about the whole run (the binary chosen, ...).
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+impl FleetSummary {
+    /// Hosts with each status.
+    pub fn count(&self, status: HostStatus) -> usize {
+        self.hosts.iter().filter(|h| h.status == status).count()
+    }
+
+    /// The notes a comparison of these hosts needs: hosts without a Run,
+    /// hosts measured while others ran, clocks far off.
+    pub fn comparison_notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if self.parallel > 1 {
+            let overlapped: Vec<&HostRecord> = self
+                .hosts
+                .iter()
+                .filter(|h| !h.overlapped_with.is_empty())
+                .collect();
+            if overlapped.is_empty() {
+                notes.push(format!(
+                    "fleet: --parallel {}, but no two hosts' runs overlapped",
+                    self.parallel
+                ));
+            } else {
+                notes.push(format!(
+                    "fleet: --parallel {}: figures of the hosts below were measured while other hosts ran; hosts that share storage, network or a physical machine can slow each other",
+                    self.parallel
+                ));
+                for h in overlapped {
+                    notes.push(format!(
+                        "fleet: {} ran at the same time as {}",
+                        h.name,
+                        h.overlapped_with.join(", ")
+                    ));
+                }
+            }
+        } else {
+            notes.push("fleet: hosts were measured one at a time".to_string());
+        }
+        for h in &self.hosts {
+            if h.status != HostStatus::Ok {
+                notes.push(format!(
+                    "fleet: {}: {}{}",
+                    h.name,
+                    h.status.as_str(),
+                    h.cause
+                        .as_deref()
+                        .map(|c| format!(": {c}"))
+                        .unwrap_or_default()
+                ));
+            }
+            if let Some(c) = &h.clock {
+                if c.offset_ns.unsigned_abs() > 1_000_000_000 + c.uncertainty_ns {
+                    notes.push(format!(
+                        "fleet: {}'s clock is {} {} the controller's; its Run's timestamps are off by that much",
+                        h.name,
+                        crate::units::fmt_ns(c.offset_ns.unsigned_abs() as f64),
+                        if c.offset_ns > 0 { "ahead of" } else { "behind" }
+                    ));
+                }
+            }
+        }
+        notes
+    }
+
+    /// Reads fleet.json; errors name the file (exit 2: bad input).
+    pub fn read(path: &Path) -> anyhow::Result<FleetSummary> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| crate::error::usage(format!("{}: cannot read: {e}", path.display())))?;
+        let value: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| crate::error::usage(format!("{}: not JSON: {e}", path.display())))?;
+        match value.get("schema").and_then(|s| s.as_str()) {
+            Some(s) if s.starts_with("candor.fleet/1") => {}
+            Some(s) => {
+                return Err(crate::error::usage(format!(
+                    "{}: schema {s}; this candor reads {SCHEMA}",
+                    path.display()
+                )))
+            }
+            None => {
+                return Err(crate::error::usage(format!(
+                    "{}: not a candor fleet summary (no \"schema\": \"{SCHEMA}\")",
+                    path.display()
+                )))
+            }
+        }
+        serde_json::from_value(value).map_err(|e| {
+            crate::error::usage(format!(
+                "{}: a fleet summary, but malformed: {e}",
+                path.display()
+            ))
+        })
+    }
+}
+
+/// RFC 3339 UTC with milliseconds, for phase timestamps (`2026-12-01T15:04:05.123Z`).
+pub fn now_millis() -> String {
+    let d = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let s = crate::units::rfc3339_utc(d.as_secs());
+    format!("{}.{:03}Z", s.trim_end_matches('Z'), d.subsec_millis())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn millis_timestamps() {
+        let t = now_millis();
+        assert_eq!(t.len(), "2026-12-01T15:04:05.123Z".len(), "{t}");
+        assert!(t.ends_with('Z'));
+    }
+}

@@ -1,0 +1,340 @@
+//! The history database's schema and how a file becomes one: opened with a
+//! busy timeout, recognised as candor's (`PRAGMA application_id`), refused
+//! when it is another program's or a newer candor's (`PRAGMA user_version`
+//! above what this build knows), switched to WAL, and migrated one version at
+//! a time inside a transaction, so a crash mid-migration leaves the previous
+//! version intact.
+//!
+//! Every check that can refuse a file runs before anything is written to it:
+//! a foreign or newer database is never touched.
+//!
+//! The tables (docs/history.md describes them for people using `sqlite3`):
+//! - `hosts`: one row per host identity (the Run's label, else its hostname)
+//!   with the identity facts of its latest Run;
+//! - `runs`: one row per Run (content hash, time, tool, status, the host
+//!   facts of that Run), with the Run's exact JSON, zstd-compressed;
+//! - `workloads`: one row per normalised job (the workload key), with the
+//!   test names it was seen under (`workload_names`);
+//! - `series`: one row per (host, workload, metric): the unit, which way is
+//!   better, and whether it is a key figure (drift is judged on those);
+//! - `figures`: one row per figure of a Run (median over passes, min, max,
+//!   passes), clustered by host, workload and time: a trend is one range
+//!   scan, and adding a Run writes one page per workload, not per figure
+//!   (what a single add costs is mostly the pages synced when candor closes
+//!   the database);
+//! - `findings`: the Run's own findings (id, severity, status, subject, verdict);
+//! - `figures_view`: the figures joined with their host, Run and workload.
+
+use super::error::{sqlite, BadDatabase};
+use rusqlite::{Connection, OpenFlags};
+use std::path::Path;
+use std::time::Duration;
+
+/// `PRAGMA application_id` of a candor history: "cand" in ASCII. SQLite
+/// files of other programs carry another id (or none, and other tables).
+pub const APPLICATION_ID: i32 = 0x6361_6e64;
+
+/// The schema version this build writes (`PRAGMA user_version`).
+pub const VERSION: i32 = MIGRATIONS.len() as i32;
+
+/// `MIGRATIONS[i]` takes a database from version i to i + 1. Append only:
+/// a released migration is never edited, a change is a new step.
+const MIGRATIONS: &[&str] = &[V1];
+
+const V1: &str = "
+CREATE TABLE hosts (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    label TEXT,
+    hostname TEXT,
+    cpu_model TEXT,
+    cpu_cores INTEGER,
+    cpu_threads INTEGER,
+    mem_total_bytes INTEGER,
+    virtualization TEXT,
+    os_release TEXT,
+    kernel TEXT,
+    first_unix INTEGER NOT NULL,
+    last_unix INTEGER NOT NULL
+);
+CREATE TABLE runs (
+    id INTEGER PRIMARY KEY,
+    hash TEXT NOT NULL UNIQUE,
+    host_id INTEGER NOT NULL REFERENCES hosts(id),
+    started_at TEXT NOT NULL,
+    started_unix INTEGER NOT NULL,
+    finished_at TEXT,
+    status TEXT NOT NULL,
+    source TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    tool_version TEXT NOT NULL,
+    schema TEXT NOT NULL,
+    preset TEXT,
+    kinds TEXT NOT NULL,
+    label TEXT,
+    hostname TEXT,
+    cpu_model TEXT,
+    cpu_threads INTEGER,
+    mem_total_bytes INTEGER,
+    kernel TEXT,
+    added_at TEXT NOT NULL,
+    added_from TEXT,
+    json_bytes INTEGER NOT NULL,
+    json_zstd BLOB NOT NULL
+);
+CREATE INDEX runs_by_host_time ON runs(host_id, started_unix);
+CREATE INDEX runs_by_time ON runs(started_unix);
+CREATE TABLE workloads (
+    id INTEGER PRIMARY KEY,
+    key TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL,
+    test TEXT NOT NULL
+);
+CREATE TABLE workload_names (
+    workload_id INTEGER NOT NULL REFERENCES workloads(id),
+    test TEXT NOT NULL COLLATE NOCASE,
+    PRIMARY KEY (workload_id, test)
+) WITHOUT ROWID;
+CREATE INDEX workload_names_by_test ON workload_names(test);
+CREATE TABLE series (
+    id INTEGER PRIMARY KEY,
+    host_id INTEGER NOT NULL REFERENCES hosts(id),
+    workload_id INTEGER NOT NULL REFERENCES workloads(id),
+    metric TEXT NOT NULL,
+    unit TEXT NOT NULL,
+    higher_is_better INTEGER NOT NULL,
+    key_figure INTEGER NOT NULL,
+    UNIQUE (host_id, workload_id, metric)
+);
+CREATE TABLE figures (
+    host_id INTEGER NOT NULL REFERENCES hosts(id),
+    workload_id INTEGER NOT NULL REFERENCES workloads(id),
+    started_unix INTEGER NOT NULL,
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    metric TEXT NOT NULL,
+    value REAL NOT NULL,
+    min REAL NOT NULL,
+    max REAL NOT NULL,
+    passes INTEGER NOT NULL,
+    PRIMARY KEY (host_id, workload_id, started_unix, run_id, metric)
+) WITHOUT ROWID;
+CREATE TABLE findings (
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    seq INTEGER NOT NULL,
+    id TEXT NOT NULL,
+    severity TEXT NOT NULL,
+    status TEXT NOT NULL,
+    subject TEXT,
+    verdict TEXT NOT NULL,
+    PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX findings_by_id ON findings(id);
+CREATE VIEW figures_view AS
+SELECT h.name AS host, r.hash AS run, r.started_at AS started_at, w.key AS workload,
+       w.kind AS kind, w.test AS test, s.metric AS metric, s.unit AS unit, f.value AS value,
+       f.min AS min, f.max AS max, f.passes AS passes, s.higher_is_better AS higher_is_better,
+       s.key_figure AS key_figure
+FROM figures f
+JOIN series s ON s.host_id = f.host_id AND s.workload_id = f.workload_id AND s.metric = f.metric
+JOIN hosts h ON h.id = f.host_id
+JOIN workloads w ON w.id = s.workload_id
+JOIN runs r ON r.id = f.run_id;
+";
+
+/// Whether opening may create the database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Open {
+    /// Create the file (and its directory) when absent: adding.
+    Create,
+    /// The file must exist: reading (a missing history is the user's mistake).
+    Existing,
+}
+
+/// Opens the history at `path`: checks that it is candor's, at a version
+/// this build knows, then WAL and migrations. `wait` is the busy timeout.
+pub fn open(path: &Path, mode: Open, wait: Duration) -> anyhow::Result<Connection> {
+    let err = |e: rusqlite::Error| sqlite(path, wait, e);
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => {
+            return Err(BadDatabase::new(path, "is a directory; --db names a file").into())
+        }
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => match mode {
+            Open::Existing => {
+                return Err(crate::error::usage(format!(
+                    "{}: no history yet (candor run, disk, sweep and import add to it; candor history add RUN.json adds files)",
+                    path.display()
+                )))
+            }
+            Open::Create => {
+                let dir = crate::output::parent_dir(path);
+                std::fs::create_dir_all(dir).map_err(|e| {
+                    anyhow::anyhow!("{}: cannot create the directory: {e}", dir.display())
+                })?;
+            }
+        },
+        Err(e) => return Err(anyhow::anyhow!("{}: cannot read: {e}", path.display())),
+    }
+    let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    if mode == Open::Create {
+        flags |= OpenFlags::SQLITE_OPEN_CREATE;
+    }
+    let conn = Connection::open_with_flags(path, flags).map_err(err)?;
+    conn.busy_timeout(wait).map_err(err)?;
+    recognise(&conn, path).map_err(|e| match e {
+        Recognised::Sqlite(e) => err(e),
+        Recognised::Refused(b) => b.into(),
+    })?;
+    // WAL: readers never wait for a writer, and a writer's commit is one
+    // append. NORMAL: in WAL mode a power cut may lose the last commits,
+    // never the database; the Run files keep what it lost.
+    conn.pragma_update(None, "journal_mode", "WAL")
+        .map_err(err)?;
+    conn.pragma_update(None, "synchronous", "NORMAL")
+        .map_err(err)?;
+    conn.pragma_update(None, "foreign_keys", "ON")
+        .map_err(err)?;
+    migrate(&conn).map_err(err)?;
+    Ok(conn)
+}
+
+enum Recognised {
+    Sqlite(rusqlite::Error),
+    Refused(BadDatabase),
+}
+
+impl From<rusqlite::Error> for Recognised {
+    fn from(e: rusqlite::Error) -> Self {
+        Recognised::Sqlite(e)
+    }
+}
+
+/// Refuses a file that is another program's database or a newer candor's,
+/// before anything is written to it. An empty database is candor's to take.
+fn recognise(conn: &Connection, path: &Path) -> Result<(), Recognised> {
+    let app: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+    let version: i32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    let mut stmt = conn
+        .prepare("SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name")?;
+    let objects: Vec<String> = stmt
+        .query_map([], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    let empty = app == 0 && version == 0 && objects.is_empty();
+    if app != APPLICATION_ID && !empty {
+        let mut named: Vec<&str> = objects.iter().map(String::as_str).take(5).collect();
+        if objects.len() > 5 {
+            named.push("...");
+        }
+        return Err(Recognised::Refused(BadDatabase::new(
+            path,
+            format!(
+                "an SQLite database, but not a candor history (application_id {app:#x}, tables: {}): choose another --db",
+                if named.is_empty() { "none".to_string() } else { named.join(", ") }
+            ),
+        )));
+    }
+    if version > VERSION {
+        return Err(Recognised::Refused(BadDatabase::new(
+            path,
+            format!(
+                "written by a newer candor (history schema {version}; this build knows up to {VERSION}): upgrade candor, or choose another --db"
+            ),
+        )));
+    }
+    Ok(())
+}
+
+/// Brings the schema to `VERSION`, one step per transaction. The version is
+/// read again under the write lock: two candors opening a new file at once
+/// migrate it once.
+fn migrate(conn: &Connection) -> rusqlite::Result<()> {
+    loop {
+        let version: i32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if version >= VERSION {
+            return Ok(());
+        }
+        conn.execute_batch("BEGIN IMMEDIATE")?;
+        let step = (|| {
+            let version: i32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+            if version >= VERSION {
+                return Ok(());
+            }
+            conn.execute_batch(MIGRATIONS[version as usize])?;
+            conn.pragma_update(None, "application_id", APPLICATION_ID)?;
+            conn.pragma_update(None, "user_version", version + 1)
+        })();
+        match step {
+            Ok(()) => conn.execute_batch("COMMIT")?,
+            Err(e) => {
+                let _ = conn.execute_batch("ROLLBACK");
+                return Err(e);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wait() -> Duration {
+        Duration::from_millis(200)
+    }
+
+    #[test]
+    fn creates_migrates_and_reopens() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/h.db");
+        let e = open(&path, Open::Existing, wait()).unwrap_err();
+        assert!(crate::error::is_usage(&e), "{e}");
+        let conn = open(&path, Open::Create, wait()).unwrap();
+        let v: i32 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, VERSION);
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+        drop(conn);
+        open(&path, Open::Existing, wait()).unwrap();
+    }
+
+    #[test]
+    fn refuses_foreign_and_newer_databases_without_touching_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let foreign = dir.path().join("f.db");
+        Connection::open(&foreign)
+            .unwrap()
+            .execute_batch("CREATE TABLE t(x); INSERT INTO t VALUES (1);")
+            .unwrap();
+        let before = std::fs::read(&foreign).unwrap();
+        let e = open(&foreign, Open::Create, wait()).unwrap_err();
+        assert!(e.is::<BadDatabase>(), "{e}");
+        assert!(
+            e.to_string()
+                .contains("not a candor history (application_id 0x0, tables: t)"),
+            "{e}"
+        );
+        assert_eq!(std::fs::read(&foreign).unwrap(), before);
+
+        let newer = dir.path().join("n.db");
+        drop(open(&newer, Open::Create, wait()).unwrap());
+        Connection::open(&newer)
+            .unwrap()
+            .pragma_update(None, "user_version", VERSION + 1)
+            .unwrap();
+        let e = open(&newer, Open::Create, wait()).unwrap_err();
+        assert!(e.to_string().contains("newer candor"), "{e}");
+
+        let text = dir.path().join("t.db");
+        std::fs::write(
+            &text,
+            "not a database at all, just text that is long enough to have a header",
+        )
+        .unwrap();
+        let e = open(&text, Open::Create, wait()).unwrap_err();
+        assert!(e.is::<BadDatabase>(), "{e}");
+        assert!(e.to_string().contains("not an SQLite database"), "{e}");
+    }
+}

@@ -1,0 +1,168 @@
+//! A fleet run as people read it: one row per host (how it ended, the time
+//! of each phase, its clock's offset, the one-line cause of a failure),
+//! then the comparison of the hosts' Runs, whose notes carry what the
+//! fleet adds (hosts without a Run, hosts measured while others ran). Text
+//! and Markdown get both; CSV, JSON and HTML are the comparison with those
+//! notes (fleet.json has the rest as data).
+
+use super::compare::Comparison;
+use super::markdown::{escape_cells, md};
+use super::table::{Align, Table};
+use super::{exporter, Format, Options};
+use crate::fleet::summary::{FleetSummary, HostRecord, Phase};
+use crate::result::Run;
+
+/// The comparison of a fleet's Runs (hosts that gave a complete Run) with the fleet's notes.
+pub fn fleet_comparison(summary: &FleetSummary, runs: &[Run]) -> Comparison {
+    let mut c = Comparison::of(runs);
+    c.notes.extend(summary.comparison_notes());
+    c
+}
+
+/// Renders a fleet run in a format.
+pub fn render_fleet(
+    summary: &FleetSummary,
+    runs: &[Run],
+    format: Format,
+    options: &Options,
+) -> String {
+    let comparison = fleet_comparison(summary, runs);
+    let body = if runs.is_empty() {
+        None
+    } else {
+        Some(exporter(format).compare(&comparison, options))
+    };
+    match format {
+        Format::Text => {
+            let mut out = headline(summary);
+            out.push_str("\n\n");
+            out.push_str(&fleet_table(summary).to_text(""));
+            out.push('\n');
+            match body {
+                Some(b) => out.push_str(&b),
+                None => out.push_str(&no_runs(&comparison)),
+            }
+            out
+        }
+        Format::Md => {
+            let mut out = format!("## Fleet\n\n{}\n\n", md(&headline(summary)));
+            out.push_str(&escape_cells(fleet_table(summary)).to_markdown());
+            out.push('\n');
+            match body {
+                Some(b) => out.push_str(&b),
+                None => out.push_str(&md(&no_runs(&comparison))),
+            }
+            out
+        }
+        _ => exporter(format).compare(&comparison, options),
+    }
+}
+
+fn no_runs(c: &Comparison) -> String {
+    let mut out = String::from("No host gave a complete Run: nothing to compare.\n");
+    for n in &c.notes {
+        out.push_str(&format!("  - {n}\n"));
+    }
+    out
+}
+
+/// `candor fleet: 3 hosts, 2 ok, 1 failed; one at a time; 15:04:05Z to 15:09:12Z`.
+fn headline(s: &FleetSummary) -> String {
+    use crate::fleet::HostStatus::*;
+    let mut counts = vec![format!("{} ok", s.count(Ok))];
+    for (st, word) in [
+        (Failed, "failed"),
+        (Interrupted, "interrupted"),
+        (Skipped, "skipped"),
+    ] {
+        if s.count(st) > 0 {
+            counts.push(format!("{} {word}", s.count(st)));
+        }
+    }
+    let how = if s.parallel > 1 {
+        format!("up to {} at once", s.parallel)
+    } else {
+        "one at a time".to_string()
+    };
+    format!(
+        "candor fleet: {} host{}, {}; {how}; {} to {}{}",
+        s.hosts.len(),
+        if s.hosts.len() == 1 { "" } else { "s" },
+        counts.join(", "),
+        s.started_at,
+        s.finished_at.as_deref().unwrap_or("(not finished)"),
+        if s.interrupted { " (interrupted)" } else { "" }
+    )
+}
+
+/// One row per host.
+pub fn fleet_table(s: &FleetSummary) -> Table {
+    let mut t = Table::new(
+        [
+            "host",
+            "status",
+            "connect",
+            "upload",
+            "run",
+            "fetch",
+            "cleanup",
+            "clock offset",
+            "cause / notes",
+        ]
+        .map(String::from)
+        .to_vec(),
+    );
+    t.align[1] = Align::Left;
+    t.align[3] = Align::Left;
+    t.align[8] = Align::Left;
+    for h in &s.hosts {
+        t.push(vec![
+            h.name.clone(),
+            h.status.as_str().to_string(),
+            phase(h, Phase::Connect),
+            match (&h.upload, h.phase_ns(Phase::Upload)) {
+                (Some(u), Some(ns)) => format!("{} {}", u.how, time(ns)),
+                (None, Some(ns)) => format!("failed {}", time(ns)),
+                _ => "–".into(),
+            },
+            phase(h, Phase::Run),
+            phase(h, Phase::Fetch),
+            phase(h, Phase::Cleanup),
+            h.clock
+                .map(|c| {
+                    format!(
+                        "{}{} ±{}",
+                        if c.offset_ns < 0 { "-" } else { "+" },
+                        crate::units::fmt_ns(c.offset_ns.unsigned_abs() as f64),
+                        crate::units::fmt_ns(c.uncertainty_ns as f64)
+                    )
+                })
+                .unwrap_or_else(|| "–".into()),
+            remarks(h),
+        ]);
+    }
+    t
+}
+
+fn phase(h: &HostRecord, p: Phase) -> String {
+    h.phase_ns(p).map(time).unwrap_or_else(|| "–".into())
+}
+
+fn time(ns: u64) -> String {
+    if ns < 60_000_000_000 {
+        crate::units::fmt_ns(ns as f64)
+    } else {
+        crate::units::fmt_duration(std::time::Duration::from_nanos(ns))
+    }
+}
+
+fn remarks(h: &HostRecord) -> String {
+    let mut parts: Vec<String> = h.cause.iter().cloned().collect();
+    if !h.overlapped_with.is_empty() {
+        parts.push(format!("ran with {}", h.overlapped_with.join(", ")));
+    }
+    if !h.left_on_host.is_empty() {
+        parts.push(format!("left on host: {}", h.left_on_host.join(", ")));
+    }
+    parts.join("; ")
+}

@@ -1,0 +1,891 @@
+//! `candor fleet` against real OpenSSH servers: each test host is a
+//! Debian `sshd` on its own loopback address (127.0.0.2, .3, ...) with its
+//! own generated host key, an authorized client key, and its own `$HOME`
+//! and `$TMPDIR` (sshd's `SetEnv`), so that what candor leaves on a "host"
+//! can be checked file by file. The client side uses a generated ssh
+//! config (its own known_hosts, no agent, only the keys the inventory
+//! names). Runs as root, as CI does; a missing tool fails the test (never
+//! a skip): `.ci/run` installs openssh-server, openssh-client and
+//! ansible-core.
+//!
+//! The fleet tests run one at a time (a lock): they share two CPUs, and
+//! the killed-mid-run case needs the battery to take the time it says.
+
+use std::io::Read;
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// Short settings for the remote battery: a few seconds per host (a
+/// runtime of 300ms per disk test follows them).
+const QUICK: &[&str] = &[
+    "--preset",
+    "peak",
+    "--only",
+    "disk,cpu",
+    "--passes",
+    "1",
+    "--ramp",
+    "0",
+    "--pause",
+    "0",
+    "--size",
+    "16M",
+    "--compute-runtime",
+    "100ms",
+    "--control-size",
+    "off",
+];
+
+fn require(tool: &str, package: &str) {
+    assert!(
+        Path::new(tool).exists(),
+        "{tool} is missing: install Debian's {package} (.ci/run does); these tests never skip"
+    );
+}
+
+fn tools() {
+    require("/usr/sbin/sshd", "openssh-server");
+    require("/usr/bin/ssh", "openssh-client");
+    require("/usr/bin/ssh-keygen", "openssh-client");
+    assert_eq!(
+        unsafe { libc::geteuid() },
+        0,
+        "the fleet tests log in as root to their own sshd instances: run them as root (CI does)"
+    );
+}
+
+fn keygen(path: &Path) {
+    let st = Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-C", "candor-test", "-f"])
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(st.success());
+}
+
+/// One sshd: an address, a port, its own home and temporary directory.
+struct Host {
+    addr: String,
+    port: u16,
+    root: PathBuf,
+    sshd: Child,
+}
+
+impl Host {
+    fn home(&self) -> PathBuf {
+        self.root.join("home")
+    }
+
+    fn tmp(&self) -> PathBuf {
+        self.root.join("tmp")
+    }
+
+    /// Everything in the host's home and temporary directory (relative paths).
+    fn files(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for base in [self.home(), self.tmp()] {
+            walk(&base, &base, &mut out);
+        }
+        out.sort();
+        out
+    }
+}
+
+fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let p = e.path();
+            out.push(format!(
+                "{}/{}",
+                base.file_name().unwrap().to_string_lossy(),
+                p.strip_prefix(base).unwrap().display()
+            ));
+            if p.is_dir() && !p.is_symlink() {
+                walk(base, &p, out);
+            }
+        }
+    }
+}
+
+/// The test's hosts, keys, ssh config and a disk directory for the battery.
+struct Lab {
+    dir: PathBuf,
+    hosts: Vec<Host>,
+}
+
+impl Lab {
+    fn new(name: &str, addrs: &[&str]) -> Lab {
+        tools();
+        let dir = PathBuf::from(format!(
+            "/var/tmp/candor-fleet-test-{name}-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("disk")).unwrap();
+        std::fs::create_dir_all("/run/sshd").unwrap();
+        keygen(&dir.join("client"));
+        keygen(&dir.join("wrong"));
+        std::fs::copy(dir.join("client.pub"), dir.join("authorized_keys")).unwrap();
+        std::fs::write(
+            dir.join("ssh_config"),
+            format!(
+                "Host *\n  UserKnownHostsFile {d}/known_hosts\n  GlobalKnownHostsFile /dev/null\n  IdentitiesOnly yes\n  IdentityAgent none\n  StrictHostKeyChecking accept-new\n  LogLevel INFO\n",
+                d = dir.display()
+            ),
+        )
+        .unwrap();
+        let hosts = addrs.iter().map(|a| start_sshd(&dir, a)).collect();
+        Lab { dir, hosts }
+    }
+
+    fn host(&self, addr: &str) -> &Host {
+        self.hosts.iter().find(|h| h.addr == addr).unwrap()
+    }
+
+    /// An INI inventory line for a host.
+    fn line(&self, name: &str, h: &Host, key: &str) -> String {
+        format!(
+            "{name} ansible_host={} ansible_port={} ansible_user=root ansible_ssh_private_key_file={}/{key} ansible_python_interpreter=/usr/bin/python3",
+            h.addr,
+            h.port,
+            self.dir.display()
+        )
+    }
+
+    fn write(&self, name: &str, text: &str) -> PathBuf {
+        let p = self.dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    /// `candor fleet run ...` with a clean environment (no agent). With
+    /// the static build (`CANDOR_STATIC_BINARY`, set by .ci/run) the
+    /// controller is that build and pushes itself; without it the debug
+    /// build is pushed with `--binary` (the test hosts share this machine's
+    /// libraries).
+    fn fleet(&self, args: &[&str]) -> Command {
+        let mut c = match static_binary() {
+            Some(s) => Command::new(s),
+            None => {
+                let mut c = Command::new(env!("CARGO_BIN_EXE_candor"));
+                c.args(["fleet", "run", "--binary", env!("CARGO_BIN_EXE_candor")]);
+                c.args(args);
+                c.env_remove("SSH_AUTH_SOCK").env("CANDOR_NO_HISTORY", "1");
+                return c;
+            }
+        };
+        c.arg("fleet").arg("run").args(args);
+        // Out of the user's history (an explicit --db still adds).
+        c.env_remove("SSH_AUTH_SOCK").env("CANDOR_NO_HISTORY", "1");
+        c
+    }
+
+    /// The binary the hosts run.
+    fn binary(&self) -> String {
+        static_binary().unwrap_or_else(|| env!("CARGO_BIN_EXE_candor").to_string())
+    }
+}
+
+impl Drop for Lab {
+    fn drop(&mut self) {
+        for h in &mut self.hosts {
+            let _ = h.sshd.kill();
+            let _ = h.sshd.wait();
+            // A home that a test made a small tmpfs (not a mount point: EINVAL, ignored).
+            let home = std::ffi::CString::new(h.home().display().to_string()).unwrap();
+            unsafe { libc::umount2(home.as_ptr(), libc::MNT_DETACH) };
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The static build to test with; CI must have one (.ci/run builds it).
+fn static_binary() -> Option<String> {
+    match std::env::var("CANDOR_STATIC_BINARY") {
+        Ok(p) => {
+            assert!(
+                Path::new(&p).is_file(),
+                "CANDOR_STATIC_BINARY={p}: no such file"
+            );
+            Some(p)
+        }
+        Err(_) => {
+            assert!(
+                std::env::var("CI").map(|v| v != "true").unwrap_or(true),
+                "CI=true but CANDOR_STATIC_BINARY is not set: .ci/run builds it with contrib/build-static.sh"
+            );
+            None
+        }
+    }
+}
+
+fn free_port(addr: &str) -> u16 {
+    TcpListener::bind((addr, 0))
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn start_sshd(lab: &Path, addr: &str) -> Host {
+    let root = lab.join(format!("host-{addr}"));
+    std::fs::create_dir_all(root.join("home")).unwrap();
+    std::fs::create_dir_all(root.join("tmp")).unwrap();
+    keygen(&root.join("host_key"));
+    let port = free_port(addr);
+    let config = root.join("sshd_config");
+    std::fs::write(
+        &config,
+        format!(
+            "ListenAddress {addr}:{port}\nHostKey {r}/host_key\nPidFile none\nAuthorizedKeysFile {l}/authorized_keys\n\
+             StrictModes no\nUsePAM no\nPermitRootLogin prohibit-password\nPasswordAuthentication no\n\
+             KbdInteractiveAuthentication no\nSubsystem sftp /usr/lib/openssh/sftp-server\n\
+             SetEnv HOME={r}/home TMPDIR={r}/tmp\nLogLevel ERROR\nMaxStartups 100\nMaxSessions 100\n",
+            r = root.display(),
+            l = lab.display()
+        ),
+    )
+    .unwrap();
+    let sshd = Command::new("/usr/sbin/sshd")
+        .args(["-D", "-e", "-f"])
+        .arg(&config)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while TcpStream::connect((addr, port)).is_err() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "sshd on {addr}:{port} did not start"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Host {
+        addr: addr.to_string(),
+        port,
+        root,
+        sshd,
+    }
+}
+
+fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn host<'a>(fleet: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    fleet["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["name"] == name)
+        .unwrap_or_else(|| panic!("no host {name} in fleet.json"))
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// Test files of candor in a directory.
+fn test_files(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".candor-"))
+        .collect()
+}
+
+/// Three hosts one at a time (INI, the binary kept in their caches), then
+/// the same three at once (YAML, the binary found in the cache): every Run,
+/// fleet.json, the comparison in every format, the overlap notes, and
+/// nothing left on the hosts but the cache that was asked for.
+#[test]
+fn fleet_all_hosts_succeed_then_cached_and_parallel() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let lab = Lab::new("ok", &["127.0.0.2", "127.0.0.3", "127.0.0.4"]);
+    let [a, b, c] = [&lab.hosts[0], &lab.hosts[1], &lab.hosts[2]];
+    let ini = lab.write(
+        "hosts.ini",
+        &format!(
+            "# the test fleet\n[web]\n{}\n{}\n[db]\n{}\n[prod:children]\nweb\ndb\n",
+            lab.line("alpha", a, "client"),
+            lab.line("bravo", b, "client"),
+            lab.line("charlie", c, "client")
+        ),
+    );
+    let disk = lab.dir.join("disk").display().to_string();
+    let out1 = lab.dir.join("fleet1");
+    let ssh_config = lab.dir.join("ssh_config").display().to_string();
+    let mut args = vec![
+        "-i",
+        ini.to_str().unwrap(),
+        "prod",
+        "-o",
+        out1.to_str().unwrap(),
+        "-F",
+        &ssh_config,
+        "--keep-binary",
+        "--",
+    ];
+    args.extend(QUICK);
+    args.extend(["--dir", &disk, "--runtime", "300ms"]);
+    let o = lab.fleet(&args).output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("3 hosts, 3 ok; one at a time"), "{stdout}");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    for n in ["alpha", "bravo", "charlie"] {
+        assert!(stderr.contains(&format!("candor fleet: {n}")), "{stderr}");
+    }
+    assert!(
+        stderr.contains("run      [1/5]"),
+        "progress lines: {stderr}"
+    );
+
+    let f = json(&out1.join("fleet.json"));
+    assert_eq!(f["schema"], "candor.fleet/1");
+    assert_eq!(f["parallel"], 1);
+    assert!(f["controller"]["max_rss_bytes"].as_u64().unwrap() > 0);
+    for (name, h) in [("alpha", a), ("bravo", b), ("charlie", c)] {
+        let r = host(&f, name);
+        assert_eq!(r["status"], "ok", "{r}");
+        assert_eq!(r["upload"]["how"], "uploaded");
+        assert_eq!(r["upload"]["verified_by"], "sha256");
+        assert_eq!(r["run_status"], "complete");
+        assert_eq!(r["system"], "Linux x86_64");
+        assert!(r["overlapped_with"].as_array().unwrap().is_empty());
+        // Same machine: the clock offset is within its uncertainty plus a little.
+        let off = r["clock"]["offset_ns"].as_i64().unwrap().unsigned_abs();
+        assert!(
+            off < r["clock"]["uncertainty_ns"].as_u64().unwrap() + 50_000_000,
+            "{r}"
+        );
+        let phases: Vec<&str> = r["phases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["phase"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            phases,
+            ["connect", "clock", "upload", "run", "fetch", "cleanup"]
+        );
+        assert!(r["notes"]
+            .to_string()
+            .contains("recorded on this first connection"));
+        let run = json(&out1.join(r["run_file"].as_str().unwrap()));
+        assert_eq!(run["label"], name);
+        assert_eq!(run["status"], "complete");
+        // Only the binary, kept on purpose, is left on the host.
+        let sha = f["binary"]["sha256"].as_str().unwrap();
+        let cached = format!("home/.cache/candor/bin/candor-{sha}");
+        assert_eq!(
+            h.files(),
+            [
+                "home/.cache",
+                "home/.cache/candor",
+                "home/.cache/candor/bin",
+                cached.as_str()
+            ],
+            "{name}"
+        );
+        assert_eq!(r["left_on_host"].as_array().unwrap().len(), 1);
+    }
+    for file in [
+        "compare.txt",
+        "compare.md",
+        "compare.csv",
+        "compare.json",
+        "compare.html",
+    ] {
+        let t = std::fs::read_to_string(out1.join(file)).unwrap();
+        for n in ["alpha", "bravo", "charlie"] {
+            assert!(t.contains(n), "{file} lacks {n}");
+        }
+    }
+    assert!(test_files(&lab.dir.join("disk")).is_empty());
+
+    // The same hosts from a YAML inventory, all at once: the cached binary is used.
+    let yaml = lab.write(
+        "hosts.yml",
+        &format!(
+            "all:\n  vars:\n    ansible_user: root\n    ansible_ssh_private_key_file: {d}/client\n    \
+             ansible_ssh_common_args: -F {d}/ssh_config\n  children:\n    web:\n      hosts:\n        \
+             alpha: {{ansible_host: {}, ansible_port: {}}}\n        bravo: {{ansible_host: {}, ansible_port: {}}}\n        \
+             charlie: {{ansible_host: {}, ansible_port: {}}}\n",
+            a.addr,
+            a.port,
+            b.addr,
+            b.port,
+            c.addr,
+            c.port,
+            d = lab.dir.display()
+        ),
+    );
+    let out2 = lab.dir.join("fleet2");
+    let db = lab.dir.join("history.db");
+    let mut args = vec![
+        "-i",
+        yaml.to_str().unwrap(),
+        "-o",
+        out2.to_str().unwrap(),
+        "--parallel",
+        "3",
+        "--db",
+        db.to_str().unwrap(),
+        "--",
+    ];
+    args.extend(QUICK);
+    args.extend(["--dir", &disk, "--runtime", "300ms"]);
+    let o = lab.fleet(&args).output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let f = json(&out2.join("fleet.json"));
+    assert_eq!(f["parallel"], 3);
+    for name in ["alpha", "bravo", "charlie"] {
+        let r = host(&f, name);
+        assert_eq!(r["status"], "ok", "{r}");
+        assert_eq!(r["upload"]["how"], "cached");
+        assert_eq!(r["upload"]["bytes_sent"], 0);
+        assert_eq!(r["overlapped_with"].as_array().unwrap().len(), 2, "{r}");
+        // A binary this run did not upload is not this run's to remove.
+        assert!(r["left_on_host"].as_array().unwrap().is_empty(), "{r}");
+    }
+    let md = std::fs::read_to_string(out2.join("compare.md")).unwrap();
+    assert!(
+        md.contains("alpha ran at the same time as bravo, charlie"),
+        "{md}"
+    );
+    for h in &lab.hosts {
+        assert_eq!(h.files().len(), 4, "{:?}", h.files());
+    }
+    // The controller added each host's Run to its history (the hosts keep none:
+    // their file counts above did not grow).
+    let o = Command::new(env!("CARGO_BIN_EXE_candor"))
+        .args(["history", "list", "--format", "json", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let listed: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let mut hosts: Vec<&str> = listed["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["host"].as_str().unwrap())
+        .collect();
+    hosts.sort_unstable();
+    assert_eq!(hosts, ["alpha", "bravo", "charlie"], "{listed}");
+
+    // fleet report renders the directory again; bad input is exit 2.
+    let o = Command::new(env!("CARGO_BIN_EXE_candor"))
+        .args(["fleet", "report", out2.to_str().unwrap(), "--format", "csv"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).lines().count() >= 4);
+    let o = Command::new(env!("CARGO_BIN_EXE_candor"))
+        .args(["fleet", "report", lab.dir.join("disk").to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+}
+
+/// A good host, a refused key, a port where nothing listens, a changed
+/// host key, a host whose candor is killed mid-run, and one without space
+/// for the binary: one line each,
+/// the good host finishes, exit 1, and nothing is left on any host.
+#[test]
+fn fleet_partial_failures_have_one_line_causes() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let lab = Lab::new(
+        "fail",
+        &[
+            "127.0.0.2",
+            "127.0.0.3",
+            "127.0.0.4",
+            "127.0.0.6",
+            "127.0.0.10",
+        ],
+    );
+    let (good, wrong, changed, killed, full) = (
+        lab.host("127.0.0.2"),
+        lab.host("127.0.0.3"),
+        lab.host("127.0.0.4"),
+        lab.host("127.0.0.6"),
+        lab.host("127.0.0.10"),
+    );
+    // A host whose home (where the binary's cache goes) has 1 MiB free.
+    let st = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=1m", "tmpfs"])
+        .arg(full.home())
+        .status()
+        .unwrap();
+    assert!(st.success(), "mounting a tmpfs needs root");
+    // The changed host's key in known_hosts is another one.
+    keygen(&lab.dir.join("old_host_key"));
+    let old = std::fs::read_to_string(lab.dir.join("old_host_key.pub")).unwrap();
+    let old: Vec<&str> = old.split_whitespace().take(2).collect();
+    std::fs::write(
+        lab.dir.join("known_hosts"),
+        format!(
+            "[{}]:{} {} {}\n",
+            changed.addr, changed.port, old[0], old[1]
+        ),
+    )
+    .unwrap();
+    let closed = free_port("127.0.0.5");
+    let ini = lab.write(
+        "hosts.ini",
+        &format!(
+            "{}\n{}\n{}\n{}\nnobody ansible_host=127.0.0.5 ansible_port={closed} ansible_user=root\n{}\n\
+             [all:vars]\nansible_ssh_common_args='-F {}/ssh_config'\n",
+            lab.line("killed", killed, "client"),
+            lab.line("good", good, "client"),
+            lab.line("wrongkey", wrong, "wrong"),
+            lab.line("changed", changed, "client"),
+            lab.line("full", full, "client"),
+            lab.dir.display()
+        ),
+    );
+    let disk = lab.dir.join("disk");
+    let out = lab.dir.join("fleet");
+    let disk_s = disk.display().to_string();
+    let mut args = vec![
+        "-i",
+        ini.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--",
+    ];
+    args.extend(QUICK);
+    args.extend(["--dir", &disk_s, "--runtime", "300ms"]);
+    let child = lab
+        .fleet(&args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Kill the remote candor of host "killed" once it is measuring (its test file exists).
+    let home = killed.home();
+    let t0 = Instant::now();
+    let victim = loop {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "the remote candor never started"
+        );
+        if let Some(pid) = candor_under(&home) {
+            if !test_files(&disk).is_empty() {
+                break pid;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    unsafe { libc::kill(victim, libc::SIGKILL) };
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let f = json(&out.join("fleet.json"));
+    let cause = |n: &str| host(&f, n)["cause"].as_str().unwrap_or("").to_string();
+    assert_eq!(host(&f, "good")["status"], "ok");
+    assert_eq!(host(&f, "wrongkey")["status"], "failed");
+    assert_eq!(host(&f, "wrongkey")["failed_phase"], "connect");
+    assert_eq!(
+        cause("wrongkey"),
+        "login refused (publickey): the key was not accepted for this user"
+    );
+    assert_eq!(
+        cause("nobody"),
+        format!("connection refused: nothing listens for ssh at root@127.0.0.5:{closed}")
+    );
+    assert!(
+        cause("changed").starts_with("host key changed: "),
+        "{}",
+        cause("changed")
+    );
+    assert_eq!(host(&f, "killed")["failed_phase"], "run");
+    assert!(
+        cause("killed").contains("killed (SIGKILL)"),
+        "{}",
+        cause("killed")
+    );
+    assert_eq!(host(&f, "killed")["exit_status"], 137);
+    assert_eq!(host(&f, "full")["failed_phase"], "upload");
+    assert_eq!(
+        cause("full"),
+        format!(
+            "upload: no space left on the host for the binary in {}/.cache/candor/bin",
+            full.home().display()
+        )
+    );
+    // The killed host's partial Run was fetched, and is not compared.
+    assert_eq!(host(&f, "killed")["run_status"], "running");
+    for n in ["wrongkey", "nobody", "changed", "killed", "full"] {
+        assert!(!cause(n).contains('\n'));
+        assert!(
+            String::from_utf8_lossy(&o.stdout).contains(&cause(n)),
+            "the summary names {n}'s cause"
+        );
+    }
+    let txt = std::fs::read_to_string(out.join("compare.txt")).unwrap();
+    assert!(txt.contains("candor compare: 1 run"), "{txt}");
+    // Nothing candor wrote is left: work directories, binaries, the killed run's test file.
+    for h in [good, killed, changed, wrong, full] {
+        assert!(h.files().is_empty(), "{}: {:?}", h.addr, h.files());
+    }
+    assert!(test_files(&disk).is_empty(), "{:?}", test_files(&disk));
+    assert!(host(&f, "killed")["left_on_host"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+}
+
+/// The pid of a process whose executable lies under `dir`.
+fn candor_under(dir: &Path) -> Option<i32> {
+    for e in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        if let Ok(exe) = std::fs::read_link(e.path().join("exe")) {
+            if exe.starts_with(dir) {
+                return Some(pid);
+            }
+        }
+    }
+    None
+}
+
+/// Ctrl-C on the controller stops the remote run: the remote candor ends,
+/// its Run comes back as interrupted, its files and the binary are
+/// removed, and the controller exits 130.
+#[test]
+fn fleet_ctrl_c_stops_remote_runs_and_cleans_up() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let lab = Lab::new("int", &["127.0.0.7"]);
+    let h = &lab.hosts[0];
+    let out = lab.dir.join("fleet");
+    let disk = lab.dir.join("disk").display().to_string();
+    let target = format!("root@{}:{}", h.addr, h.port);
+    let key = format!("IdentityFile={}/client", lab.dir.display());
+    let cfg = lab.dir.join("ssh_config").display().to_string();
+    let mut args = vec![
+        target.as_str(),
+        "-o",
+        out.to_str().unwrap(),
+        "-F",
+        &cfg,
+        "--ssh-option",
+        &key,
+        "--",
+    ];
+    args.extend(QUICK);
+    args.extend(["--dir", &disk, "--runtime", "5s"]);
+    // (A long runtime: the controller is interrupted in the middle of a measurement.)
+    let mut child = lab
+        .fleet(&args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    let remote = loop {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "the remote candor never started"
+        );
+        if let Some(pid) = candor_under(&h.home()) {
+            if !test_files(&lab.dir.join("disk")).is_empty() {
+                break pid;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(status.code(), Some(130), "{err}");
+    assert!(
+        !Path::new(&format!("/proc/{remote}")).exists(),
+        "the remote candor still runs"
+    );
+    let f = json(&out.join("fleet.json"));
+    assert_eq!(f["interrupted"], true);
+    let r = &f["hosts"][0];
+    assert_eq!(r["status"], "interrupted", "{r}");
+    assert_eq!(r["run_status"], "interrupted");
+    assert!(h.files().is_empty(), "{:?}", h.files());
+    assert!(test_files(&lab.dir.join("disk")).is_empty());
+}
+
+/// Bad input is refused in one line with exit 2, before any host is contacted.
+#[test]
+fn fleet_bad_input_is_refused_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad_ini = dir.path().join("bad.ini");
+    std::fs::write(&bad_ini, "[web]\nweb1 ansible_port\n").unwrap();
+    let good_ini = dir.path().join("good.ini");
+    std::fs::write(&good_ini, "[web]\nweb1 ansible_host=127.0.0.9\n").unwrap();
+    let nonempty = dir.path().join("full");
+    std::fs::create_dir(&nonempty).unwrap();
+    std::fs::write(nonempty.join("x"), "").unwrap();
+    let bin = env!("CARGO_BIN_EXE_candor");
+    let s = |p: &Path| p.display().to_string();
+    let cases: Vec<(Vec<String>, String)> = vec![
+        (
+            vec!["-i".into(), s(&bad_ini)],
+            format!("{}:2: 'ansible_port': expected key=value", s(&bad_ini)),
+        ),
+        (
+            vec!["-i".into(), s(&good_ini), "wbe1".into()],
+            "HOST 'wbe1' is neither a host nor a group".into(),
+        ),
+        (
+            vec![
+                "-i".into(),
+                s(&good_ini),
+                "--".into(),
+                "--preset".into(),
+                "fast".into(),
+            ],
+            "after --: --preset: unknown preset 'fast'".into(),
+        ),
+        (
+            vec![
+                "-i".into(),
+                s(&good_ini),
+                "--".into(),
+                "-o".into(),
+                "x".into(),
+            ],
+            "after --: --output is not for candor fleet".into(),
+        ),
+        (
+            vec![
+                "-i".into(),
+                s(&good_ini),
+                "-o".into(),
+                s(&nonempty),
+                "--binary".into(),
+                bin.into(),
+            ],
+            "exists and is not empty".into(),
+        ),
+        (
+            vec!["-i".into(), s(&good_ini), "--parallel".into(), "0".into()],
+            "--parallel: '0'".into(),
+        ),
+        (vec!["host:99999".into()], "HOST 'host:99999'".into()),
+        (vec![], "no hosts".into()),
+        (
+            vec!["-i".into(), s(&good_ini), "--binary".into(), s(&bad_ini)],
+            "not an ELF executable".into(),
+        ),
+    ];
+    for (args, says) in cases {
+        let o = Command::new(bin)
+            .arg("fleet")
+            .arg("run")
+            .args(&args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(&says), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+    }
+}
+
+/// The Ansible playbook in contrib/ansible, against the same kind of
+/// hosts and inventory: copy, run, fetch, clean up, then candor compare.
+#[test]
+fn ansible_playbook_runs_the_battery_and_compares() {
+    require("/usr/bin/ansible-playbook", "ansible-core");
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let lab = Lab::new("ansible", &["127.0.0.8", "127.0.0.9"]);
+    let ini = lab.write(
+        "hosts.ini",
+        &format!(
+            "[bench]\n{}\n{}\n[bench:vars]\nansible_ssh_common_args='-F {}/ssh_config'\n",
+            lab.line("delta", &lab.hosts[0], "client"),
+            lab.line("echo", &lab.hosts[1], "client"),
+            lab.dir.display()
+        ),
+    );
+    let out = lab.dir.join("ansible-out");
+    let playbook = Path::new(env!("CARGO_MANIFEST_DIR")).join("contrib/ansible/candor.yml");
+    let flags = format!(
+        "{} --runtime 300ms --dir {}/disk",
+        QUICK.join(" "),
+        lab.dir.display()
+    );
+    let o = Command::new("ansible-playbook")
+        .arg("-i")
+        .arg(&ini)
+        .arg(&playbook)
+        .arg("-e")
+        .arg(format!("candor_binary={}", lab.binary()))
+        .arg("-e")
+        .arg(format!("candor_compare={}", env!("CARGO_BIN_EXE_candor")))
+        .arg("-e")
+        .arg(format!("candor_out={}", out.display()))
+        .arg("-e")
+        .arg(format!("candor_flags='{flags}'"))
+        .arg("-e")
+        .arg(format!(
+            "candor_history_db={}",
+            lab.dir.join("history.db").display()
+        ))
+        .env_remove("SSH_AUTH_SOCK")
+        .env("ANSIBLE_LOCAL_TEMP", lab.dir.join("ansible-local"))
+        .env("ANSIBLE_NOCOLOR", "1")
+        .env("ANSIBLE_RETRY_FILES_ENABLED", "0")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    for n in ["delta", "echo"] {
+        let run = json(&out.join(format!("runs/{n}.json")));
+        assert_eq!(run["status"], "complete");
+        assert_eq!(run["label"], n);
+    }
+    let cmp = std::fs::read_to_string(out.join("compare.md")).unwrap();
+    assert!(cmp.contains("delta") && cmp.contains("echo"), "{cmp}");
+    // The controller's history has both Runs; the hosts keep none (below).
+    let o = Command::new(env!("CARGO_BIN_EXE_candor"))
+        .args(["history", "list", "--format", "json", "--db"])
+        .arg(lab.dir.join("history.db"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let listed: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(listed["runs"].as_array().unwrap().len(), 2, "{listed}");
+    assert!(std::fs::read_to_string(out.join("compare.txt"))
+        .unwrap()
+        .contains("candor compare: 2 runs"));
+    // Ansible keeps its own ~/.ansible on the host; nothing of candor's is left.
+    for h in &lab.hosts {
+        let left: Vec<String> = h
+            .files()
+            .into_iter()
+            .filter(|f| !f.starts_with("home/.ansible"))
+            .collect();
+        assert!(left.is_empty(), "{}: {left:?}", h.addr);
+    }
+    assert!(test_files(&lab.dir.join("disk")).is_empty());
+}
