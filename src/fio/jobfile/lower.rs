@@ -857,6 +857,14 @@ impl<'a> Lowering<'a> {
                 if t.is_dir() {
                     return Err(at(format!("{} is a directory", path.display())));
                 }
+                let note = format!(
+                    "fio would use the existing file {} ({} bytes, its contents as they are); candor never touches a file it did not create, and made its own beside it",
+                    path.display(),
+                    meta.len()
+                );
+                if t.is_file() && !self.notes.contains(&note) {
+                    self.notes.push(note);
+                }
             }
             if !parent.is_dir() {
                 return Err(at(format!(
@@ -1208,6 +1216,23 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("add group_reporting"), "{e}");
+    }
+
+    #[test]
+    fn an_existing_file_is_left_alone_and_said_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let existing = dir.path().join("data.bin");
+        std::fs::write(&existing, b"precious").unwrap();
+        let p = plan(&format!("[x]\nsize=1m\nfilename={}\n", existing.display())).unwrap();
+        assert!(
+            p.jobs[0]
+                .notes
+                .iter()
+                .any(|n| n.contains("existing file") && n.contains("8 bytes")),
+            "{:?}",
+            p.jobs[0].notes
+        );
+        assert_eq!(p.files[0].dir, dir.path());
     }
 
     #[test]
