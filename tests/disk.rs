@@ -2,10 +2,13 @@
 //! invariants of the figures, cleanup on every way out, refusals and bad
 //! input. Runtimes are fractions of a second; files are small.
 
+mod common;
+
 use assert_cmd::Command;
 use candor::disk::{self, EngineChoice, EngineKind, JobSpec, Rw, TestDir, TestFile};
 use candor::result::{DirectionStats, DiskMeasurement, Run};
-use std::path::{Path, PathBuf};
+use common::plant::candor_files;
+use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -23,24 +26,7 @@ fn job(rw: Rw, engine: EngineKind, iodepth: u32) -> JobSpec {
 
 /// A fresh directory under /var/tmp (a real disk-backed filesystem here).
 fn scratch() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("candor-test-")
-        .tempdir_in("/var/tmp")
-        .unwrap()
-}
-
-fn candor_files(dir: &Path) -> Vec<PathBuf> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with(".candor-")
-        })
-        .collect()
+    common::plant::test_dir("test")
 }
 
 fn check_direction(d: &DirectionStats, measured_ns: u64) {

@@ -59,6 +59,7 @@ fn job(
             direct: true,
             fsync: 0,
             seed: 1,
+            ..Default::default()
         },
         read: reads.then(|| stats.clone()),
         write: (!reads).then_some(stats),
@@ -88,6 +89,7 @@ fn job(
         }),
         fio_command: String::new(),
         notes: vec![],
+        job: None,
     })
 }
 

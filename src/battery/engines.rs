@@ -66,6 +66,7 @@ pub fn job_for(test: &DiskTest, plan: &Plan, size: u64, seed: u64) -> anyhow::Re
     job.ramp = plan.ramp();
     job.seed = seed;
     job.validate()
+        .and_then(|()| job.check_split())
         .map_err(|e| anyhow::anyhow!("{}: {e}", test.label()))?;
     Ok(job)
 }
@@ -122,6 +123,14 @@ impl Backend for Engines {
         let mut m = disk::run_job(&self.dir, file, &job)?;
         if let Some(span) = m.span.filter(|_| carry) {
             self.control_cursor = span.end() * u64::from(job.numjobs.max(1));
+        }
+        if carry && m.measured_ns < job.runtime.as_nanos() as u64 {
+            m.notes.push(format!(
+                "stopped after {} of the file (its share, so that no read repeats bytes): measured over {} instead of {}",
+                crate::units::fmt_bytes(job.byte_limit.unwrap_or(0)),
+                crate::units::fmt_duration(std::time::Duration::from_nanos(m.measured_ns)),
+                crate::units::fmt_duration(job.runtime)
+            ));
         }
         if m.started_at.is_none() {
             m.started_at = Some(started);

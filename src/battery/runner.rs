@@ -357,6 +357,7 @@ mod tests {
                 direct: true,
                 fsync: t.fsync,
                 seed,
+                ..Default::default()
             },
             read: Some(stats.clone()),
             write: None,
@@ -368,6 +369,7 @@ mod tests {
             sync: None,
             fio_command: String::new(),
             notes: Vec::new(),
+            job: None,
         }
     }
 

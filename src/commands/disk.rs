@@ -12,8 +12,32 @@ use std::path::PathBuf;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Directory for the test file (never a tmpfs: that would measure RAM).
-    #[arg(long, default_value = "/var/tmp")]
-    pub dir: PathBuf,
+    /// Default /var/tmp; with --job, the current directory, as fio, for jobs
+    /// whose file names no directory.
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
+    /// Run the jobs of a fio job file: one measurement per job, named after
+    /// its section, the jobs in fio's order (together unless a stonewall or
+    /// wait_for orders them). candor creates its own test files beside the
+    /// ones the job file names; options it cannot run faithfully are refused
+    /// by name with their file and line.
+    #[arg(long, value_name = "FILE.fio", conflicts_with_all = [
+        "rw", "rwmixread", "bs", "iodepth", "iodepth_batch", "numjobs", "size",
+        "runtime", "ramp", "engine", "fsync", "buffered"
+    ])]
+    pub job: Option<PathBuf>,
+    /// With --job: run only this section (fio's --section); repeat for several.
+    #[arg(long, value_name = "NAME", requires = "job")]
+    pub section: Vec<String>,
+    /// With --job: run jobs without the options candor cannot run
+    /// faithfully, recording a warning for each in the Run, instead of
+    /// refusing the job file.
+    #[arg(long, requires = "job")]
+    pub ignore_unsupported: bool,
+    /// With --job: print the jobs as candor reads them, with the files it
+    /// would create, and exit without creating anything (fio's --parse-only).
+    #[arg(long, requires = "job")]
+    pub parse_only: bool,
     /// I/O pattern.
     #[arg(long, value_enum, default_value = "randread")]
     pub rw: Rw,
@@ -90,20 +114,30 @@ pub fn job_from_args(args: &Args) -> anyhow::Result<JobSpec> {
         fsync: args.fsync,
         direct: !args.buffered,
         seed: args.seed.unwrap_or_else(crate::seed::fresh),
-        seq_start: 0,
-        byte_limit: None,
+        ..JobSpec::new(args.rw.clone(), 0, 0)
     };
     job.validate().map_err(usage)?;
+    job.check_split().map_err(usage)?;
     job.check_memory(crate::host::memory::available_bytes())
         .map_err(usage)?;
     Ok(job)
 }
 
+/// The test directory of a job given by flags.
+fn test_dir(args: &Args) -> PathBuf {
+    args.dir
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("/var/tmp"))
+}
+
 pub fn execute(args: Args) -> anyhow::Result<()> {
+    if let Some(path) = args.job.clone() {
+        return super::jobfile::execute(&args, &path);
+    }
     let job = job_from_args(&args)?;
     let mut run = Run::of_this_process();
     run.label = args.label.clone();
-    run.host = crate::host::collect(Some(&args.dir));
+    run.host = crate::host::collect(Some(&test_dir(&args)));
     let mut recorder = Recorder::create(run, args.output.as_deref(), "--output", args.force)?;
     let saved = match measure(&args, &job, &mut recorder) {
         Ok(m) => {
@@ -131,7 +165,7 @@ fn measure(
     if job.engine == EngineChoice::Exact(EngineKind::Null) {
         return disk::run_null_job(job);
     }
-    let dir = TestDir::open(&args.dir)?;
+    let dir = TestDir::open(&test_dir(args))?;
     for w in dir.warnings() {
         eprintln!("candor: warning: {w}");
     }

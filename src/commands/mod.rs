@@ -12,6 +12,7 @@ pub mod explain;
 pub mod fleet;
 pub mod history;
 pub mod import;
+pub mod jobfile;
 pub mod memory;
 pub mod os;
 pub mod record;

@@ -151,7 +151,7 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     // checked before the test file is written.
     let available = crate::host::memory::available_bytes();
     for j in &jobs {
-        j.validate().map_err(usage)?;
+        j.validate().and_then(|()| j.check_split()).map_err(usage)?;
         let mut widest = j.clone();
         widest.numjobs = widest.numjobs.max(crate::compute::online_cpus().min(4));
         widest.check_memory(available).map_err(usage)?;

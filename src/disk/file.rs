@@ -224,6 +224,26 @@ impl TestFile {
     }
 }
 
+impl TestFile {
+    /// Drops the file's pages in `start..start + len` from the page cache
+    /// (fio's `invalidate`, on by default), so that a buffered job starts
+    /// from the disk and not from what an earlier job left in memory. Dirty
+    /// pages stay until written back, as with fio.
+    pub fn drop_cached(&self, start: u64, len: u64) {
+        if let Ok(fd) = self.open_for_io(false, false) {
+            // SAFETY: advice on a valid descriptor; nothing is read or written.
+            unsafe {
+                libc::posix_fadvise(
+                    fd.as_raw_fd(),
+                    start as libc::off_t,
+                    len as libc::off_t,
+                    libc::POSIX_FADV_DONTNEED,
+                )
+            };
+        }
+    }
+}
+
 impl Drop for TestFile {
     fn drop(&mut self) {
         // SAFETY: valid owned dir fd and name; unlinkat removes the name

@@ -4,7 +4,7 @@
 use crate::result::DiskSpec;
 use std::time::Duration;
 
-pub use crate::result::Rw;
+pub use crate::result::{BlockSizes, Rw};
 
 /// An I/O engine (fio's `ioengine`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -45,6 +45,18 @@ pub enum EngineChoice {
 /// `io-cpu-bound`. The battery uses the same minimum.
 pub const MIN_RUNTIME: Duration = Duration::from_millis(100);
 
+/// fio's offset modifier, `rw=randread:8` or `rw=write:4k`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Modifier {
+    /// Random jobs: a new random offset every N operations, the ones
+    /// between continuing sequentially (fio's `rw_sequencer=sequential`).
+    Run(u32),
+    /// Random jobs: each random offset used N times (`rw_sequencer=identical`).
+    Same(u32),
+    /// Sequential jobs: skip this many bytes after each operation.
+    Holes(u64),
+}
+
 /// One job.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobSpec {
@@ -78,9 +90,34 @@ pub struct JobSpec {
     /// battery's control series carries it from job to job so that no
     /// control read repeats bytes an earlier one read.
     pub seq_start: u64,
-    /// Stop each thread after its cursor has moved over this many bytes
-    /// (ramp included), before the runtime if need be.
+    /// Stop each thread after it has issued this many bytes (ramp
+    /// included), before the runtime if need be: fio's `size`/`io_size`
+    /// times `loops`, and the battery's share of the control file.
     pub byte_limit: Option<u64>,
+    /// Stop each thread after it has issued this many operations (ramp
+    /// included): fio's `number_ios`.
+    pub op_limit: Option<u64>,
+    /// Block sizes for reads and writes when they are not all `bs`.
+    pub block_sizes: Option<[BlockSizes; 2]>,
+    /// Random offsets are multiples of this (fio's `ba`); default: the
+    /// smallest block size.
+    pub align: Option<u64>,
+    /// Each thread's cap in bytes per second, for reads and writes (fio's
+    /// `rate`, and `rate_iops` times the smallest block size, as fio does).
+    pub rate: [Option<u64>; 2],
+    /// Rated operations arrive as a Poisson process (fio's
+    /// `rate_process=poisson`) instead of evenly spaced.
+    pub rate_poisson: bool,
+    /// Random offsets visit every block once before any repeats (fio's
+    /// random map, its default); otherwise each is drawn independently.
+    pub random_map: bool,
+    /// fio's `rw=...:N` offset modifier.
+    pub modifier: Option<Modifier>,
+    /// Sync with fdatasync instead of fsync.
+    pub datasync: bool,
+    /// fsync the file once the job's I/O is done; the job's measured
+    /// interval runs until that sync completes (fio's `end_fsync`).
+    pub end_fsync: bool,
 }
 
 impl JobSpec {
@@ -102,7 +139,55 @@ impl JobSpec {
             seed: 0,
             seq_start: 0,
             byte_limit: None,
+            op_limit: None,
+            block_sizes: None,
+            align: None,
+            rate: [None, None],
+            rate_poisson: false,
+            random_map: false,
+            modifier: None,
+            datasync: false,
+            end_fsync: false,
         }
+    }
+
+    /// The block sizes of reads and writes.
+    pub fn sizes(&self) -> [BlockSizes; 2] {
+        match &self.block_sizes {
+            Some(s) => s.clone(),
+            None => [BlockSizes::Fixed(self.bs), BlockSizes::Fixed(self.bs)],
+        }
+    }
+
+    /// The block sizes of the directions the job issues.
+    fn used_sizes(&self) -> impl Iterator<Item = BlockSizes> {
+        let [read, write] = self.sizes();
+        let (reads, writes) = (self.rw.reads(), self.rw.writes());
+        // A pattern that does neither (an import's trim) counts both.
+        let both = !reads && !writes;
+        [(reads || both, read), (writes || both, write)]
+            .into_iter()
+            .filter_map(|(used, s)| used.then_some(s))
+    }
+
+    /// The smallest block size the job issues (over the directions it does).
+    pub fn min_bs(&self) -> u64 {
+        self.used_sizes().map(|s| s.min()).min().unwrap_or(self.bs)
+    }
+
+    /// The largest block size the job issues.
+    pub fn max_bs(&self) -> u64 {
+        self.used_sizes().map(|s| s.max()).max().unwrap_or(self.bs)
+    }
+
+    /// Where random offsets fall: multiples of this.
+    pub fn unit(&self) -> u64 {
+        self.align.unwrap_or_else(|| self.min_bs()).max(1)
+    }
+
+    /// True when the job ends by what it issued (fio's size-bounded jobs), not only by time.
+    pub fn is_bounded(&self) -> bool {
+        self.byte_limit.is_some() || self.op_limit.is_some()
     }
 
     /// Checks the values that need no file system: one line per problem, naming the flag.
@@ -152,12 +237,22 @@ impl JobSpec {
                 self.rwmixread
             ));
         }
-        if self.runtime < MIN_RUNTIME {
+        if !self.is_bounded() && self.runtime < MIN_RUNTIME {
             return Err(format!(
                 "--runtime {} is shorter than the minimum of {} (a shorter interval measures too few I/Os and too few CPU ticks to mean anything)",
                 crate::units::fmt_ns(self.runtime.as_nanos() as f64),
                 crate::units::fmt_duration(MIN_RUNTIME)
             ));
+        }
+        let (min_bs, max_bs) = (self.min_bs(), self.max_bs());
+        if min_bs == 0 {
+            return Err("--bs must be greater than 0".into());
+        }
+        if max_bs > 256 << 20 {
+            return Err(format!("--bs {max_bs} is above the limit of 256 MiB"));
+        }
+        if max_bs > self.size {
+            return Err(format!("--bs {max_bs} is larger than --size {}", self.size));
         }
         if self.bs > self.size {
             return Err(format!(
@@ -168,6 +263,13 @@ impl JobSpec {
         if self.bs > 256 << 20 {
             return Err(format!("--bs {} is above the limit of 256 MiB", self.bs));
         }
+        Ok(())
+    }
+
+    /// candor's own jobs share one file: each sequential thread gets its own
+    /// region of it, so the file must hold a block per thread. (A job file's
+    /// clones have regions of their own and need not.)
+    pub fn check_split(&self) -> Result<(), String> {
         if !self.rw.is_random() && self.size / self.bs < self.numjobs as u64 {
             return Err(format!(
                 "--size {} holds fewer {}-byte blocks than --numjobs {} needs (each sequential thread gets its own region)",
@@ -181,7 +283,8 @@ impl JobSpec {
     /// stages large writes), plus about 1 MiB per thread for its recorders'
     /// histograms, its ring and its stack.
     pub fn memory_needed(&self) -> u64 {
-        let per_thread = (super::worker::buffers_for(self) as u64).saturating_mul(self.bs);
+        let per_thread = (super::worker::buffers_for(self) as u64)
+            .saturating_mul(super::worker::buffer_bytes(self) as u64);
         (per_thread.saturating_add(1 << 20)).saturating_mul(u64::from(self.numjobs))
     }
 
@@ -220,6 +323,20 @@ impl JobSpec {
             direct: self.direct,
             fsync: self.fsync,
             seed: self.seed,
+            block_sizes: self.block_sizes.clone(),
+            align: self.align,
+            rate_bytes_per_sec: (self.rate != [None, None]).then_some(self.rate),
+            rate_process: self.rate_poisson.then(|| "poisson".to_string()),
+            io_limit: self.byte_limit,
+            op_limit: self.op_limit,
+            random_map: (self.random_map && self.rw.is_random()).then_some(true),
+            rw_modifier: self.modifier.map(|m| match m {
+                Modifier::Run(n) => format!("{n} (sequential)"),
+                Modifier::Same(n) => format!("{n} (identical)"),
+                Modifier::Holes(b) => format!("{b} bytes skipped"),
+            }),
+            sync: self.datasync.then(|| "fdatasync".to_string()),
+            end_fsync: self.end_fsync.then_some(true),
         }
     }
 }

@@ -14,15 +14,19 @@ pub mod dir;
 pub mod engine;
 pub mod file;
 pub mod job;
+pub mod pattern;
+pub mod rate;
 pub mod recorder;
+pub mod schedule;
+pub mod steady;
 pub mod worker;
 
 pub use dir::TestDir;
 pub use file::{space_margin, TestFile};
-pub use job::{EngineChoice, EngineKind, JobSpec, Rw};
+pub use job::{BlockSizes, EngineChoice, EngineKind, JobSpec, Modifier, Rw};
 
 use crate::error::usage;
-use crate::result::{DiskMeasurement, FileSpan, ThreadStats};
+use crate::result::{CpuUse, DiskMeasurement, FileSpan, SteadyState, ThreadStats};
 use buffer::AlignedBuf;
 use cpu_usage::CpuSnapshot;
 use engine::{aio::AioEngine, null::NullEngine, psync::PsyncEngine, uring::UringEngine, Engine};
@@ -30,9 +34,48 @@ use recorder::DirectionRecorder;
 use std::cell::Cell;
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Barrier, OnceLock};
+use std::sync::{Arc, Barrier, OnceLock};
 use std::time::{Duration, Instant};
-use worker::{WorkerPlan, WorkerResult};
+use worker::{Ended, Progress, WorkerPlan, WorkerResult};
+
+/// Where one thread of a job does its I/O: a file (none for the null
+/// engine) and its region, first byte and length.
+#[derive(Debug, Clone, Copy)]
+pub struct Placement<'a> {
+    pub file: Option<&'a TestFile>,
+    pub start: u64,
+    pub len: u64,
+}
+
+/// How a job is run beside others, and watched (fio job files).
+#[derive(Default)]
+pub struct Control<'a> {
+    /// Set from outside (another job failed): stop at once.
+    pub abort: Option<&'a AtomicBool>,
+    /// fio's steady state: watch the job and stop it when attained.
+    pub steady: Option<steady::SteadySpec>,
+    /// The job shares the process with other jobs: its CPU use is its own
+    /// threads' (getrusage per thread), not the process's.
+    pub shared: bool,
+    /// Drop the files' cached pages before the job (fio's `invalidate`).
+    pub invalidate: bool,
+    /// fio's `fadvise_hint`: the advice given on each thread's file.
+    pub fadvise: Option<i32>,
+    /// Met by every job that starts at the same moment, once its threads
+    /// are ready: they then start together, as fio starts them.
+    pub rendezvous: Option<&'a schedule::Rendezvous>,
+}
+
+/// A job's measurement and how it ran.
+pub struct Outcome {
+    pub measurement: DiskMeasurement,
+    /// When its threads started, and when the last one ended.
+    pub started: Instant,
+    pub ended: Instant,
+    /// `runtime`, `size`, `steadystate` or `stopped`.
+    pub ended_by: &'static str,
+    pub steady: Option<SteadyState>,
+}
 
 /// Runs `job` on `file` (which must hold at least `job.size` bytes).
 pub fn run_job(dir: &TestDir, file: &TestFile, job: &JobSpec) -> anyhow::Result<DiskMeasurement> {
@@ -44,7 +87,16 @@ pub fn run_job(dir: &TestDir, file: &TestFile, job: &JobSpec) -> anyhow::Result<
         ));
     }
     dir.check_block_size(job.bs, job.direct)?;
-    let mut m = run(Some(file), job, dir.buffer_alignment(), dir.path())?;
+    job.check_split().map_err(usage)?;
+    let places = split_file(Some(file), job);
+    let mut m = run(
+        job,
+        &places,
+        dir.buffer_alignment(),
+        dir.path(),
+        &Control::default(),
+    )?
+    .measurement;
     m.file = Some(file.info());
     // Another candor measuring the same disk meanwhile halves both figures:
     // the measurement says so (its test file is the sign).
@@ -59,15 +111,51 @@ pub fn run_job(dir: &TestDir, file: &TestFile, job: &JobSpec) -> anyhow::Result<
 pub fn run_null_job(job: &JobSpec) -> anyhow::Result<DiskMeasurement> {
     let mut job = job.clone();
     job.engine = EngineChoice::Exact(EngineKind::Null);
-    run(None, &job, 4096, std::path::Path::new("/tmp"))
+    job.check_split().map_err(usage)?;
+    let places = split_file(None, &job);
+    Ok(run(
+        &job,
+        &places,
+        4096,
+        std::path::Path::new("/tmp"),
+        &Control::default(),
+    )?
+    .measurement)
 }
 
-fn run(
-    file: Option<&TestFile>,
+/// candor's own jobs on one file: each sequential thread gets its own
+/// region of it, random threads span all of it.
+fn split_file<'a>(file: Option<&'a TestFile>, job: &JobSpec) -> Vec<Placement<'a>> {
+    let threads = u64::from(job.numjobs.max(1));
+    let per_thread = (job.size / job.bs / threads).max(1) * job.bs;
+    (0..threads)
+        .map(|t| {
+            if job.rw.is_random() {
+                Placement {
+                    file,
+                    start: 0,
+                    len: job.size / job.bs * job.bs,
+                }
+            } else {
+                Placement {
+                    file,
+                    start: t * per_thread,
+                    len: per_thread,
+                }
+            }
+        })
+        .collect()
+}
+
+/// Runs `job` with one thread per placement (at least one), all started
+/// together at a barrier.
+pub fn run(
     job: &JobSpec,
+    places: &[Placement],
     buffer_align: usize,
     dir: &std::path::Path,
-) -> anyhow::Result<DiskMeasurement> {
+    control: &Control,
+) -> anyhow::Result<Outcome> {
     job.validate().map_err(usage)?;
     job.check_memory(crate::host::memory::available_bytes())
         .map_err(usage)?;
@@ -91,24 +179,45 @@ fn run(
         job.iodepth = 1;
         job.iodepth_batch = 1;
     }
-    let file = if selected.kind == EngineKind::Null {
-        None
-    } else {
-        file
-    };
-    if selected.kind != EngineKind::Null && file.is_none() {
+    let null = selected.kind == EngineKind::Null;
+    if !null && places.iter().any(|p| p.file.is_none()) {
         return Err(anyhow::anyhow!(
             "engine {} needs a test file",
             selected.kind.as_str()
         ));
     }
+    if places.len() != job.numjobs as usize {
+        return Err(anyhow::anyhow!(
+            "{} placements for numjobs {}",
+            places.len(),
+            job.numjobs
+        ));
+    }
+    if !null && control.invalidate {
+        for p in places {
+            if let Some(f) = p.file {
+                f.drop_cached(p.start, p.len);
+            }
+        }
+    }
 
     let started_at = crate::units::now_rfc3339();
     let ramp_ns = job.ramp.as_nanos() as u64;
-    let measured_ns = job.runtime.as_nanos() as u64;
-    let end_ns = ramp_ns + measured_ns;
-    let blocks = job.size / job.bs;
-    let per_thread = blocks / job.numjobs as u64;
+    // A job bounded by what it issues may have no time limit (fio's runtime=0).
+    let end_ns = if job.runtime.is_zero() {
+        u64::MAX
+    } else {
+        ramp_ns + job.runtime.as_nanos() as u64
+    };
+    let measured_ns = end_ns - ramp_ns;
+    let progress: Vec<Option<Arc<Progress>>> = (0..places.len())
+        .map(|_| {
+            control
+                .steady
+                .as_ref()
+                .map(|_| Arc::new(Progress::default()))
+        })
+        .collect();
 
     let threads = job.numjobs as usize;
     let barrier = Barrier::new(threads + 1);
@@ -117,19 +226,23 @@ fn run(
     let finished = AtomicUsize::new(0);
     let registered = AtomicUsize::new(0);
 
-    let (outcomes, cpu) = std::thread::scope(|scope| {
+    let attained = AtomicBool::new(false);
+    let (outcomes, cpu, steady_record, t0) = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
+                let place = places[t];
                 let plan = WorkerPlan {
                     thread: t as u32,
                     job: job.clone(),
-                    blocks,
-                    region: (t as u64 * per_thread, per_thread.max(1)),
-                    first_block: job.seq_start / job.bs,
+                    region: (place.start, place.len),
+                    first_offset: job.seq_start,
                     byte_limit: job.byte_limit,
+                    op_limit: job.op_limit,
                     ramp_ns,
                     end_ns,
+                    progress: progress[t].clone(),
                 };
+                let file = if null { None } else { place.file };
                 let (barrier, start, stop, finished, registered) =
                     (&barrier, &start, &stop, &finished, &registered);
                 std::thread::Builder::new()
@@ -150,6 +263,7 @@ fn run(
                             &gate,
                             registered,
                             stop,
+                            control.fadvise,
                         );
                         if !arrived.get() {
                             // Setup failed: still meet the others at the barrier, then stop them.
@@ -166,12 +280,46 @@ fn run(
             .collect();
 
         barrier.wait();
+        // Jobs that fio starts together start at one instant, once every
+        // one of them is ready.
+        if let (Some(r), Some(abort)) = (control.rendezvous, control.abort) {
+            r.wait(abort);
+        }
         let t0 = Instant::now();
         start.set(t0).expect("start is set once");
         let all_done = || finished.load(Ordering::SeqCst) == threads;
-        sleep_until(t0 + Duration::from_nanos(ramp_ns), &all_done);
+        let aborted = || control.abort.is_some_and(|a| a.load(Ordering::Relaxed));
+        let watch = || {
+            if aborted() {
+                stop.store(true, Ordering::SeqCst);
+            }
+        };
+        sleep_until(t0, ramp_ns, &all_done, &watch);
         let before = CpuSnapshot::now();
-        sleep_until(t0 + Duration::from_nanos(end_ns), &all_done);
+        let mut monitor = control.steady.clone().map(steady::Monitor::new);
+        loop {
+            // Wake for the end, the next steady-state sample, or every 20 ms.
+            let next = monitor
+                .as_ref()
+                .map_or(end_ns, |m| end_ns.min(ramp_ns.saturating_add(m.due_ns())));
+            sleep_until(t0, next, &all_done, &watch);
+            let now = t0.elapsed().as_nanos() as u64;
+            if all_done() || now >= end_ns || stop.load(Ordering::SeqCst) {
+                break;
+            }
+            if let Some(m) = monitor.as_mut().filter(|m| now >= ramp_ns + m.due_ns()) {
+                let (ops, bytes) = progress.iter().flatten().fold((0, 0), |(o, b), p| {
+                    (
+                        o + p.ops.load(Ordering::Relaxed),
+                        b + p.bytes.load(Ordering::Relaxed),
+                    )
+                });
+                if m.sample(ops, bytes) {
+                    attained.store(true, Ordering::SeqCst);
+                    stop.store(true, Ordering::SeqCst);
+                }
+            }
+        }
         let after = CpuSnapshot::now();
         let outcomes: Vec<_> = handles
             .into_iter()
@@ -180,32 +328,40 @@ fn run(
                     .unwrap_or_else(|_| Err(anyhow::anyhow!("an I/O thread panicked")))
             })
             .collect();
-        (outcomes, before.until(&after))
+        (
+            outcomes,
+            before.until(&after),
+            monitor.map(|m| m.record()),
+            t0,
+        )
     });
+    let ended_at = Instant::now();
 
     crate::cancel::check()?;
     let mut results: Vec<WorkerResult> = Vec::with_capacity(threads);
     for outcome in outcomes {
         results.push(outcome?);
     }
+    if control.abort.is_some_and(|a| a.load(Ordering::SeqCst)) {
+        return Err(anyhow::anyhow!("stopped because another job failed"));
+    }
 
-    // A job that reached its byte limit is measured up to its last completion.
-    let measured_ns = match results
+    // A thread that stopped early is measured up to its last completion,
+    // one that synced at the end up to the sync: the job's interval is the
+    // longest of its threads'.
+    let measured_ns = results
         .iter()
-        .map(|r| r.stopped_early_ns)
-        .collect::<Option<Vec<u64>>>()
-    {
-        Some(ends) => {
-            let end = ends.into_iter().max().unwrap_or(measured_ns);
-            notes.push(format!(
-                "stopped after {} of the file (its share, so that no read repeats bytes): measured over {} instead of {}",
-                crate::units::fmt_bytes(job.byte_limit.unwrap_or(0)),
-                crate::units::fmt_duration(Duration::from_nanos(end)),
-                crate::units::fmt_duration(job.runtime)
-            ));
-            end
-        }
-        None => measured_ns,
+        .map(|r| r.stopped_early_ns.unwrap_or(measured_ns))
+        .max()
+        .unwrap_or(measured_ns);
+    let ended_by = if attained.load(Ordering::SeqCst) {
+        "steadystate"
+    } else if results.iter().all(|r| r.ended == Ended::Limit) {
+        "size"
+    } else if results.iter().any(|r| r.ended == Ended::Stopped) {
+        "stopped"
+    } else {
+        "runtime"
     };
     let mut spec = job.to_spec(selected.kind);
     spec.engine_note = selected.note.clone();
@@ -229,10 +385,15 @@ fn run(
     let threads_stats = results
         .iter()
         .enumerate()
-        .map(|(i, r)| ThreadStats {
-            thread: i as u32,
-            read: (job.rw.reads()).then(|| r.read.stats(measured_ns)),
-            write: (job.rw.writes()).then(|| r.write.stats(measured_ns)),
+        .map(|(i, r)| {
+            // Each thread over its own interval: threads of a size-bounded
+            // job finish at different times.
+            let own = r.stopped_early_ns.unwrap_or(measured_ns);
+            ThreadStats {
+                thread: i as u32,
+                read: (job.rw.reads()).then(|| r.read.stats(own)),
+                write: (job.rw.writes()).then(|| r.write.stats(own)),
+            }
         })
         .collect();
     let read = read.or_else(|| {
@@ -246,14 +407,29 @@ fn run(
             .then(|| DirectionRecorder::merged(&[], measured_ns))
     });
     let span = (!job.rw.is_random()).then(|| {
-        let region_bytes = per_thread.max(1) * job.bs;
+        let region_bytes = places.first().map_or(0, |p| p.len).max(1);
         FileSpan {
             start: job.seq_start / job.bs * job.bs % region_bytes,
-            bytes: results.iter().map(|r| r.seq_blocks).max().unwrap_or(0) * job.bs,
+            bytes: results.iter().map(|r| r.seq_bytes).max().unwrap_or(0),
             region_bytes,
         }
     });
-    Ok(DiskMeasurement {
+    // Beside other jobs the process's CPU is theirs too: count this job's threads.
+    let cpu = if control.shared {
+        let (usr, sys) = results
+            .iter()
+            .fold((0, 0), |(u, s), r| (u + r.cpu_ns.0, s + r.cpu_ns.1));
+        let wall = measured_ns.max(1) as f64;
+        CpuUse {
+            usr_pct: 100.0 * usr as f64 / wall,
+            sys_pct: 100.0 * sys as f64 / wall,
+            steal_pct: cpu.steal_pct,
+            cpu_ns: usr + sys,
+        }
+    } else {
+        cpu
+    };
+    let measurement = DiskMeasurement {
         span,
         sync: None,
         profile: None,
@@ -269,11 +445,20 @@ fn run(
         measured_ns,
         file: None,
         notes,
+        job: None,
+    };
+    Ok(Outcome {
+        measurement,
+        started: t0,
+        ended: ended_at,
+        ended_by,
+        steady: steady_record,
     })
 }
 
 /// One worker thread: open the file, build the engine and buffers, meet the
 /// others at the gate, then drive the loop.
+#[allow(clippy::too_many_arguments)]
 fn worker_main(
     file: Option<&TestFile>,
     plan: &WorkerPlan,
@@ -282,13 +467,21 @@ fn worker_main(
     gate: &dyn Fn() -> Option<Instant>,
     registered: &AtomicUsize,
     stop: &AtomicBool,
+    fadvise: Option<i32>,
 ) -> anyhow::Result<WorkerResult> {
     let job = &plan.job;
-    let mut buffers = AlignedBuf::new(worker::buffers_for(job) * job.bs as usize, buffer_align);
+    let mut buffers = AlignedBuf::new(
+        worker::buffers_for(job) * worker::buffer_bytes(job),
+        buffer_align,
+    );
     let fd = match file {
         Some(f) => Some(f.open_for_io(job.rw.writes(), job.direct)?),
         None => None,
     };
+    if let (Some(fd), Some(advice)) = (fd.as_ref(), fadvise) {
+        // SAFETY: posix_fadvise on a valid descriptor; advice only.
+        unsafe { libc::posix_fadvise(fd.as_raw_fd(), 0, 0, advice) };
+    }
     let raw = fd.as_ref().map_or(-1, |f| f.as_raw_fd());
     fn go<E: Engine>(
         mut engine: E,
@@ -331,22 +524,33 @@ fn worker_main(
     }
 }
 
+/// Waits for the common start: spinning first (the main thread sets it just
+/// after the barrier), then sleeping in short steps, so that threads kept
+/// waiting for other jobs to be ready do not take their CPU.
 fn wait_for(start: &OnceLock<Instant>) -> Instant {
+    let mut spins = 0u32;
     loop {
         if let Some(t) = start.get() {
             return *t;
         }
-        std::hint::spin_loop();
+        if spins < 20_000 {
+            spins += 1;
+            std::hint::spin_loop();
+        } else {
+            std::thread::sleep(Duration::from_micros(50));
+        }
     }
 }
 
-/// Sleeps until `deadline`, waking early when every worker has finished or a stop was asked.
-fn sleep_until(deadline: Instant, all_done: &dyn Fn() -> bool) {
+/// Sleeps until `deadline_ns` after `t0` (no end for `u64::MAX`), waking
+/// early when every worker has finished; `watch` runs every 20 ms.
+fn sleep_until(t0: Instant, deadline_ns: u64, all_done: &dyn Fn() -> bool, watch: &dyn Fn()) {
     loop {
-        let now = Instant::now();
-        if now >= deadline || all_done() {
+        let now = t0.elapsed().as_nanos() as u64;
+        if now >= deadline_ns || all_done() {
             return;
         }
-        std::thread::sleep((deadline - now).min(Duration::from_millis(20)));
+        watch();
+        std::thread::sleep(Duration::from_nanos((deadline_ns - now).min(20_000_000)));
     }
 }

@@ -10,34 +10,63 @@
 //! in one call reaches a virtio disk as one burst, which Firecracker's
 //! virtio-blk serves 13 % slower at QD32 (BENCHMARKS.md).
 //!
-//! Three parts: `Slots` (which buffer is free, in flight, or waiting for its
-//! sync, and when each was submitted), `Pattern` (what the next operation
-//! is: read or write, which block) and `drive` (the loop that joins them to
-//! an engine and the recorders).
+//! Parts: `Slots` (which buffer is free, in flight, or waiting for its
+//! sync, and when each was submitted), `Pattern` (pattern.rs: what the next
+//! operation is), `Limiter` (rate.rs: when it may be issued, for rated
+//! jobs) and `drive` (the loop that joins them to an engine and the
+//! recorders). A job ends at the end of its measured interval, when a
+//! thread has issued its byte or operation budget (fio's size-bounded
+//! jobs), or when it is told to stop.
 
 use super::buffer::{AlignedBuf, Payload};
 use super::engine::{Completion, Engine, Op, OpKind};
 use super::job::JobSpec;
+use super::pattern::{Next, Pattern};
+use super::rate::Limiter;
 use super::recorder::DirectionRecorder;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// What a worker needs to know about its place in the job.
 pub struct WorkerPlan {
     pub thread: u32,
     pub job: JobSpec,
-    /// Blocks of `bs` in the file.
-    pub blocks: u64,
-    /// Sequential jobs: this thread's region, as (first block, block count).
+    /// This thread's region of its file: first byte and length.
     pub region: (u64, u64),
-    /// Sequential jobs: the block (within the region) the first operation reads or writes.
-    pub first_block: u64,
-    /// Stop after the cursor has moved over this many bytes (ramp included):
-    /// a sequential job then never comes back to bytes it already read.
+    /// Sequential jobs: where in the region the first operation goes (bytes).
+    pub first_offset: u64,
+    /// Stop after issuing this many bytes (ramp included): a sequential job
+    /// then never comes back to bytes it already read; fio's size-bounded jobs.
     pub byte_limit: Option<u64>,
-    /// Ramp end and measured-interval end, in ns from the common start.
+    /// Stop after issuing this many operations (ramp included).
+    pub op_limit: Option<u64>,
+    /// Ramp end and measured-interval end, in ns from the common start
+    /// (`u64::MAX`: no end by time).
     pub ramp_ns: u64,
     pub end_ns: u64,
+    /// Counters a steady-state monitor reads while the job runs.
+    pub progress: Option<Arc<Progress>>,
+}
+
+/// Operations and bytes completed in the measured interval so far, for a
+/// monitor in another thread (fio's steady-state check).
+#[derive(Debug, Default)]
+pub struct Progress {
+    pub ops: AtomicU64,
+    pub bytes: AtomicU64,
+}
+
+/// How a worker's loop ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Ended {
+    /// The measured interval's end.
+    #[default]
+    Time,
+    /// Its byte or operation budget was issued.
+    Limit,
+    /// Told to stop (steady state reached, another thread's error, a signal).
+    Stopped,
 }
 
 /// What a worker recorded.
@@ -45,12 +74,17 @@ pub struct WorkerPlan {
 pub struct WorkerResult {
     pub read: DirectionRecorder,
     pub write: DirectionRecorder,
-    /// Sequential jobs: blocks the cursor moved over (ramp included), so the
+    /// Sequential jobs: bytes the cursor moved over (ramp included), so the
     /// next job on the file can start where this one stopped.
-    pub seq_blocks: u64,
-    /// The measured interval when the job stopped before its end (its byte
-    /// limit reached): from the ramp's end to the last completion (ns).
+    pub seq_bytes: u64,
+    /// The thread's measured interval when it differs from the planned
+    /// one: it ended before (budget issued, told to stop: up to its last
+    /// completion) or ran past it (a final fsync, up to the sync's end) (ns).
     pub stopped_early_ns: Option<u64>,
+    pub ended: Ended,
+    /// The thread's own user and system CPU time over its measured
+    /// interval (ns), for jobs that share the process with others.
+    pub cpu_ns: (u64, u64),
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -68,6 +102,8 @@ struct Slots {
     state: Vec<SlotState>,
     /// When each slot's operation was submitted (ns from the start).
     submitted_at: Vec<u64>,
+    /// The length of each slot's operation.
+    len: Vec<u32>,
     /// The buffer each slot uses now (an index into the buffer region).
     buffer: Vec<usize>,
     in_flight: usize,
@@ -79,6 +115,7 @@ impl Slots {
             free: (0..depth as u32).rev().collect(),
             state: vec![SlotState::Free; depth],
             submitted_at: vec![0; depth],
+            len: vec![0; depth],
             buffer: (0..depth).collect(),
             in_flight: 0,
         }
@@ -87,59 +124,6 @@ impl Slots {
     fn release(&mut self, slot: u32) {
         self.state[slot as usize] = SlotState::Free;
         self.free.push(slot);
-    }
-}
-
-/// What the next operation is: read or write (by the mix), and which block
-/// (at random, or the next one of this thread's region).
-struct Pattern {
-    mixed: bool,
-    random: bool,
-    write_only: bool,
-    rwmixread: u64,
-    blocks: u64,
-    region_first: u64,
-    region_blocks: u64,
-    /// The next block of the region (sequential jobs).
-    cursor: u64,
-    /// Blocks the cursor moved over.
-    moved: u64,
-}
-
-impl Pattern {
-    fn new(plan: &WorkerPlan) -> Pattern {
-        let job = &plan.job;
-        let (region_first, region_blocks) = plan.region;
-        Pattern {
-            mixed: job.rw.is_mixed(),
-            random: job.rw.is_random(),
-            write_only: !job.rw.reads(),
-            rwmixread: job.rwmixread as u64,
-            blocks: plan.blocks,
-            region_first,
-            region_blocks,
-            cursor: plan.first_block % region_blocks.max(1),
-            moved: 0,
-        }
-    }
-
-    /// (write?, block) of the next operation.
-    #[inline]
-    fn next(&mut self, rng: &mut Payload) -> (bool, u64) {
-        let write = if self.mixed {
-            rng.next_u64() % 100 >= self.rwmixread
-        } else {
-            self.write_only
-        };
-        let block = if self.random {
-            rng.next_u64() % self.blocks
-        } else {
-            let b = self.region_first + self.cursor;
-            self.cursor = (self.cursor + 1) % self.region_blocks;
-            self.moved += 1;
-            b
-        };
-        (write, block)
     }
 }
 
@@ -157,12 +141,44 @@ pub fn buffers_for(job: &JobSpec) -> usize {
     job.iodepth as usize + usize::from(stages_payload(job))
 }
 
-fn stages_payload(job: &JobSpec) -> bool {
-    job.rw.writes() && job.bs > STAGE_ABOVE_BYTES
+/// Bytes of each buffer: the job's largest operation.
+pub fn buffer_bytes(job: &JobSpec) -> usize {
+    job.max_bs() as usize
 }
 
-/// Runs the loop until the end of the measured interval, a stop request, or
-/// an error; drains every in-flight operation before returning.
+/// Writes of one size above `STAGE_ABOVE_BYTES` have their payload staged.
+fn stages_payload(job: &JobSpec) -> bool {
+    let writes = &job.sizes()[1];
+    job.rw.writes() && writes.min() == writes.max() && writes.max() > STAGE_ABOVE_BYTES
+}
+
+/// This thread's user and system CPU time (ns).
+fn thread_cpu() -> (u64, u64) {
+    // SAFETY: rusage is plain data that getrusage fills.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) } != 0 {
+        return (0, 0);
+    }
+    let ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1000;
+    (ns(ru.ru_utime), ns(ru.ru_stime))
+}
+
+/// Sleeps until `deadline_ns` from `start`, in short steps so that a stop
+/// or a signal is seen quickly.
+fn sleep_until(start: Instant, deadline_ns: u64, stop: &AtomicBool) {
+    loop {
+        let now = start.elapsed().as_nanos() as u64;
+        if now >= deadline_ns || stop.load(Ordering::Relaxed) || crate::cancel::cancelled() {
+            return;
+        }
+        let left = (deadline_ns - now).min(20_000_000);
+        std::thread::sleep(std::time::Duration::from_nanos(left));
+    }
+}
+
+/// Runs the loop until the end of the measured interval, the thread's
+/// budget, a stop request, or an error; drains every in-flight operation
+/// before returning.
 pub fn drive<E: Engine>(
     engine: &mut E,
     plan: &WorkerPlan,
@@ -172,11 +188,11 @@ pub fn drive<E: Engine>(
 ) -> anyhow::Result<WorkerResult> {
     let job = &plan.job;
     let depth = job.iodepth as usize;
-    let bs = job.bs as usize;
+    let stride = buffer_bytes(job);
     let base = buffers.as_mut_ptr();
     // SAFETY (for every use below): index < buffers_for(job) and the region
-    // holds buffers_for(job) * bs bytes.
-    let buffer_at = |index: usize| unsafe { base.add(index * bs) };
+    // holds buffers_for(job) * stride bytes.
+    let buffer_at = |index: usize| unsafe { base.add(index * stride) };
     let mut payload = Payload::new(
         job.seed
             .wrapping_mul(0x9e37_79b9_7f4a_7c15)
@@ -186,7 +202,22 @@ pub fn drive<E: Engine>(
 
     let mut result = WorkerResult::default();
     let mut slots = Slots::new(depth);
-    let mut pattern = Pattern::new(plan);
+    let (region_start, region_len) = plan.region;
+    let mut pattern = Pattern::new(
+        job,
+        region_start,
+        region_len,
+        plan.first_offset,
+        &mut payload,
+    );
+    let mut limiter = Limiter::of(job);
+    // An operation drawn but not yet due (rated jobs).
+    let mut pending: Option<Next> = None;
+    let sync_kind = if job.datasync {
+        OpKind::Datasync
+    } else {
+        OpKind::Sync
+    };
     // The spare buffer for the next write's payload, when large writes are
     // staged, and whether it holds bytes not yet written.
     let mut staged: Option<usize> = stages_payload(job).then_some(depth);
@@ -198,12 +229,16 @@ pub fn drive<E: Engine>(
     // When each completion in `done` was observed (one clock read per call).
     let mut observed: Vec<u64> = Vec::with_capacity(depth * 2);
     let batch = (job.iodepth_batch as usize).max(1);
+    let byte_cap = plan.byte_limit.unwrap_or(u64::MAX);
+    let op_cap = plan.op_limit.unwrap_or(u64::MAX);
+    let (mut issued_bytes, mut issued_ops) = (0u64, 0u64);
     let mut stopping = false;
-    let mut limit_reached = false;
     let mut last_completion = 0u64;
     let mut writes_since_sync = 0u32;
     let elapsed = || start.elapsed().as_nanos() as u64;
     let mut first_error: Option<anyhow::Error> = None;
+    let mut cpu_at_ramp: Option<(u64, u64)> = (plan.ramp_ns == 0).then(thread_cpu);
+    let progress = plan.progress.as_deref();
 
     'run: loop {
         // Hand work to the engine `batch` operations per call: queued syncs
@@ -217,22 +252,37 @@ pub fn drive<E: Engine>(
         loop {
             new_ops.clear();
             let mut refreshed = false;
+            // A rated job's next operation is not due before this time.
+            let mut due: Option<u64> = None;
             while new_ops.len() < batch {
                 let Some(op) = syncs.pop() else { break };
                 new_ops.push(op);
             }
             while !stopping && new_ops.len() < batch {
-                if plan
-                    .byte_limit
-                    .is_some_and(|limit| pattern.moved * job.bs >= limit)
-                {
+                if issued_bytes >= byte_cap || issued_ops >= op_cap {
                     stopping = true;
-                    limit_reached = true;
+                    result.ended = Ended::Limit;
                     break;
                 }
                 let Some(slot) = slots.free.pop() else { break };
-                let (write, block) = pattern.next(&mut payload);
-                if write {
+                let next = match pending.take() {
+                    Some(next) => next,
+                    None => pattern.next(&mut payload),
+                };
+                if let Some(limiter) = limiter.as_mut() {
+                    let at = limiter.due(next.write);
+                    if at > elapsed() {
+                        // Not due yet: keep it, and the slot, for later.
+                        slots.free.push(slot);
+                        pending = Some(next);
+                        due = Some(at);
+                        break;
+                    }
+                    limiter.book(next.write, next.len, &mut payload);
+                }
+                issued_bytes += u64::from(next.len);
+                issued_ops += 1;
+                if next.write {
                     match staged.as_mut() {
                         // The spare holds fresh bytes: swap it in.
                         Some(spare) if spare_fresh => {
@@ -242,27 +292,46 @@ pub fn drive<E: Engine>(
                         _ => {
                             let buf = buffer_at(slots.buffer[slot as usize]);
                             // SAFETY: this slot is free, so nothing else uses its bytes.
-                            payload.fill(unsafe { std::slice::from_raw_parts_mut(buf, bs) });
+                            payload.fill(unsafe {
+                                std::slice::from_raw_parts_mut(buf, next.len as usize)
+                            });
                             refreshed = true;
                         }
                     }
                 }
-                slots.state[slot as usize] = if write {
+                slots.state[slot as usize] = if next.write {
                     SlotState::Write
                 } else {
                     SlotState::Read
                 };
+                slots.len[slot as usize] = next.len;
                 new_ops.push(Op {
-                    kind: if write { OpKind::Write } else { OpKind::Read },
+                    kind: if next.write {
+                        OpKind::Write
+                    } else {
+                        OpKind::Read
+                    },
                     slot,
-                    offset: block * job.bs,
-                    len: bs as u32,
+                    offset: next.offset,
+                    len: next.len,
                     buf: buffer_at(slots.buffer[slot as usize]),
                 });
             }
-            let last = syncs.is_empty() && (stopping || slots.free.is_empty());
+            let last = syncs.is_empty() && (stopping || slots.free.is_empty() || due.is_some());
             if new_ops.is_empty() && slots.in_flight == 0 {
-                break 'run;
+                let Some(at) = due else { break 'run };
+                // Nothing in flight and the next operation not yet due: wait
+                // for it (or for the end, or a stop).
+                sleep_until(start, at.min(plan.end_ns), stop);
+                now = elapsed();
+                if now >= plan.end_ns || stop.load(Ordering::Relaxed) || crate::cancel::cancelled()
+                {
+                    stopping = true;
+                    if result.ended == Ended::Time && now < plan.end_ns {
+                        result.ended = Ended::Stopped;
+                    }
+                }
+                continue 'run;
             }
             // An operation's clock starts just before its own call, as fio's
             // does (a sync keeps its write's start).
@@ -271,7 +340,7 @@ pub fn drive<E: Engine>(
                 _ => elapsed(),
             };
             for op in &new_ops {
-                if op.kind != OpKind::Sync {
+                if !op.kind.is_sync() {
                     slots.submitted_at[op.slot as usize] = t_submit;
                 }
             }
@@ -291,7 +360,8 @@ pub fn drive<E: Engine>(
             if refill {
                 if let Some(spare) = staged {
                     // SAFETY: the spare is in no slot, so nothing else uses its bytes.
-                    payload.fill(unsafe { std::slice::from_raw_parts_mut(buffer_at(spare), bs) });
+                    payload
+                        .fill(unsafe { std::slice::from_raw_parts_mut(buffer_at(spare), stride) });
                     spare_fresh = true;
                 }
                 if done.is_empty() {
@@ -311,14 +381,10 @@ pub fn drive<E: Engine>(
             slots.in_flight -= 1;
             let slot = c.slot as usize;
             let kind = slots.state[slot];
-            let expected = if kind == SlotState::SyncAfterWrite {
-                0
-            } else {
-                bs as i64
-            };
-            if c.result < 0 || (kind != SlotState::SyncAfterWrite && c.result != expected) {
+            let len = slots.len[slot];
+            if c.result < 0 || (kind != SlotState::SyncAfterWrite && c.result != i64::from(len)) {
                 if first_error.is_none() {
-                    first_error = Some(io_error(kind, c.result, bs));
+                    first_error = Some(io_error(kind, c.result, len));
                 }
                 stopping = true;
                 slots.state[slot] = SlotState::Free;
@@ -330,7 +396,7 @@ pub fn drive<E: Engine>(
                     writes_since_sync = 0;
                     slots.state[slot] = SlotState::SyncAfterWrite;
                     syncs.push(Op {
-                        kind: OpKind::Sync,
+                        kind: sync_kind,
                         slot: c.slot,
                         offset: 0,
                         len: 0,
@@ -344,14 +410,26 @@ pub fn drive<E: Engine>(
                 let latency = now - slots.submitted_at[slot];
                 let since = now - plan.ramp_ns;
                 match kind {
-                    SlotState::Read => result.read.record(since, latency, bs as u64),
-                    _ => result.write.record(since, latency, bs as u64),
+                    SlotState::Read => result.read.record(since, latency, u64::from(len)),
+                    _ => result.write.record(since, latency, u64::from(len)),
+                }
+                if let Some(p) = progress {
+                    p.ops.fetch_add(1, Ordering::Relaxed);
+                    p.bytes.fetch_add(u64::from(len), Ordering::Relaxed);
                 }
             }
             slots.release(c.slot);
         }
-        if now >= plan.end_ns || stop.load(Ordering::Relaxed) || crate::cancel::cancelled() {
+        if cpu_at_ramp.is_none() && now >= plan.ramp_ns {
+            cpu_at_ramp = Some(thread_cpu());
+        }
+        if now >= plan.end_ns {
             stopping = true;
+        } else if stop.load(Ordering::Relaxed) || crate::cancel::cancelled() {
+            stopping = true;
+            if result.ended == Ended::Time {
+                result.ended = Ended::Stopped;
+            }
         }
         if stopping {
             // Syncs queued for writes that will not be counted are not needed.
@@ -363,18 +441,49 @@ pub fn drive<E: Engine>(
     if let Some(e) = first_error {
         return Err(e);
     }
-    let mut measured = plan.end_ns - plan.ramp_ns;
-    if limit_reached && last_completion > plan.ramp_ns {
-        measured = last_completion - plan.ramp_ns;
+    // fio's end_fsync: the data written reaches the disk inside the job.
+    let mut synced_at = None;
+    if job.end_fsync && job.rw.writes() && !crate::cancel::cancelled() {
+        let op = Op {
+            kind: OpKind::Sync,
+            slot: 0,
+            offset: 0,
+            len: 0,
+            buf: std::ptr::null_mut(),
+        };
+        engine
+            .submit_and_reap(&[op], 1, &mut done)
+            .map_err(|e| anyhow::anyhow!("{} engine: end fsync: {e}", engine.name()))?;
+        if let Some(c) = done.first().filter(|c| c.result < 0) {
+            return Err(io_error(SlotState::SyncAfterWrite, c.result, 0));
+        }
+        synced_at = Some(elapsed());
+    }
+    // The thread's measured interval ends at the planned end, or at its
+    // last completion when it stopped before, and after a final fsync.
+    let planned = plan.end_ns.saturating_sub(plan.ramp_ns);
+    let mut end = match result.ended {
+        Ended::Time => plan.end_ns,
+        _ => last_completion.max(plan.ramp_ns),
+    };
+    if let Some(at) = synced_at {
+        end = end.max(at);
+    }
+    let measured = end.saturating_sub(plan.ramp_ns);
+    if measured != planned {
         result.stopped_early_ns = Some(measured);
+    }
+    let cpu_end = thread_cpu();
+    if let Some((u0, s0)) = cpu_at_ramp {
+        result.cpu_ns = (cpu_end.0.saturating_sub(u0), cpu_end.1.saturating_sub(s0));
     }
     result.read.finish(measured);
     result.write.finish(measured);
-    result.seq_blocks = pattern.moved;
+    result.seq_bytes = pattern.moved();
     Ok(result)
 }
 
-fn io_error(kind: SlotState, result: i64, bs: usize) -> anyhow::Error {
+fn io_error(kind: SlotState, result: i64, len: u32) -> anyhow::Error {
     let what = match kind {
         SlotState::Read => "read",
         SlotState::Write => "write",
@@ -384,7 +493,7 @@ fn io_error(kind: SlotState, result: i64, bs: usize) -> anyhow::Error {
         let e = std::io::Error::from_raw_os_error((-result) as i32);
         anyhow::anyhow!("{what} failed: {e}")
     } else {
-        anyhow::anyhow!("short {what}: {result} of {bs} bytes")
+        anyhow::anyhow!("short {what}: {result} of {len} bytes")
     }
 }
 
@@ -424,16 +533,12 @@ mod tests {
                         .writes
                         .push((op.offset, unsafe { *(op.buf as *const [u8; 16]) })),
                     OpKind::Read => self.reads.push(op.offset),
-                    OpKind::Sync => {}
+                    OpKind::Sync | OpKind::Datasync => {}
                 }
             }
             self.held.extend(new_ops.iter().map(|op| Completion {
                 slot: op.slot,
-                result: if op.kind == OpKind::Sync {
-                    0
-                } else {
-                    op.len as i64
-                },
+                result: if op.kind.is_sync() { 0 } else { op.len as i64 },
             }));
             if min_complete > 0 {
                 out.append(&mut self.held);
@@ -450,12 +555,13 @@ mod tests {
         let plan = WorkerPlan {
             thread: 0,
             job,
-            blocks: 1024,
-            region: (0, 1024),
-            first_block: 0,
+            region: (0, 1024 * 4096),
+            first_offset: 0,
             byte_limit: None,
+            op_limit: None,
             ramp_ns: 0,
             end_ns: 20_000_000,
+            progress: None,
         };
         let mut buffers = AlignedBuf::new(buffers_for(&plan.job) * 4096, 4096);
         let mut engine = Recording::default();
@@ -496,15 +602,17 @@ mod tests {
 
     fn plan_of(job: JobSpec, blocks: u64, first_block: u64, byte_limit: Option<u64>) -> WorkerPlan {
         let end_ns = job.runtime.as_nanos() as u64;
+        let bs = job.bs;
         WorkerPlan {
             thread: 0,
             job,
-            blocks,
-            region: (0, blocks),
-            first_block,
+            region: (0, blocks * bs),
+            first_offset: first_block * bs,
             byte_limit,
+            op_limit: None,
             ramp_ns: 0,
             end_ns,
+            progress: None,
         }
     }
 
@@ -556,7 +664,7 @@ mod tests {
             blocks, expected,
             "from block 90, wrapping at the end, 20 blocks"
         );
-        assert_eq!(r.seq_blocks, 20);
+        assert_eq!(r.seq_bytes, 20 * 4096);
         assert!(r.stopped_early_ns.is_some(), "stopped long before 5 s");
     }
 }

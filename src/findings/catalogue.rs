@@ -3,7 +3,7 @@
 //! long explanation for `candor explain ID`, and the named thresholds with
 //! their current values. Ids are a contract: add, never rename.
 
-use super::{cache, caps, cpu_bound, cross, host, limiter, round, series, stability};
+use super::{cache, caps, cpu_bound, cross, host, jobfile, limiter, round, series, stability};
 use crate::history::drift;
 use crate::result::Severity;
 
@@ -334,6 +334,69 @@ static CATALOGUE: &[FindingInfo] = &[
         thresholds: &[],
     },
     FindingInfo {
+        id: "job-concurrent",
+        title: "jobs of a job file ran at the same time",
+        severity: Severity::Warning,
+        meaning: "the jobs shared the disk: each figure is its share while the others ran, not what the job gets alone",
+        not_proven: "how the disk splits its capacity between them, or what any one of them would reach alone",
+        explanation: "fio starts every job of a job file at once unless a stonewall (or wait_for) orders them; many job files copied from forums and providers' documents have several sections and no stonewall, so a sequential read, a random read and a write run together and each reports a fraction of a disk that is busy with the others. candor runs them the same way, so that its figures are the job file's, and records when each job ran (job.start_ns, job.end_ns). This finding names the jobs whose intervals overlapped and their figure together. To measure each pattern on its own, add stonewall to every section after the first (or to [global]).",
+        thresholds: &[],
+    },
+    FindingInfo {
+        id: "job-working-set",
+        title: "a job file's working set fits in a cache",
+        severity: Severity::Warning,
+        meaning: "the files the jobs read and wrote fit in this machine's memory or in a plausible host cache: the figures can be a cache's, not the medium's",
+        not_proven: "that a cache served them: only that one could have (the battery's control series, or files much larger than memory, tell)",
+        explanation: "Job files often use a small size (size=100m, 1g) to finish quickly. A working set smaller than the guest's memory is held by the page cache for buffered jobs (fio's default, direct=0); one smaller than the host's memory can be held by the hypervisor's cache even with O_DIRECT, which bypasses only the guest's. METHODOLOGY: a 1 GiB test file fits in any host's RAM. The finding compares the total of the job file's files (each counted once, however many jobs share it) with the guest's memory and with HOST_CACHE_RAM_MULTIPLE times it, the same rule the battery uses for its control file. Run `candor run` for a control series, or give the job file a size well above twice the memory.",
+        thresholds: &[("HOST_CACHE_RAM_MULTIPLE", jobfile::HOST_CACHE_RAM_MULTIPLE)],
+    },
+    FindingInfo {
+        id: "job-short",
+        title: "a size-bounded job over in a fraction of a second",
+        severity: Severity::Warning,
+        meaning: "the job ended when its threads had done their size, before a sustained rate could show: the figure is the start of a run",
+        not_proven: "that the disk is slower or faster than the figure: only that the interval was too short to say",
+        explanation: "Without time_based, fio stops a job when each thread has moved its size (times loops, or io_size); on a fast disk or from a cache, size=100m is over in tens of milliseconds. Such a figure is dominated by the start (queues filling, caches warm from the fill, a few slow operations weighing on few samples) and by timer resolution. The finding fires for size-bounded jobs measured for less than SHORT_JOB_NS. Use time_based with a runtime of tens of seconds, or a much larger size.",
+        thresholds: &[("SHORT_JOB_NS", jobfile::SHORT_JOB_NS as f64)],
+    },
+    FindingInfo {
+        id: "job-buffered",
+        title: "buffered I/O in a job file",
+        severity: Severity::Warning,
+        meaning: "the jobs went through the page cache (direct=0, fio's default): reads may come from memory, writes are acknowledged once copied to it",
+        not_proven: "that memory served every read: a working set larger than memory still reaches the disk for part of it",
+        explanation: "fio's default is buffered I/O: a job file that does not say direct=1 measures the kernel's page cache as much as the disk, and a file smaller than memory is read from RAM after its first pass. candor runs such jobs as written (with fio's invalidate, dropping the file's cached pages before each job), and says so. For the disk, add direct=1.",
+        thresholds: &[],
+    },
+    FindingInfo {
+        id: "job-gtod-reduce",
+        title: "gtod_reduce: fio would report no latency",
+        severity: Severity::Info,
+        meaning: "for these jobs fio measures no completion latency (gtod_reduce turns it off to save clock reads); candor's latency is its own, timed on every operation",
+        not_proven: "that fio's throughput would match candor's: gtod_reduce also changes fio's own cost per operation",
+        explanation: "gtod_reduce=1 makes fio skip most clock reads: its report then has bandwidth and IOPS but no latency percentiles. candor always times every operation (latency from submission to completion into an HDR histogram), so the latency in this Run has no counterpart in a fio run of the same file.",
+        thresholds: &[],
+    },
+    FindingInfo {
+        id: "job-randrepeat",
+        title: "fio's default randrepeat: the same offsets on every run",
+        severity: Severity::Info,
+        meaning: "fio, run on this job file, reads and writes the same random offsets every time; candor drew fresh offsets (its seed is recorded)",
+        not_proven: "that a cache flattered any fio figure: only that repeated fio runs give it the chance",
+        explanation: "fio seeds its random offsets the same way on every run unless randrepeat=0 or a randseed is given, so a second run of the job file touches exactly the blocks the first one did, which a cache (the page cache, the host's, a drive's) may still hold. METHODOLOGY asks for fresh offsets unless a seed is given, so candor draws a new sequence each run and records the seed; set randseed to repeat one. When comparing with fio, run fio with randrepeat=0.",
+        thresholds: &[],
+    },
+    FindingInfo {
+        id: "job-reused-buffers",
+        title: "fio would write buffers filled once",
+        severity: Severity::Info,
+        meaning: "without refill_buffers fio fills its write buffers once and only scrambles them; candor writes fresh random data every time",
+        not_proven: "that the storage compresses or deduplicates: only that fio's figure would benefit if it did",
+        explanation: "fio's default write buffers are filled at the start and reused, with a few bytes changed per write (scramble_buffers=1); a layer that compresses records larger than a block, or deduplicates, stores less than was written and can acknowledge faster. candor writes a freshly generated random block every time (BENCHMARKS.md, Write payloads), so on such storage its write figure can be lower than fio's for the same job file. Add refill_buffers to the job file to make fio do the same.",
+        thresholds: &[],
+    },
+    FindingInfo {
         id: "claims",
         title: "what can be claimed, and what cannot",
         severity: Severity::Info,
@@ -379,6 +442,13 @@ mod tests {
             "media-unverifiable",
             "metric-disagreement",
             "tmpfs",
+            "job-concurrent",
+            "job-working-set",
+            "job-short",
+            "job-buffered",
+            "job-gtod-reduce",
+            "job-randrepeat",
+            "job-reused-buffers",
             "regressed",
             "improved",
         ] {

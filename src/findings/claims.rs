@@ -189,6 +189,18 @@ pub fn from_findings(run: &Run, findings: &[Finding]) -> Claims {
                 "All {} logical CPUs count as cores: only {} are.",
                 e["cpu_threads"], e["cpu_cores"]
             )),
+            "job-concurrent" => c.cannot.push(format!(
+                "{s}: what each job gets alone: they ran at the same time and shared the disk (job-concurrent)."
+            )),
+            "job-working-set" => c.cannot.push(
+                "The medium's own speed from this job file: its files fit in a cache (job-working-set).".into(),
+            ),
+            "job-short" => c.cannot.push(format!(
+                "{s}: a sustained rate: the job was over in a fraction of a second (job-short)."
+            )),
+            "job-buffered" => c.cannot.push(format!(
+                "{s}: the disk's own speed: buffered I/O measures the page cache too (job-buffered)."
+            )),
             "media-unverifiable" => c.cannot.push("The disk type (NVMe, SSD, HDD): inside a VM it is the provider's claim, not measured.".into()),
             "app-commit" => c.can.push(format!(
                 "A single writer that syncs each commit manages about {} commits/s here.",

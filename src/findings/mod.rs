@@ -20,6 +20,7 @@ mod cpu_bound;
 mod cross;
 mod file;
 mod host;
+mod jobfile;
 mod limiter;
 pub mod metrics;
 mod round;
@@ -72,6 +73,13 @@ pub(crate) fn analyze_checks(run: &Run) -> Vec<Finding> {
     out.extend(host::smt(run));
     if has_disk {
         out.extend(apps::application(run));
+        out.extend(jobfile::concurrent(run));
+        out.extend(jobfile::working_set(run));
+        out.extend(jobfile::short(run));
+        out.extend(jobfile::buffered(run));
+        out.extend(jobfile::gtod_reduce(run));
+        out.extend(jobfile::randrepeat(run));
+        out.extend(jobfile::reused_buffers(run));
     }
     out
 }

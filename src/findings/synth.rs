@@ -50,6 +50,7 @@ pub fn job(profile: Option<&str>, rw: &str, bs: u64, qd: u32, pass: u32, iops: f
             direct: true,
             fsync: 0,
             seed: 1,
+            ..Default::default()
         },
         read,
         write,
@@ -71,6 +72,7 @@ pub fn job(profile: Option<&str>, rw: &str, bs: u64, qd: u32, pass: u32, iops: f
         }),
         fio_command: String::new(),
         notes: Vec::new(),
+        job: None,
     })
 }
 

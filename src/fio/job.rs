@@ -162,6 +162,7 @@ pub(super) fn measurement(
         direct,
         fsync,
         seed: get("randseed").and_then(|s| s.parse().ok()).unwrap_or(0),
+        ..Default::default()
     };
     // The command that reproduces the job: fio --name=... then the options.
     let mut cmd = format!("fio --name={}", shell_quote(jobname));
@@ -267,6 +268,7 @@ pub(super) fn measurement(
             sync: sync_stats,
             fio_command: cmd,
             notes: Vec::new(),
+            job: None,
         },
         notes,
         error,

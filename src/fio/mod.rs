@@ -6,6 +6,7 @@ mod check;
 pub mod command;
 pub mod import;
 mod job;
+pub mod jobfile;
 mod latency;
 mod merge;
 pub mod output;

@@ -6,7 +6,9 @@
 //!
 //! The workload key is the normalised job, not its name:
 //! - disk: `disk/<rw>/bs=<bytes>/qd=<iodepth>/jobs=<numjobs>[/mix=<rwmixread>]/fsync=<n>/<direct|buffered>/<main|control>/<read|write>`
-//!   (`iodepth` as run: a psync fallback runs at 1 and is another workload);
+//!   (`iodepth` as run: a psync fallback runs at 1 and is another workload),
+//!   and for a job of a fio job file `/job=<section>/options=<hash>` after it
+//!   (the first 16 hex digits of the SHA-256 of its settings in force);
 //! - compute: `<kind>/<test>/threads=<n>` (`cpu/primes/threads=1`).
 //!
 //! Pure: no database here.
@@ -199,8 +201,19 @@ pub fn disk_workload(d: &DiskMeasurement, direction: crate::result::Direction) -
         (true, Some(m)) => format!("/mix={m}"),
         _ => String::new(),
     };
+    // A job of a fio job file is only the same workload as the same job:
+    // its rate, block sizes, size bound and the jobs beside it change what
+    // it measures, so its section and settings join the key.
+    let job = match &d.job {
+        Some(j) => format!(
+            "/job={}/options={}",
+            j.section,
+            &crate::fio::jobfile::source::sha256_hex(j.options.join("\n").as_bytes())[..16]
+        ),
+        None => String::new(),
+    };
     format!(
-        "disk/{}/bs={}/qd={}/jobs={}{mix}/fsync={}/{}/{}/{}",
+        "disk/{}/bs={}/qd={}/jobs={}{mix}/fsync={}/{}/{}/{}{job}",
         s.rw.as_str(),
         s.bs,
         s.iodepth,
@@ -343,6 +356,25 @@ fn disk_values(st: &DirectionStats) -> Vec<(Metric, Vec<f64>)> {
 mod tests {
     use super::*;
     use crate::findings::synth;
+
+    #[test]
+    fn a_job_file_job_is_its_own_workload() {
+        let mut m = synth::job(Some("seq"), "randread", 4096, 32, 1, 1000.0);
+        let plain = disk_workload(synth::dm(&mut m), crate::result::Direction::Read);
+        synth::dm(&mut m).job = Some(crate::result::JobInfo {
+            section: "seq".into(),
+            options: vec!["rw=randread".into(), "rate_iops=500".into()],
+            ..Default::default()
+        });
+        let a = disk_workload(synth::dm(&mut m), crate::result::Direction::Read);
+        assert!(
+            a.starts_with(&plain) && a.contains("/job=seq/options="),
+            "{a}"
+        );
+        synth::dm(&mut m).job.as_mut().unwrap().options[1] = "rate_iops=1000".into();
+        let b = disk_workload(synth::dm(&mut m), crate::result::Direction::Read);
+        assert_ne!(a, b, "another rate is another workload");
+    }
 
     #[test]
     fn passes_become_one_figure_with_their_spread() {

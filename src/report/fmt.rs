@@ -274,10 +274,43 @@ pub fn facts(run: &Run, summary: &Summary) -> Vec<(&'static str, String)> {
         passes = format!("preset {p} · {passes}");
     }
     out.push(("Passes", passes));
+    if let Some(j) = &run.job_file {
+        let mut text = format!(
+            "{} · sha256 {}",
+            j.path,
+            &j.sha256[..j.sha256.len().min(16)]
+        );
+        if j.files.len() > 1 {
+            text.push_str(&format!(" · {} included file(s)", j.files.len() - 1));
+        }
+        if !j.sections.is_empty() {
+            text.push_str(&format!(" · sections {}", j.sections.join(", ")));
+        }
+        out.push(("Job file", text));
+    }
     if let Some(l) = &run.label {
         out.insert(0, ("Label", l.clone()));
     }
     out
+}
+
+/// The jobs of a job file, one line each: `seq-read  0.00-0.41 s  ended by size  beside rand-read`.
+pub fn job_lines(run: &Run) -> Vec<String> {
+    let rows = super::summary::job_rows(run);
+    let width = rows.iter().map(|r| r.section.len()).max().unwrap_or(0);
+    rows.iter()
+        .map(|r| {
+            let beside = if r.beside.is_empty() {
+                "alone".to_string()
+            } else {
+                format!("beside {}", r.beside.join(", "))
+            };
+            format!(
+                "{:<width$}  {:.2}-{:.2} s  group {}  ended by {}  {beside}",
+                r.section, r.from_s, r.to_s, r.group, r.ended_by
+            )
+        })
+        .collect()
 }
 
 /// Per-thread IOPS of one pass on one line: `t0 30,120 · t1 1,204 (max/min 25.0x)`.

@@ -60,6 +60,13 @@ impl Exporter for MarkdownExporter {
                     out.push_str(&format!("- {}\n", md(&t)));
                 }
             }
+            let jobs = fmt::job_lines(run);
+            if !jobs.is_empty() {
+                out.push_str("\nJobs (seconds from the first job's start):\n\n");
+                for j in jobs {
+                    out.push_str(&format!("- {}\n", md(&j)));
+                }
+            }
         }
         if !s.compute.is_empty() {
             out.push_str("\n### Compute\n\n");

@@ -21,6 +21,7 @@ mod fmt;
 pub mod history;
 mod history_html;
 mod html;
+mod job_plan;
 mod json;
 mod markdown;
 mod summary;
@@ -36,6 +37,7 @@ pub use csv::field as csv_field;
 pub use findings_text::findings_text;
 pub use fleet::{fleet_comparison, fleet_table, render_fleet};
 pub use history_html::{history_html, HostSection};
+pub use job_plan::jobfile_plan;
 pub use summary::{ComputeRow, Direction, DiskRow, Summary};
 pub use sweep::{caps_text, sweep_text, table as sweep_table};
 

@@ -353,6 +353,47 @@ pub fn fio_commands(run: &Run) -> Vec<(String, String)> {
     out
 }
 
+/// One job of a fio job file, as the report lists it: when it ran beside
+/// the others, and how it ended.
+#[derive(Debug, Clone)]
+pub struct JobRow {
+    pub section: String,
+    pub group: u32,
+    /// Seconds from the start of the run's first job.
+    pub from_s: f64,
+    pub to_s: f64,
+    pub ended_by: String,
+    /// The jobs whose intervals overlapped this one's.
+    pub beside: Vec<String>,
+}
+
+/// The jobs of a Run made from a fio job file, in order (none otherwise).
+pub fn job_rows(run: &Run) -> Vec<JobRow> {
+    let jobs: Vec<&crate::result::DiskMeasurement> =
+        run.disk().filter(|d| d.job.is_some()).collect();
+    jobs.iter()
+        .map(|d| {
+            let j = d.job.as_ref().expect("filtered");
+            let beside = jobs
+                .iter()
+                .filter_map(|o| o.job.as_ref())
+                .filter(|o| {
+                    o.section != j.section && o.start_ns < j.end_ns && j.start_ns < o.end_ns
+                })
+                .map(|o| o.section.clone())
+                .collect();
+            JobRow {
+                section: j.section.clone(),
+                group: j.group,
+                from_s: j.start_ns as f64 / 1e9,
+                to_s: j.end_ns as f64 / 1e9,
+                ended_by: j.ended_by.clone(),
+                beside,
+            }
+        })
+        .collect()
+}
+
 /// The headline figure of a compute measurement and what it counts.
 pub fn compute_value(c: &ComputeMeasurement) -> Option<(ComputeUnit, f64)> {
     if let Some(v) = c.events_per_sec {

@@ -118,10 +118,23 @@ impl Exporter for TextExporter {
                     out.push_str(&format!("  {t}\n"));
                 }
             }
-            // A single job: the fio command that reproduces it (a battery's are in the HTML).
-            let commands = super::summary::fio_commands(run);
-            if commands.len() == 1 {
-                out.push_str(&format!("\nReproduce with fio:\n  {}\n", commands[0].1));
+            let jobs = fmt::job_lines(run);
+            if !jobs.is_empty() {
+                // A job file: when each job ran, and fio's command for each.
+                out.push_str("\nJobs (seconds from the first job's start)\n");
+                for j in jobs {
+                    out.push_str(&format!("  {j}\n"));
+                }
+                out.push_str("\nReproduce with fio (each job alone; the whole file: fio FILE):\n");
+                for (label, cmd) in super::summary::fio_commands(run) {
+                    out.push_str(&format!("  {label}: {cmd}\n"));
+                }
+            } else {
+                // A single job: the fio command that reproduces it (a battery's are in the HTML).
+                let commands = super::summary::fio_commands(run);
+                if commands.len() == 1 {
+                    out.push_str(&format!("\nReproduce with fio:\n  {}\n", commands[0].1));
+                }
             }
         }
         if !s.compute.is_empty() {

@@ -13,5 +13,5 @@ mod stats;
 pub use file::{parse_run, read_run, run_json, write_run, ReadRunError};
 pub use lock::RunLock;
 pub use run::*;
-pub use spec::{subject, Direction, DiskSpec, Rw};
+pub use spec::{subject, BlockSizes, Direction, DiskSpec, Rw};
 pub use stats::{median, Spread};

@@ -53,6 +53,119 @@ pub struct Run {
     /// Warnings and notes in plain words: fallbacks, skipped groups, preflight warnings.
     #[serde(default)]
     pub notes: Vec<String>,
+    /// The fio job file this Run ran (`candor disk --job`): its text, kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job_file: Option<JobFileRecord>,
+}
+
+/// The fio job file a Run ran, kept whole so that the Run says exactly
+/// what was asked for.
+#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
+pub struct JobFileRecord {
+    /// The job file as named on the command line.
+    pub path: String,
+    /// SHA-256 of its text (hex).
+    pub sha256: String,
+    /// The job file, then every file it included: path, SHA-256, text.
+    #[serde(default)]
+    pub files: Vec<JobFileText>,
+    /// The sections asked for with `--section` (empty: every job ran).
+    #[serde(default)]
+    pub sections: Vec<String>,
+    /// Options candor refused but ran without, by `--ignore-unsupported`:
+    /// `file:line: option: why`.
+    #[serde(default)]
+    pub ignored: Vec<String>,
+}
+
+/// One file of a job file, as read.
+#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
+pub struct JobFileText {
+    pub path: String,
+    pub sha256: String,
+    pub text: String,
+}
+
+/// Where a disk measurement stands in the fio job file it came from, and
+/// how it ran beside the other jobs.
+#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
+pub struct JobInfo {
+    /// The job's section name.
+    pub section: String,
+    /// `file:line` of the section header.
+    #[serde(default)]
+    pub at: String,
+    /// fio's reporting group: jobs after a `stonewall` or `new_group` start a new one.
+    #[serde(default)]
+    pub group: u32,
+    /// When the job's threads started and when its last one ended, in ns
+    /// from the start of the run's first job: jobs whose intervals overlap
+    /// ran at the same time and shared the disk.
+    #[serde(default)]
+    pub start_ns: u64,
+    #[serde(default)]
+    pub end_ns: u64,
+    /// How it ended: `runtime`, `size` (each thread issued its bytes or
+    /// operations, fio's size-bounded job), `steadystate` or `stopped`.
+    #[serde(default)]
+    pub ended_by: String,
+    /// The jobs it waited for before it started (`stonewall`, `wait_for`).
+    #[serde(default)]
+    pub waited_for: Vec<String>,
+    /// Its `startdelay` (ns).
+    #[serde(default)]
+    pub start_delay_ns: u64,
+    /// The settings in force, in fio's names (`bs=4k`), the global sections'
+    /// first, as fio's JSON lists `job options`.
+    #[serde(default)]
+    pub options: Vec<String>,
+    /// The files fio would have used for it; candor made its own beside them.
+    #[serde(default)]
+    pub fio_files: Vec<String>,
+    /// Every test file the job used (one per clone unless they share one).
+    #[serde(default)]
+    pub files: Vec<TestFileInfo>,
+    /// fio's steady-state check, when the job asked for one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steadystate: Option<SteadyState>,
+}
+
+/// fio's steady-state check of one job, as its JSON reports it.
+#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
+pub struct SteadyState {
+    /// fio's spelling of the criterion and limit (`iops_slope:0.1%`).
+    pub criterion: String,
+    /// The window, in one-second samples (`ss_dur`).
+    pub duration_s: u32,
+    /// Time of the measured interval before samples counted (`ss_ramp`, ns).
+    #[serde(default)]
+    pub ramp_ns: u64,
+    /// True when the criterion fell below the limit and the job stopped there.
+    pub attained: bool,
+    /// The criterion's last value (a percentage of the mean when the limit
+    /// is one); absent before the window filled.
+    #[serde(default)]
+    pub value: Option<f64>,
+    pub limit: f64,
+    /// The limit is a percentage of the window's mean.
+    #[serde(default)]
+    pub percent: bool,
+    /// The largest distance of a sample from the window's mean.
+    #[serde(default)]
+    pub max_deviation: f64,
+    /// The least-squares slope of the window, per second.
+    #[serde(default)]
+    pub slope: f64,
+    #[serde(default)]
+    pub iops_mean: f64,
+    /// Bytes per second.
+    #[serde(default)]
+    pub bw_mean: f64,
+    /// The window's samples, oldest first.
+    #[serde(default)]
+    pub iops: Vec<f64>,
+    #[serde(default)]
+    pub bw: Vec<f64>,
 }
 
 fn default_source() -> String {
@@ -76,6 +189,7 @@ impl Run {
             measurements: Vec::new(),
             findings: Vec::new(),
             notes: Vec::new(),
+            job_file: None,
         }
     }
 
@@ -366,6 +480,9 @@ pub struct DiskMeasurement {
     /// Plain-word notes about this job (fallbacks, adjustments).
     #[serde(default)]
     pub notes: Vec<String>,
+    /// The job's place in the fio job file it came from (`candor disk --job`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<JobInfo>,
 }
 
 impl DiskMeasurement {
@@ -426,7 +543,7 @@ impl FileSpan {
 }
 
 /// The test file a job used.
-#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
 pub struct TestFileInfo {
     pub path: String,
     pub size: u64,

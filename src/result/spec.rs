@@ -94,6 +94,13 @@ impl Rw {
     }
 }
 
+impl Default for Rw {
+    /// fio's default pattern.
+    fn default() -> Rw {
+        Rw::Read
+    }
+}
+
 impl From<&str> for Rw {
     fn from(text: &str) -> Rw {
         Rw::parse(text)
@@ -137,6 +144,39 @@ impl clap::ValueEnum for Rw {
     }
 }
 
+/// How one direction's block sizes are drawn (fio's `bs=r,w`, `bssplit`,
+/// `bsrange`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BlockSizes {
+    /// Every operation this size.
+    Fixed(u64),
+    /// Each size with its share in percent (the shares add up to 100).
+    Split(Vec<(u64, u32)>),
+    /// Multiples of the low size up to the high one, drawn as fio draws
+    /// them: low + uniform(0, high), rounded down to a multiple of low,
+    /// capped at high.
+    Range(u64, u64),
+}
+
+impl BlockSizes {
+    pub fn min(&self) -> u64 {
+        match self {
+            BlockSizes::Fixed(b) => *b,
+            BlockSizes::Split(v) => v.iter().map(|(b, _)| *b).min().unwrap_or(0),
+            BlockSizes::Range(lo, _) => *lo,
+        }
+    }
+
+    pub fn max(&self) -> u64 {
+        match self {
+            BlockSizes::Fixed(b) => *b,
+            BlockSizes::Split(v) => v.iter().map(|(b, _)| *b).max().unwrap_or(0),
+            BlockSizes::Range(_, hi) => *hi,
+        }
+    }
+}
+
 /// Reads or writes: the two figures a job can have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Direction {
@@ -164,7 +204,7 @@ impl Direction {
 }
 
 /// A disk job as run, in fio's vocabulary.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct DiskSpec {
     /// `read`, `write`, `rw`, `randread`, `randwrite`, `randrw` (imports may bring others).
     pub rw: Rw,
@@ -202,6 +242,40 @@ pub struct DiskSpec {
     /// The random seed (offsets and payload); the same seed repeats the job exactly.
     #[serde(default)]
     pub seed: u64,
+    /// Block sizes of reads and writes when they are not all `bs` (fio's
+    /// `bs=r,w`, `bssplit`, `bsrange`); `bs` is then the smallest read size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_sizes: Option<[BlockSizes; 2]>,
+    /// Random offsets are multiples of this many bytes (fio's `ba`), when not `bs`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub align: Option<u64>,
+    /// Each thread's cap in bytes per second, [reads, writes] (fio's `rate`,
+    /// or `rate_iops` times the smallest block size); absent: no cap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_bytes_per_sec: Option<[Option<u64>; 2]>,
+    /// `poisson` when rated operations arrive as a Poisson process; absent: evenly spaced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_process: Option<String>,
+    /// Bytes each thread issued before it stopped, ramp included (fio's
+    /// `size` or `io_size` times `loops`); absent: the runtime alone ends the job.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_limit: Option<u64>,
+    /// Operations each thread issued before it stopped (fio's `number_ios`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub op_limit: Option<u64>,
+    /// True when random offsets visited every block once before repeating
+    /// (fio's random map); absent: drawn independently.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random_map: Option<bool>,
+    /// fio's offset modifier (`rw=randread:8`), in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rw_modifier: Option<String>,
+    /// `fdatasync` when syncs were fdatasync; absent: fsync.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync: Option<String>,
+    /// True when the job fsynced its file at the end, inside its measured interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_fsync: Option<bool>,
 }
 
 impl DiskSpec {
@@ -261,6 +335,7 @@ mod tests {
             direct: true,
             fsync: 0,
             seed: 0,
+            ..Default::default()
         }
     }
 

@@ -66,6 +66,7 @@ fn spec(rw: &str, bs: u64, qd: u32, fsync: u32, size: u64) -> DiskSpec {
         direct: fsync == 0,
         fsync,
         seed: 42,
+        ..Default::default()
     }
 }
 
@@ -113,6 +114,7 @@ fn disk(
         }),
         fio_command: format!("fio --name=x --rw={rw} --bs={bs} --iodepth={qd}"),
         notes: Vec::new(),
+        job: None,
     })
 }
 

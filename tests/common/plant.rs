@@ -43,6 +43,21 @@ pub fn test_dir(tag: &str) -> tempfile::TempDir {
         .unwrap()
 }
 
+/// candor's test files (`.candor-*`) in `dir`: none may be left behind.
+pub fn candor_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with(".candor-")
+        })
+        .collect()
+}
+
 /// MAJ:MIN of the whole disk under `dir` (throttles apply to disks, not partitions).
 pub fn whole_disk(dir: &Path) -> String {
     let dev = std::fs::metadata(dir).unwrap().dev();

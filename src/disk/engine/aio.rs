@@ -11,6 +11,7 @@ type AioContext = libc::c_ulong;
 const IOCB_CMD_PREAD: u16 = 0;
 const IOCB_CMD_PWRITE: u16 = 1;
 const IOCB_CMD_FSYNC: u16 = 2;
+const IOCB_CMD_FDSYNC: u16 = 3;
 
 /// struct iocb (64 bytes). Field order is for little-endian machines, where
 /// the kernel's PADDED(aio_key, aio_rw_flags) puts the key first.
@@ -130,6 +131,7 @@ impl Engine for AioEngine {
                     OpKind::Read => IOCB_CMD_PREAD,
                     OpKind::Write => IOCB_CMD_PWRITE,
                     OpKind::Sync => IOCB_CMD_FSYNC,
+                    OpKind::Datasync => IOCB_CMD_FDSYNC,
                 },
                 aio_fildes: self.fd as u32,
                 aio_buf: op.buf as u64,

@@ -20,6 +20,15 @@ pub enum OpKind {
     Write,
     /// fsync of the whole file.
     Sync,
+    /// fdatasync of the whole file.
+    Datasync,
+}
+
+impl OpKind {
+    /// A sync of either kind: no data, no buffer.
+    pub fn is_sync(self) -> bool {
+        matches!(self, OpKind::Sync | OpKind::Datasync)
+    }
 }
 
 /// One operation on a slot (a buffer that is in flight at most once).

@@ -2,7 +2,7 @@
 //! What it measures is candor's own cost per I/O: the worker loop, the
 //! timing and the histograms.
 
-use super::{Completion, Engine, Op, OpKind};
+use super::{Completion, Engine, Op};
 use std::io;
 
 #[derive(Default)]
@@ -21,11 +21,7 @@ impl Engine for NullEngine {
     ) -> io::Result<()> {
         out.extend(new_ops.iter().map(|op| Completion {
             slot: op.slot,
-            result: if op.kind == OpKind::Sync {
-                0
-            } else {
-                op.len as i64
-            },
+            result: if op.kind.is_sync() { 0 } else { op.len as i64 },
         }));
         Ok(())
     }

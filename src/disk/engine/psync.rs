@@ -1,4 +1,4 @@
-//! psync: pread/pwrite/fsync, one operation at a time (fio's psync). Its
+//! psync: pread/pwrite/fsync/fdatasync, one operation at a time (fio's psync). Its
 //! latency is the system call's duration; parallelism comes from threads.
 
 use super::{Completion, Engine, Op, OpKind};
@@ -45,6 +45,7 @@ impl Engine for PsyncEngine {
                             op.offset as libc::off_t,
                         ) as i64,
                         OpKind::Sync => libc::fsync(self.fd) as i64,
+                        OpKind::Datasync => libc::fdatasync(self.fd) as i64,
                     }
                 };
                 if rc < 0 {

@@ -99,6 +99,9 @@ impl Engine for UringEngine {
                         .offset(op.offset)
                         .build(),
                     (OpKind::Sync, _) => opcode::Fsync::new(file).build(),
+                    (OpKind::Datasync, _) => opcode::Fsync::new(file)
+                        .flags(types::FsyncFlags::DATASYNC)
+                        .build(),
                 };
                 // SAFETY: the buffer of op.slot stays valid and untouched until
                 // its completion is reaped (the worker owns the slot until then);

@@ -1,0 +1,36 @@
+//! Fuzzes the fio job-file reader and lowering: any bytes, as a job file
+//! that may include a second file (the text after a NUL byte, named
+//! `inc.fio`), must give jobs or a one-line error, never a panic.
+//!
+//! Run: `cargo +nightly fuzz run jobfile fuzz/corpus/jobfile` (from the
+//! repository root); the corpus holds small job files of candor's own.
+
+#![no_main]
+
+use candor::fio::jobfile::{self, lower, Env, InMemory};
+use libfuzzer_sys::fuzz_target;
+use std::path::{Path, PathBuf};
+
+fuzz_target!(|data: &[u8]| {
+    let text = String::from_utf8_lossy(data);
+    let (main, included) = text.split_once('\0').unwrap_or((&text, ""));
+    let files = InMemory(
+        [
+            (PathBuf::from("/fuzz/job.fio"), main.to_string()),
+            (PathBuf::from("/fuzz/inc.fio"), included.to_string()),
+        ]
+        .into(),
+    );
+    let env = Env::fixed(&[("SIZE", "4m"), ("EMPTY", "")], 4096, 1024, 2);
+    let Ok(file) = jobfile::read(&files, Path::new("/fuzz/job.fio"), &[], &env) else {
+        return;
+    };
+    let ctx = lower::Context {
+        default_dir: PathBuf::from("/tmp"),
+        ignore_unsupported: data.first().is_some_and(|b| b & 1 == 1),
+        seed: Some(1),
+    };
+    if let Err(e) = lower::lower(&file, &ctx) {
+        assert!(!e.to_string().contains('\n'), "a multi-line error: {e}");
+    }
+});

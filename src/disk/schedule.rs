@@ -1,0 +1,236 @@
+//! The jobs of one fio job file, in fio's order: jobs run at the same time
+//! unless `stonewall` or `wait_for` orders them, and `startdelay` counts
+//! from the start of the run. Each job runs on its own threads (`run`)
+//! beside the others; a job that fails stops every other one.
+
+use super::steady::SteadySpec;
+use super::{run, Control, JobSpec, Outcome, Placement};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+/// One job, ready to run.
+pub struct Planned<'a> {
+    pub spec: JobSpec,
+    /// Where each of its threads does I/O.
+    pub places: Vec<Placement<'a>>,
+    /// The jobs (by index) that must have ended before it starts.
+    pub after: Vec<usize>,
+    /// Its start counts this long from the start of the run.
+    pub start_delay: Duration,
+    pub steady: Option<SteadySpec>,
+    pub invalidate: bool,
+    pub fadvise: Option<i32>,
+    pub buffer_align: usize,
+    pub dir: PathBuf,
+}
+
+/// A job that ran: its outcome and where its interval lies on the run's
+/// timeline (ns from the run's start).
+pub struct Finished {
+    pub index: usize,
+    pub outcome: Outcome,
+    pub start_ns: u64,
+    pub end_ns: u64,
+}
+
+/// Where the jobs released at the same moment wait for each other to be
+/// ready, so that they start together (fio sets every thread of a start up
+/// before it lets any of them run).
+pub struct Rendezvous {
+    expected: usize,
+    arrived: Mutex<usize>,
+    changed: Condvar,
+}
+
+impl Rendezvous {
+    pub fn new(expected: usize) -> Rendezvous {
+        Rendezvous {
+            expected,
+            arrived: Mutex::new(0),
+            changed: Condvar::new(),
+        }
+    }
+
+    /// Arrives and waits for the others (or for an abort: a job that failed
+    /// before it got here never will).
+    pub fn wait(&self, abort: &AtomicBool) {
+        let mut n = self.arrived.lock().unwrap_or_else(|e| e.into_inner());
+        *n += 1;
+        self.changed.notify_all();
+        while *n < self.expected && !abort.load(Ordering::SeqCst) && !crate::cancel::cancelled() {
+            n = self
+                .changed
+                .wait_timeout(n, Duration::from_millis(5))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+}
+
+/// The jobs that start at the same moment: the same jobs before them, the
+/// same start delay.
+fn waves(jobs: &[Planned]) -> Vec<usize> {
+    let mut keys: Vec<(Vec<usize>, Duration)> = Vec::new();
+    jobs.iter()
+        .map(|j| {
+            let key = (j.after.clone(), j.start_delay);
+            match keys.iter().position(|k| *k == key) {
+                Some(i) => i,
+                None => {
+                    keys.push(key);
+                    keys.len() - 1
+                }
+            }
+        })
+        .collect()
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    Waiting,
+    Done,
+    Failed,
+}
+
+/// Runs every job; `each` receives them in the order of `jobs` as soon as
+/// each and every one before it has ended. Returns the first error.
+pub fn run_all(
+    jobs: &[Planned],
+    each: &mut dyn FnMut(Finished) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let state = Mutex::new(vec![State::Waiting; jobs.len()]);
+    let changed = Condvar::new();
+    let abort = AtomicBool::new(false);
+    let shared = jobs.len() > 1;
+    let origin = Instant::now();
+    let (tx, rx) = mpsc::channel::<(usize, anyhow::Result<Outcome>)>();
+    let mut first_error: Option<anyhow::Error> = None;
+    let wave_of = waves(jobs);
+    let rendezvous: Vec<Rendezvous> = (0..=wave_of.iter().copied().max().unwrap_or(0))
+        .map(|w| Rendezvous::new(wave_of.iter().filter(|x| **x == w).count()))
+        .collect();
+    std::thread::scope(|scope| {
+        for (index, job) in jobs.iter().enumerate() {
+            let (state, changed, abort, tx) = (&state, &changed, &abort, tx.clone());
+            let meet = &rendezvous[wave_of[index]];
+            std::thread::Builder::new()
+                .name(format!("candor-job-{index}"))
+                .spawn_scoped(scope, move || {
+                    let result =
+                        wait_then_run(index, job, state, changed, abort, origin, shared, meet);
+                    if result.is_err() {
+                        // Whoever waits to start with this job must not wait for ever.
+                        abort.store(true, Ordering::SeqCst);
+                    }
+                    let mut s = state.lock().unwrap_or_else(|e| e.into_inner());
+                    s[index] = if result.is_ok() {
+                        State::Done
+                    } else {
+                        abort.store(true, Ordering::SeqCst);
+                        State::Failed
+                    };
+                    changed.notify_all();
+                    drop(s);
+                    let _ = tx.send((index, result));
+                })
+                .expect("spawn a job thread");
+        }
+        drop(tx);
+        // Hand jobs on in file order as they end.
+        let mut ready: Vec<Option<Outcome>> = (0..jobs.len()).map(|_| None).collect();
+        let mut next = 0;
+        for (index, result) in rx {
+            match result {
+                Ok(outcome) => ready[index] = Some(outcome),
+                Err(e) => {
+                    abort.store(true, Ordering::SeqCst);
+                    // The job that failed first, not the ones it stopped.
+                    let secondary = e.to_string().contains("another job failed")
+                        || e.to_string().contains("did not start");
+                    if first_error.is_none() || !secondary && is_secondary(&first_error) {
+                        first_error = Some(e);
+                    }
+                }
+            }
+            while next < jobs.len() && first_error.is_none() {
+                let Some(outcome) = ready[next].take() else {
+                    break;
+                };
+                let finished = Finished {
+                    index: next,
+                    start_ns: outcome.started.saturating_duration_since(origin).as_nanos() as u64,
+                    end_ns: outcome.ended.saturating_duration_since(origin).as_nanos() as u64,
+                    outcome,
+                };
+                if let Err(e) = each(finished) {
+                    abort.store(true, Ordering::SeqCst);
+                    first_error = Some(e);
+                }
+                next += 1;
+            }
+        }
+    });
+    match first_error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+fn is_secondary(e: &Option<anyhow::Error>) -> bool {
+    e.as_ref().is_some_and(|e| {
+        let t = e.to_string();
+        t.contains("another job failed") || t.contains("did not start")
+    })
+}
+
+/// Waits for the jobs this one comes after and for its start delay, then runs it.
+#[allow(clippy::too_many_arguments)]
+fn wait_then_run(
+    index: usize,
+    job: &Planned,
+    state: &Mutex<Vec<State>>,
+    changed: &Condvar,
+    abort: &AtomicBool,
+    origin: Instant,
+    shared: bool,
+    meet: &Rendezvous,
+) -> anyhow::Result<Outcome> {
+    let mut s = state.lock().unwrap_or_else(|e| e.into_inner());
+    loop {
+        crate::cancel::check()?;
+        if abort.load(Ordering::SeqCst) || job.after.iter().any(|&i| s[i] == State::Failed) {
+            return Err(anyhow::anyhow!(
+                "job {index} did not start: another job failed"
+            ));
+        }
+        if job.after.iter().all(|&i| s[i] == State::Done) {
+            break;
+        }
+        s = changed
+            .wait_timeout(s, Duration::from_millis(50))
+            .unwrap_or_else(|e| e.into_inner())
+            .0;
+    }
+    drop(s);
+    let start_at = origin + job.start_delay;
+    while Instant::now() < start_at {
+        crate::cancel::check()?;
+        if abort.load(Ordering::SeqCst) {
+            return Err(anyhow::anyhow!(
+                "job {index} did not start: another job failed"
+            ));
+        }
+        std::thread::sleep((start_at - Instant::now()).min(Duration::from_millis(20)));
+    }
+    let control = Control {
+        abort: Some(abort),
+        steady: job.steady.clone(),
+        shared,
+        invalidate: job.invalidate,
+        fadvise: job.fadvise,
+        rendezvous: Some(meet),
+    };
+    run(&job.spec, &job.places, job.buffer_align, &job.dir, &control)
+}

@@ -1,0 +1,172 @@
+//! What `candor disk --job FILE --parse-only` prints: each job of a fio
+//! job file as candor will run it (pattern, sizes, depth, clones, how it
+//! ends, what it waits for), the files fio would use and the ones candor
+//! creates instead, the notes, and the fio command of each job. A plan,
+//! not a Run: nothing has been measured.
+
+use crate::disk::{BlockSizes, JobSpec};
+use crate::fio::jobfile::lower::{Lowered, Plan};
+use crate::fio::jobfile::JobFile;
+use crate::units::{fmt_bytes, fmt_duration};
+
+/// The plan of a job file, in words.
+pub fn jobfile_plan(file: &JobFile, plan: &Plan) -> String {
+    let mut out = format!(
+        "{}: {} job{}, sha256 {}\n",
+        file.path,
+        plan.jobs.len(),
+        if plan.jobs.len() == 1 { "" } else { "s" },
+        &file.files[0].sha256[..16]
+    );
+    for f in &file.files[1..] {
+        out.push_str(&format!("  includes {}\n", f.path));
+    }
+    for (i, job) in plan.jobs.iter().enumerate() {
+        out.push_str(&format!(
+            "\n[{}] ({}, reporting group {})\n",
+            job.section, job.pos, job.group
+        ));
+        out.push_str(&format!("  {}\n", what(&job.spec)));
+        out.push_str(&format!("  {}\n", ends(&job.spec)));
+        out.push_str(&format!("  {}\n", when(job, plan, i)));
+        let mut used: Vec<usize> = job.threads.iter().map(|t| t.0).collect();
+        used.sort_unstable();
+        used.dedup();
+        for f in used {
+            let use_ = &plan.files[f];
+            let shared =
+                if use_.jobs.len() > 1 || job.threads.iter().filter(|t| t.0 == f).count() > 1 {
+                    ", shared"
+                } else {
+                    ""
+                };
+            out.push_str(&format!(
+                "  file: fio would use {} ({}{shared}); candor creates its own in {}\n",
+                use_.fio_path.display(),
+                fmt_bytes(use_.size),
+                use_.dir.display()
+            ));
+        }
+        for n in &job.notes {
+            out.push_str(&format!("  note: {n}\n"));
+        }
+        out.push_str(&format!("  fio: {}\n", job.fio_command));
+    }
+    if !plan.ignored.is_empty() {
+        out.push_str("\nIgnored (--ignore-unsupported):\n");
+        for w in &plan.ignored {
+            out.push_str(&format!("  {w}\n"));
+        }
+    }
+    out
+}
+
+fn sizes(s: &BlockSizes) -> String {
+    match s {
+        BlockSizes::Fixed(b) => crate::units::fio_size(*b),
+        BlockSizes::Split(v) => v
+            .iter()
+            .map(|(b, p)| format!("{}/{p}", crate::units::fio_size(*b)))
+            .collect::<Vec<_>>()
+            .join(":"),
+        BlockSizes::Range(lo, hi) => {
+            format!(
+                "{}-{}",
+                crate::units::fio_size(*lo),
+                crate::units::fio_size(*hi)
+            )
+        }
+    }
+}
+
+/// `randrw 70/30, bs 4k (reads) 64k (writes), iodepth 8, 4 clones, io_uring, O_DIRECT`.
+fn what(spec: &JobSpec) -> String {
+    let s = spec.sizes();
+    let bs = match (spec.rw.reads(), spec.rw.writes()) {
+        (true, true) if s[0] != s[1] => {
+            format!("bs {} (reads) {} (writes)", sizes(&s[0]), sizes(&s[1]))
+        }
+        (false, true) => format!("bs {}", sizes(&s[1])),
+        _ => format!("bs {}", sizes(&s[0])),
+    };
+    let mix = if spec.rw.is_mixed() {
+        format!(" {}/{}", spec.rwmixread, 100 - spec.rwmixread)
+    } else {
+        String::new()
+    };
+    let engine = match spec.engine {
+        crate::disk::EngineChoice::Exact(k) => k.as_str(),
+        crate::disk::EngineChoice::Auto => "the best engine available",
+    };
+    let mut parts = vec![
+        format!("{}{mix}, {bs}", spec.rw),
+        format!("iodepth {}", spec.iodepth),
+        format!(
+            "{} thread{}",
+            spec.numjobs,
+            if spec.numjobs == 1 { "" } else { "s" }
+        ),
+        engine.to_string(),
+        if spec.direct {
+            "O_DIRECT".into()
+        } else {
+            "buffered (page cache)".into()
+        },
+    ];
+    if spec.fsync > 0 {
+        let kind = if spec.datasync { "fdatasync" } else { "fsync" };
+        parts.push(format!("{kind} every {} writes", spec.fsync));
+    }
+    for (d, name) in [(0, "reads"), (1, "writes")] {
+        if let Some(r) = spec.rate[d] {
+            parts.push(format!("{name} capped at {}/s per thread", fmt_bytes(r)));
+        }
+    }
+    parts.join(", ")
+}
+
+/// How the job ends.
+fn ends(spec: &JobSpec) -> String {
+    let ramp = if spec.ramp.is_zero() {
+        String::new()
+    } else {
+        format!(" after a {} ramp", fmt_duration(spec.ramp))
+    };
+    match (spec.byte_limit, spec.runtime.is_zero()) {
+        (Some(bytes), true) => format!(
+            "ends when each thread has issued {} (size-bounded){ramp}",
+            fmt_bytes(bytes)
+        ),
+        (Some(bytes), false) => format!(
+            "ends when each thread has issued {}, or after {}{ramp}",
+            fmt_bytes(bytes),
+            fmt_duration(spec.runtime)
+        ),
+        (None, _) => format!("runs for {} (time_based){ramp}", fmt_duration(spec.runtime)),
+    }
+}
+
+/// When it starts.
+fn when(job: &Lowered, plan: &Plan, index: usize) -> String {
+    let delay = if job.start_delay.is_zero() {
+        String::new()
+    } else {
+        format!(", {} after the run starts", fmt_duration(job.start_delay))
+    };
+    if job.after.is_empty() {
+        let together: Vec<&str> = plan
+            .jobs
+            .iter()
+            .enumerate()
+            .filter(|(j, other)| *j != index && other.after.is_empty())
+            .map(|(_, other)| other.section.as_str())
+            .collect();
+        if together.is_empty() {
+            format!("starts first{delay}")
+        } else {
+            format!("starts at once, beside {}{delay}", together.join(", "))
+        }
+    } else {
+        format!("starts when {} ended{delay}", job.waited_for.join(", "))
+    }
+}

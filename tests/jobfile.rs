@@ -1,0 +1,697 @@
+//! fio job files, checked against fio itself and run for real.
+//!
+//! The oracle: for every job file under tests/fixtures/jobfiles (candor's
+//! own, written to exercise the grammar), Debian's fio must print the same
+//! jobs and options with `fio --showcmd` as candor parsed, and read the
+//! same values with `fio --debug=parse --parse-only`. Where fio is missing
+//! the oracle tests say so and skip, except in CI (`CI=true`), where they
+//! fail.
+
+mod common;
+
+use candor::fio::jobfile::{self, options, value, Env, FileSystem, Job, Setting, Value};
+use common::plant::{candor_files, one_at_a_time};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jobfiles")
+}
+
+/// The environment the fixtures read (`${CANDOR_JF_SIZE}`, `${CANDOR_JF_DIR}`).
+const VARS: [(&str, &str); 2] = [("CANDOR_JF_SIZE", "24m"), ("CANDOR_JF_DIR", "/var/tmp")];
+
+fn env() -> Env {
+    VARS.iter()
+        .fold(Env::of_this_host(), |e, (k, v)| e.with_var(k, v))
+}
+
+/// True when fio can be run; in CI its absence is a failure.
+fn have_fio() -> bool {
+    let ok = Command::new("fio")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "fio is not installed, and CI=true: the job-file oracle must run in CI (apt-get install fio)"
+        );
+        eprintln!("SKIPPED: fio is absent (install Debian's fio package to run this test)");
+    }
+    ok
+}
+
+/// fio run from the fixtures' directory (includes resolve from there too).
+fn fio(args: &[&str]) -> (bool, String) {
+    let out = Command::new("fio")
+        .args(args)
+        .current_dir(fixtures())
+        .env("CANDOR_NO_HISTORY", "1")
+        .envs(VARS)
+        .output()
+        .expect("run fio");
+    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&out.stderr));
+    (out.status.success(), text)
+}
+
+fn parse(name: &str) -> jobfile::JobFile {
+    jobfile::read(&FileSystem, &fixtures().join(name), &[], &env())
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// What `fio --showcmd` prints for a job file as candor read it: each
+/// global section prints every global option set so far, each job section
+/// `--name=SECTION` and its own options, in the order fio reads them.
+fn expected_showcmd(file: &jobfile::JobFile) -> String {
+    let mut out = String::from("fio ");
+    let mut globals: Vec<&Setting> = Vec::new();
+    let mut done_globals = 0;
+    let dump = |s: &Setting| match &s.raw {
+        Some(v) => format!("--{}={v} ", s.def.name),
+        None => format!("--{} ", s.def.name),
+    };
+    for job in &file.jobs {
+        // The global sections before this job: fio prints each one's
+        // accumulated options when it reads it.
+        if job.inherited.len() > done_globals {
+            for s in &job.inherited[done_globals..] {
+                globals.push(s);
+            }
+            out.push_str(&globals.iter().map(|s| dump(s)).collect::<String>());
+            done_globals = job.inherited.len();
+        }
+        out.push_str(&format!("--name={} ", job.section));
+        out.extend(job.own.iter().map(dump));
+    }
+    out.trim_end().to_string()
+}
+
+/// The values fio's parser prints for a setting (`ret=0, out=N` lines):
+/// numbers in bytes, times in microseconds, booleans as 0/1, one per piece
+/// of a per-direction value; none for words, ranges and splits.
+fn fio_debug_values(s: &Setting, kb: value::KbBase) -> Vec<String> {
+    let raw = s.raw.as_deref().unwrap_or("");
+    match &s.value {
+        Value::Set => vec!["1".into()],
+        Value::Bool(b) => vec![u8::from(*b).to_string()],
+        Value::Number(n) => vec![n.to_string()],
+        Value::Time(us) => vec![us.to_string()],
+        Value::TimeRange(lo, hi) if lo == hi => vec![lo.to_string()],
+        Value::TimeRange(lo, hi) => vec![lo.to_string(), hi.to_string()],
+        Value::Numbers(_) => {
+            // Each non-empty piece as written, read with the job's kb_base.
+            value::pieces(raw, true)
+                .into_iter()
+                .filter(|p| !p.is_empty())
+                .map(|p| value::number(p, kb).unwrap().to_string())
+                .collect()
+        }
+        Value::Floats(f) => f.iter().map(|x| format!("{x:.6}")).collect(),
+        Value::Text(_) | Value::Range(_) | Value::Split(_) => Vec::new(),
+    }
+}
+
+/// (option, values) in the order fio's parser handles them, from
+/// `fio --debug=parse --parse-only`.
+fn fio_debug(text: &str) -> Vec<(String, Vec<String>)> {
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    for line in text.lines() {
+        if let Some(i) = line.find(" handle_option=") {
+            let name = line[i + 15..].split(',').next().unwrap().to_string();
+            out.push((name, Vec::new()));
+        } else if let Some(i) = line.find("ret=0, out=") {
+            out.last_mut()
+                .unwrap()
+                .1
+                .push(line[i + 11..].trim().to_string());
+        }
+    }
+    out
+}
+
+/// (option, values) for candor's reading, in fio's order.
+fn candor_debug(file: &jobfile::JobFile) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    let mut seen_globals = 0;
+    let mut push = |s: &Setting, kb: value::KbBase| {
+        out.push((s.def.name.to_string(), fio_debug_values(s, kb)));
+    };
+    for job in &file.jobs {
+        let kb_of = |settings: &[Setting]| {
+            settings
+                .iter()
+                .rev()
+                .find(|s| s.def.name == "kb_base")
+                .and_then(|s| s.raw.as_deref().map(value::KbBase::parse))
+                .unwrap_or(Ok(value::KbBase::Binary))
+                .unwrap()
+        };
+        for (i, s) in job.inherited.iter().enumerate().skip(seen_globals) {
+            push(s, kb_of(&job.inherited[..=i]));
+        }
+        seen_globals = job.inherited.len();
+        let kb = kb_of(&[job.inherited.clone(), job.own.clone()].concat());
+        for s in &job.own {
+            push(s, kb);
+        }
+    }
+    out
+}
+
+/// The whole oracle for one fixture.
+fn agrees_with_fio(name: &str) {
+    let file = parse(name);
+    let (ok, shown) = fio(&["--showcmd", name]);
+    assert!(ok, "fio --showcmd {name} failed: {shown}");
+    let fio_line = shown.lines().next().unwrap_or("").trim_end();
+    assert_eq!(fio_line, expected_showcmd(&file), "fio --showcmd {name}");
+    let (ok, debug) = fio(&["--debug=parse", "--parse-only", name]);
+    assert!(ok, "fio --parse-only {name} failed: {debug}");
+    assert_eq!(
+        candor_debug(&file),
+        fio_debug(&debug),
+        "fio --debug=parse {name}"
+    );
+}
+
+#[test]
+fn grammar_reads_as_fio_reads_it() {
+    if !have_fio() {
+        return;
+    }
+    agrees_with_fio("grammar.fio");
+    let file = parse("grammar.fio");
+    let names: Vec<&str> = file.jobs.iter().map(|j| j.section.as_str()).collect();
+    assert_eq!(names, ["seq-read", "rand-mixed", "decimal-units", "splits"]);
+    let get = |j: &Job, n: &str| j.get(n).unwrap().value.clone();
+    assert_eq!(get(&file.jobs[0], "size"), Value::Number(24 << 20));
+    assert_eq!(get(&file.jobs[0], "bs"), Value::Numbers([Some(65536); 3]));
+    assert_eq!(get(&file.jobs[0], "runtime"), Value::Time(2_000_000));
+    assert_eq!(
+        get(&file.jobs[1], "bs"),
+        Value::Numbers([Some(4096), Some(16384), Some(16384)])
+    );
+    assert_eq!(get(&file.jobs[2], "bs"), Value::Numbers([Some(8192); 3]));
+    assert_eq!(get(&file.jobs[2], "io_size"), Value::Number(512_000));
+}
+
+#[test]
+fn includes_read_as_fio_reads_them() {
+    if !have_fio() {
+        return;
+    }
+    agrees_with_fio("include.fio");
+    let file = parse("include.fio");
+    assert_eq!(file.files.len(), 4, "the job file and its three includes");
+    let fsync = file.jobs[0].get("fsync").unwrap();
+    assert!(
+        fsync.pos.to_string().ends_with("inc/deeper.fio:1"),
+        "{}",
+        fsync.pos
+    );
+}
+
+#[test]
+fn every_fixture_reads_as_fio_reads_it() {
+    if !have_fio() {
+        return;
+    }
+    for name in [
+        "forum.fio",
+        "timeline.fio",
+        "rate.fio",
+        "size.fio",
+        "steady.fio",
+        "unsupported.fio",
+    ] {
+        agrees_with_fio(name);
+    }
+}
+
+#[test]
+fn option_table_matches_fio() {
+    if !have_fio() {
+        return;
+    }
+    // fio's names: its options, then the options of the engines candor runs.
+    let names = |args: &[&str]| -> Vec<String> {
+        let (_, text) = fio(args);
+        text.lines()
+            .filter_map(|l| l.split_once(':').map(|(n, _)| n.trim().to_string()))
+            .filter(|n| !n.is_empty())
+            .collect()
+    };
+    let mut fio_names = names(&["--cmdhelp=all"]);
+    for engine in ["io_uring", "libaio", "pvsync2"] {
+        fio_names.extend(names(&[&format!("--enghelp={engine}")]));
+    }
+    // Every option fio lists, candor knows.
+    for n in &fio_names {
+        assert!(
+            options::find(n).is_some(),
+            "candor does not know fio's option {n}"
+        );
+    }
+    // Every option candor knows, fio knows (by name, when --cmdhelp=all
+    // leaves it out), except the removed ones, which fio refuses.
+    for def in options::all() {
+        if fio_names.iter().any(|n| n == def.name) {
+            continue;
+        }
+        let removed = def.kind == options::Kind::Deprecated;
+        if removed || def.kind == options::Kind::SoftDeprecated {
+            // fio refuses a removed option, and only mentions an old one.
+            let dir = tempfile::tempdir().unwrap();
+            let file = dir.path().join("d.fio");
+            std::fs::write(&file, format!("[x]\n{}=1\n", def.name)).unwrap();
+            let (ok, text) = fio(&["--parse-only", file.to_str().unwrap()]);
+            assert!(
+                ok != removed && text.contains("deprecated"),
+                "{}: {text}",
+                def.name
+            );
+            continue;
+        }
+        let (_, text) = fio(&[&format!("--cmdhelp={}", def.name)]);
+        assert!(
+            !text.contains("No such command"),
+            "fio does not know {}",
+            def.name
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Real runs: short jobs (a few MiB, under a second each) in a scratch
+// directory under /var/tmp, through the binary as a user runs it.
+
+use candor::result::{DiskMeasurement, Run};
+
+/// The real runs take turns: each measures timing (overlap, rates, steady
+/// state) that a neighbouring run on the same two CPUs would disturb.
+fn turn() -> std::sync::MutexGuard<'static, ()> {
+    one_at_a_time()
+}
+
+fn scratch() -> tempfile::TempDir {
+    common::plant::test_dir("jobfile")
+}
+
+/// `candor disk --job FIXTURE --dir DIR --format json [extra]`, as run
+/// from the fixtures' directory; the Run on success.
+fn run_job(fixture: &str, dir: &Path, extra: &[&str]) -> Run {
+    let out = assert_cmd::Command::cargo_bin("candor")
+        .unwrap()
+        .current_dir(fixtures())
+        .env("CANDOR_NO_HISTORY", "1")
+        .env("CANDOR_JF_DIR", dir)
+        .args([
+            "disk",
+            "--job",
+            fixture,
+            "--dir",
+            dir.to_str().unwrap(),
+            "--format",
+            "json",
+        ])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{fixture}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        candor_files(dir).is_empty(),
+        "{fixture}: a test file was left behind"
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn job<'a>(run: &'a Run, section: &str) -> &'a DiskMeasurement {
+    run.disk()
+        .find(|d| d.profile.as_deref() == Some(section))
+        .unwrap_or_else(|| panic!("no measurement [{section}]"))
+}
+
+fn span(d: &DiskMeasurement) -> (u64, u64) {
+    let j = d.job.as_ref().unwrap();
+    (j.start_ns, j.end_ns)
+}
+
+fn finding<'a>(run: &'a Run, id: &str) -> Option<&'a candor::result::Finding> {
+    run.findings.iter().find(|f| f.id == id)
+}
+
+#[test]
+fn jobs_run_together_unless_ordered() {
+    let _turn = turn();
+    let tmp = scratch();
+    let run = run_job("timeline.fio", tmp.path(), &[]);
+    let names: Vec<&str> = run.disk().map(|d| d.profile.as_deref().unwrap()).collect();
+    assert_eq!(
+        names,
+        ["a", "b", "c", "d"],
+        "one measurement per job, named after its section"
+    );
+    let (a, b, c, d) = (
+        span(job(&run, "a")),
+        span(job(&run, "b")),
+        span(job(&run, "c")),
+        span(job(&run, "d")),
+    );
+    // [a] and [b] overlapped for most of their 400 ms.
+    let overlap = a.1.min(b.1).saturating_sub(a.0.max(b.0));
+    assert!(overlap > 300_000_000, "a {a:?} b {b:?}");
+    // The stonewall: [c] starts after both ended; wait_for: [d] after [c].
+    assert!(c.0 >= a.1.max(b.1), "c {c:?} after a {a:?} b {b:?}");
+    assert!(d.0 >= c.1, "d {d:?} after c {c:?}");
+    assert_eq!(job(&run, "c").job.as_ref().unwrap().group, 1);
+    assert_eq!(job(&run, "d").job.as_ref().unwrap().waited_for, ["c"]);
+    let f = finding(&run, "job-concurrent").expect("job-concurrent");
+    assert_eq!(f.evidence["jobs"], serde_json::json!(["a", "b"]));
+    for d in run.disk() {
+        assert_eq!(d.job.as_ref().unwrap().ended_by, "runtime");
+        assert!(d
+            .fio_command
+            .starts_with(&format!("fio --name={} ", d.profile.as_deref().unwrap())));
+    }
+}
+
+#[test]
+fn rate_limits_hold() {
+    let _turn = turn();
+    let tmp = scratch();
+    let run = run_job("rate.fio", tmp.path(), &[]);
+    let near = |what: &str, got: f64, want: f64, tol: f64| {
+        assert!(
+            (got / want - 1.0).abs() < tol,
+            "{what}: {got} against {want}"
+        );
+    };
+    let r = job(&run, "iops-read").read.as_ref().unwrap();
+    // Within 5 %: an operation due just before the end but issued after it
+    // (a stalled CPU on a shared machine) is not counted.
+    near("rate_iops=500", r.iops, 500.0, 0.05);
+    let w = job(&run, "bytes-write").write.as_ref().unwrap();
+    near("rate=2m", w.bytes_per_sec, 2.0 * 1048576.0, 0.05);
+    let p = job(&run, "poisson-read").read.as_ref().unwrap();
+    near("poisson rate_iops=2000", p.iops, 2000.0, 0.10);
+    assert_eq!(
+        job(&run, "poisson-read").spec.rate_process.as_deref(),
+        Some("poisson")
+    );
+    // rate_iops=500 without a comma caps reads and writes alike, as in fio.
+    assert_eq!(
+        job(&run, "iops-read").spec.rate_bytes_per_sec,
+        Some([Some(500 * 4096); 2])
+    );
+    assert_eq!(
+        job(&run, "bytes-write").spec.rate_bytes_per_sec,
+        Some([Some(2 << 20); 2])
+    );
+}
+
+#[test]
+fn size_bounded_jobs_do_exactly_their_size() {
+    let _turn = turn();
+    let tmp = scratch();
+    let run = run_job("size.fio", tmp.path(), &[]);
+    let loops = job(&run, "loops");
+    assert_eq!(loops.threads.len(), 2);
+    for t in &loops.threads {
+        assert_eq!(
+            t.read.as_ref().unwrap().bytes,
+            6 << 20,
+            "size=2m x loops=3 per clone"
+        );
+    }
+    assert_eq!(
+        loops.job.as_ref().unwrap().files.len(),
+        2,
+        "each clone its own file"
+    );
+    let io = job(&run, "io-size");
+    assert_eq!(io.write.as_ref().unwrap().bytes, 1 << 20, "io_size=1m");
+    assert_eq!(io.spec.sync.as_deref(), Some("fdatasync"));
+    assert_eq!(io.spec.end_fsync, Some(true));
+    assert_eq!(
+        job(&run, "ios").read.as_ref().unwrap().ops,
+        100,
+        "number_ios=100"
+    );
+    // Several sizes: the last operation passes size by less than one block.
+    let split = job(&run, "split");
+    let (r, w) = (split.read.as_ref().unwrap(), split.write.as_ref().unwrap());
+    let total = r.bytes + w.bytes;
+    assert!(
+        (2 << 20..(2 << 20) + 16384).contains(&total),
+        "size=2m: {total}"
+    );
+    assert_eq!(w.bytes % 8192, 0, "writes are 8k");
+    assert!(
+        split.notes.iter().any(|n| n.contains("map")),
+        "{:?}",
+        split.notes
+    );
+    for d in run.disk() {
+        assert_eq!(d.job.as_ref().unwrap().ended_by, "size", "{:?}", d.profile);
+        assert!(d.measured_ns > 0);
+    }
+    // Stonewalled in [global]: one after the other.
+    let spans: Vec<(u64, u64)> = run.disk().map(span).collect();
+    assert!(spans.windows(2).all(|w| w[1].0 >= w[0].1), "{spans:?}");
+    assert!(finding(&run, "job-concurrent").is_none());
+    assert!(
+        finding(&run, "job-short").is_some(),
+        "MiB-sized jobs end in a fraction of a second"
+    );
+}
+
+#[test]
+fn steady_state_stops_a_flat_job() {
+    let _turn = turn();
+    let tmp = scratch();
+    let run = run_job("steady.fio", tmp.path(), &[]);
+    let flat = job(&run, "flat");
+    let j = flat.job.as_ref().unwrap();
+    let ss = j.steadystate.as_ref().unwrap();
+    assert!(ss.attained, "{ss:?}");
+    assert_eq!(j.ended_by, "steadystate");
+    assert!(
+        flat.measured_ns < 6_000_000_000,
+        "stopped well before its 10 s: {}",
+        flat.measured_ns
+    );
+    assert_eq!(ss.iops.len(), 2);
+    assert!(ss.value.unwrap() < 5.0);
+    let unfilled = job(&run, "unfilled").job.as_ref().unwrap();
+    let ss = unfilled.steadystate.as_ref().unwrap();
+    assert!(!ss.attained && ss.value.is_none(), "{ss:?}");
+    assert_eq!(unfilled.ended_by, "runtime");
+}
+
+#[test]
+fn forum_file_runs_and_explains_itself() {
+    let _turn = turn();
+    let tmp = scratch();
+    let out = tmp.path().join("forum.json");
+    let run = run_job("forum.fio", tmp.path(), &["-o", out.to_str().unwrap()]);
+    let names: Vec<&str> = run.disk().map(|d| d.profile.as_deref().unwrap()).collect();
+    assert_eq!(names, ["seq-read", "rand-read", "seq-write"]);
+    for d in run.disk() {
+        assert_eq!(d.spec.numjobs, 32);
+        assert_eq!(d.threads.len(), 32);
+        assert!(!d.spec.direct, "fio's default: buffered");
+        let j = d.job.as_ref().unwrap();
+        assert_eq!(j.files.len(), 1, "every clone of every job on the one file");
+        assert!(j.fio_files[0].ends_with("/forum.test"));
+        assert!(d.fio_command.contains("--numjobs=32"));
+    }
+    // Each clone moved size x loops.
+    let seq = job(&run, "seq-read");
+    assert!(seq
+        .threads
+        .iter()
+        .all(|t| t.read.as_ref().unwrap().bytes == 200 << 20));
+    for id in [
+        "job-concurrent",
+        "job-working-set",
+        "job-buffered",
+        "job-randrepeat",
+        "job-reused-buffers",
+    ] {
+        assert!(
+            finding(&run, id).is_some(),
+            "{id} missing: {:?}",
+            run.findings
+        );
+    }
+    // The Run keeps the job file: text and hash.
+    let kept = run.job_file.as_ref().unwrap();
+    let text = std::fs::read_to_string(fixtures().join("forum.fio")).unwrap();
+    assert_eq!(kept.files[0].text, text);
+    assert_eq!(kept.sha256, jobfile::source::sha256_hex(text.as_bytes()));
+    let saved = candor::result::read_run(&out).unwrap();
+    assert_eq!(saved.disk().count(), 3);
+}
+
+#[test]
+fn unsupported_options_are_refused_or_recorded() {
+    let _turn = turn();
+    let tmp = scratch();
+    let out = assert_cmd::Command::cargo_bin("candor")
+        .unwrap()
+        .current_dir(fixtures())
+        .env("CANDOR_NO_HISTORY", "1")
+        .args([
+            "disk",
+            "--job",
+            "unsupported.fio",
+            "--dir",
+            tmp.path().to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.trim(),
+        "candor: error: unsupported.fio:6: thinktime=10: not supported: candor does not pause between I/Os (thinktime)"
+    );
+    let run = run_job("unsupported.fio", tmp.path(), &["--ignore-unsupported"]);
+    let ignored = &run.job_file.as_ref().unwrap().ignored;
+    assert_eq!(ignored.len(), 1);
+    assert!(
+        ignored[0].starts_with("unsupported.fio:6: thinktime=10"),
+        "{ignored:?}"
+    );
+    assert!(run.notes.iter().any(|n| n.contains("thinktime")));
+}
+
+#[test]
+fn bad_job_files_exit_2_with_one_line() {
+    let tmp = scratch();
+    let d = tmp.path().to_str().unwrap();
+    let bad = |args: &[&str], expect: &str| {
+        let out = assert_cmd::Command::cargo_bin("candor")
+            .unwrap()
+            .current_dir(fixtures())
+            .env("CANDOR_NO_HISTORY", "1")
+            .arg("disk")
+            .args(args)
+            .args(["--dir", d])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+        assert_eq!(lines.len(), 1, "{args:?}: one line expected: {stderr}");
+        assert!(lines[0].contains(expect), "{args:?}: {stderr}");
+        assert!(candor_files(tmp.path()).is_empty());
+    };
+    bad(
+        &["--job", "missing.fio"],
+        "missing.fio: cannot read the job file: no such file",
+    );
+    bad(
+        &["--job", "size.fio", "--section", "nope"],
+        "size.fio: no section [nope] (sections: loops, io-size, ios, split)",
+    );
+    bad(
+        &["--job", "bad/unknown-option.fio"],
+        "bad/unknown-option.fio:5: unknown option 'blocksz' (did you mean blocksize?)",
+    );
+    bad(
+        &["--job", "bad/syntax.fio"],
+        "bad/syntax.fio:2: section header '[job' does not end with ']'",
+    );
+    bad(&["--job", "bad/loop-a.fio"], "bad/loop-b.fio:2: include loop: bad/loop-a.fio includes bad/loop-b.fio includes bad/loop-a.fio");
+    bad(
+        &["--job", "bad/range.fio"],
+        "bad/range.fio:4: rwmixread=150: out of range (0-100)",
+    );
+    bad(
+        &["--job", "size.fio", "--rw", "read"],
+        "cannot be used with",
+    );
+    // fio refuses the same files (the include loop is not run through fio:
+    // it recurses without end).
+    if have_fio() {
+        for f in ["bad/unknown-option.fio", "bad/range.fio"] {
+            let (ok, _) = fio(&["--parse-only", f]);
+            assert!(!ok, "fio accepts {f}");
+        }
+    }
+}
+
+#[test]
+fn parse_only_prints_the_plan_and_creates_nothing() {
+    let tmp = scratch();
+    let out = assert_cmd::Command::cargo_bin("candor")
+        .unwrap()
+        .current_dir(fixtures())
+        .env("CANDOR_NO_HISTORY", "1")
+        .env("CANDOR_JF_DIR", tmp.path())
+        .args(["disk", "--job", "forum.fio", "--parse-only"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("[rand-read]") && text.contains("starts at once, beside seq-read, seq-write"),
+        "{text}"
+    );
+    assert!(text.contains("fio: fio --name=seq-write"));
+    assert!(candor_files(tmp.path()).is_empty() && !tmp.path().join("forum.test").exists());
+}
+
+#[test]
+fn sigint_during_a_job_file_removes_every_file() {
+    let _turn = turn();
+    let tmp = scratch();
+    let jobs = tmp.path().join("long.fio");
+    std::fs::write(
+        &jobs,
+        "[global]\nsize=4m\ntime_based\nruntime=30s\nioengine=libaio\ndirect=1\n[a]\nrw=randread\n[b]\nrw=randwrite\n",
+    )
+    .unwrap();
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("candor"))
+        .env("CANDOR_NO_HISTORY", "1")
+        .args([
+            "disk",
+            "--job",
+            jobs.to_str().unwrap(),
+            "--dir",
+            tmp.path().to_str().unwrap(),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while candor_files(tmp.path()).len() < 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the test files never appeared"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    // SAFETY: kill() with a child pid we own.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        candor_files(tmp.path()).is_empty(),
+        "a test file was left behind"
+    );
+}
