@@ -82,6 +82,16 @@ impl Lengths {
     fn is_fixed(&self) -> bool {
         matches!(self, Lengths::Fixed(_))
     }
+
+    /// The shortest operation of this direction.
+    fn shortest(&self) -> u64 {
+        match self {
+            Lengths::Fixed(len) => u64::from(*len),
+            Lengths::Split { lens, .. } => lens.iter().copied().min().map_or(1, u64::from),
+            Lengths::Range { low, .. } => *low,
+        }
+        .max(1)
+    }
 }
 
 /// A bijection of [0, 2^bits) with keys drawn per pass, walked in counter
@@ -173,7 +183,10 @@ pub struct Pattern {
     lengths: [Lengths; 2],
     /// Either direction can draw more than one size.
     variable: bool,
+    /// The shortest operation of the job, and of each direction (a write
+    /// is never cut to a read's size: `bs=4k,8k` writes 8 KiB only).
     min_len: u64,
+    shortest: [u64; 2],
     /// The thread's region of its file: first byte and length.
     start: u64,
     len: u64,
@@ -204,6 +217,7 @@ impl Pattern {
         let sizes = job.sizes();
         let lengths = [Lengths::of(&sizes[0]), Lengths::of(&sizes[1])];
         let min_len = job.min_bs().max(1);
+        let shortest = [lengths[0].shortest(), lengths[1].shortest()];
         let unit = job.unit();
         let slots = (len.saturating_sub(min_len) / unit + 1).max(1);
         let order = if job.random_map && job.rw.is_random() {
@@ -235,6 +249,7 @@ impl Pattern {
             variable: !(lengths[0].is_fixed() && lengths[1].is_fixed()),
             lengths,
             min_len,
+            shortest,
             start,
             len,
             unit,
@@ -286,11 +301,11 @@ impl Pattern {
     #[inline]
     fn fit(&self, d: usize, len: &mut u32, room: u64, rng: &mut Payload) {
         let mut tries = 0;
-        while u64::from(*len) > room {
+        while u64::from(*len) > room && tries <= 8 {
             *len = if tries < 8 {
                 self.lengths[d].pick(rng)
             } else {
-                self.min_len as u32
+                self.shortest[d] as u32
             };
             tries += 1;
         }
@@ -317,7 +332,12 @@ impl Pattern {
             Order::Independent => rng.next_u64() % self.slots,
             Order::Shuffled(s) => s.next(rng),
         };
-        let at = slot * self.unit;
+        let mut at = slot * self.unit;
+        if at + self.shortest[d] > self.len {
+            // Slots near the end fit the job's shortest operation, not
+            // this direction's: its last slot that fits instead.
+            at = self.len.saturating_sub(self.shortest[d]) / self.unit * self.unit;
+        }
         if self.variable {
             self.fit(d, len, self.len - at, rng);
         }
@@ -332,7 +352,7 @@ impl Pattern {
     fn sequential_offset(&mut self, d: usize, len: &mut u32, rng: &mut Payload) -> u64 {
         let mut at = self.cursor;
         if at + u64::from(*len) > self.len {
-            if self.variable && at + self.min_len <= self.len {
+            if self.variable && at + self.shortest[d] <= self.len {
                 self.fit(d, len, self.len - at, rng);
             } else {
                 // The end of the region: the next pass starts over.
@@ -410,6 +430,27 @@ mod tests {
         for o in &ops {
             assert_eq!(o.offset % 4096, 0);
             assert!(o.offset + u64::from(o.len) <= 64 << 20);
+        }
+    }
+
+    #[test]
+    fn a_direction_keeps_its_own_sizes_at_the_region_end() {
+        // bs 4k/16k for reads, 8k for writes over a small region: the last
+        // 4 KiB slot fits a read, never a write, which is not cut to 4 KiB.
+        for random_map in [false, true] {
+            let mut job = JobSpec::new(Rw::Randrw, 4096, 1);
+            job.random_map = random_map;
+            job.block_sizes = Some([
+                BlockSizes::Split(vec![(4096, 50), (16384, 50)]),
+                BlockSizes::Fixed(8192),
+            ]);
+            let ops = draw(&job, 64 << 10, 20_000);
+            for o in &ops {
+                assert!(o.offset + u64::from(o.len) <= 64 << 10, "{o:?}");
+                if o.write {
+                    assert_eq!(o.len, 8192, "{o:?}");
+                }
+            }
         }
     }
 
