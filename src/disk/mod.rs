@@ -2,11 +2,12 @@
 //! everything the battery, the findings and the reports read. It measures;
 //! it never formats.
 //!
-//! Flow of a job: validate the spec, pick the engine (with fallback),
-//! start `numjobs` worker threads that each open the file, build their
-//! engine and buffers, then wait at a barrier; the common start instant is
-//! taken after the barrier, the ramp runs uncounted, the measured interval
-//! is recorded per thread, and the totals are merged from the threads.
+//! Flow of a job, in three steps of [`run`]: `prepare` validates the spec
+//! and picks the engine (with fallback); `drive` starts `numjobs` worker
+//! threads that each open the file, build their engine and buffers, then
+//! wait at a barrier; the common start instant is taken after the barrier,
+//! the ramp runs uncounted and the measured interval is recorded per
+//! thread; `assemble` merges the threads' records into one measurement.
 
 pub mod buffer;
 pub mod cpu_usage;
@@ -148,7 +149,9 @@ fn split_file<'a>(file: Option<&'a TestFile>, job: &JobSpec) -> Vec<Placement<'a
 }
 
 /// Runs `job` with one thread per placement (at least one), all started
-/// together at a barrier.
+/// together at a barrier: the job is checked and its engine chosen
+/// ([`prepare`]), its threads run ([`drive`]), and what they recorded
+/// becomes one measurement ([`assemble`]).
 pub fn run(
     job: &JobSpec,
     places: &[Placement],
@@ -156,6 +159,26 @@ pub fn run(
     dir: &std::path::Path,
     control: &Control,
 ) -> anyhow::Result<Outcome> {
+    let Prepared { job, engine, notes } = prepare(job, places, control)?;
+    let started_at = crate::units::now_rfc3339();
+    let window = Window::of(&job);
+    let driven = drive(&job, places, &engine, buffer_align, control, window)?;
+    Ok(assemble(
+        &job, places, &engine, notes, dir, started_at, driven,
+    ))
+}
+
+/// A job ready to run: the spec as it will run (psync lowers the depth),
+/// the engine chosen, and the notes that explain both.
+struct Prepared {
+    job: JobSpec,
+    engine: engine::Selected,
+    notes: Vec<String>,
+}
+
+/// Checks the job against its limits, the memory and its placements,
+/// chooses the engine, and drops the files' cached pages if asked to.
+fn prepare(job: &JobSpec, places: &[Placement], control: &Control) -> anyhow::Result<Prepared> {
     job.validate().map_err(usage)?;
     job.check_memory(crate::host::memory::available_bytes())
         .map_err(usage)?;
@@ -200,16 +223,69 @@ pub fn run(
             }
         }
     }
+    Ok(Prepared {
+        job,
+        engine: selected,
+        notes,
+    })
+}
 
-    let started_at = crate::units::now_rfc3339();
-    let ramp_ns = job.ramp.as_nanos() as u64;
-    // A job bounded by what it issues may have no time limit (fio's runtime=0).
-    let end_ns = if job.runtime.is_zero() {
-        u64::MAX
-    } else {
-        ramp_ns + job.runtime.as_nanos() as u64
-    };
-    let measured_ns = end_ns - ramp_ns;
+/// A job's timeline from its start, in nanoseconds: the ramp runs
+/// uncounted, the measured interval follows until `end_ns`.
+#[derive(Debug, Clone, Copy)]
+struct Window {
+    ramp_ns: u64,
+    end_ns: u64,
+}
+
+impl Window {
+    fn of(job: &JobSpec) -> Window {
+        let ramp_ns = job.ramp.as_nanos() as u64;
+        // A job bounded by what it issues may have no time limit (fio's runtime=0).
+        let end_ns = if job.runtime.is_zero() {
+            u64::MAX
+        } else {
+            ramp_ns + job.runtime.as_nanos() as u64
+        };
+        Window { ramp_ns, end_ns }
+    }
+
+    fn measured_ns(&self) -> u64 {
+        self.end_ns - self.ramp_ns
+    }
+}
+
+/// What the threads of a job recorded, and how the job ran.
+struct Driven {
+    results: Vec<WorkerResult>,
+    /// The job's measured interval: the longest of its threads'.
+    measured_ns: u64,
+    /// CPU use over the measured interval: the process's, or the job's own
+    /// threads' where it ran beside other jobs.
+    cpu: CpuUse,
+    steady: Option<SteadyState>,
+    /// fio's steady state was attained and stopped the job.
+    attained: bool,
+    /// Every thread's io_uring registered its buffers.
+    all_registered: bool,
+    started: Instant,
+    ended: Instant,
+}
+
+/// Starts the job's threads, releases them together once all are set up
+/// (and, for jobs that start together, once every such job is), sleeps
+/// through the ramp, then watches the measured interval: its end, another
+/// job's failure, fio's steady state. Returns each thread's records.
+fn drive(
+    job: &JobSpec,
+    places: &[Placement],
+    selected: &engine::Selected,
+    buffer_align: usize,
+    control: &Control,
+    window: Window,
+) -> anyhow::Result<Driven> {
+    let Window { ramp_ns, end_ns } = window;
+    let null = selected.kind == EngineKind::Null;
     let progress: Vec<Option<Arc<Progress>>> = (0..places.len())
         .map(|_| {
             control
@@ -335,7 +411,7 @@ pub fn run(
             t0,
         )
     });
-    let ended_at = Instant::now();
+    let ended = Instant::now();
 
     crate::cancel::check()?;
     let mut results: Vec<WorkerResult> = Vec::with_capacity(threads);
@@ -345,16 +421,64 @@ pub fn run(
     if control.abort.is_some_and(|a| a.load(Ordering::SeqCst)) {
         return Err(anyhow::anyhow!("stopped because another job failed"));
     }
-
     // A thread that stopped early is measured up to its last completion,
     // one that synced at the end up to the sync: the job's interval is the
     // longest of its threads'.
     let measured_ns = results
         .iter()
-        .map(|r| r.stopped_early_ns.unwrap_or(measured_ns))
+        .map(|r| r.stopped_early_ns.unwrap_or(window.measured_ns()))
         .max()
-        .unwrap_or(measured_ns);
-    let ended_by = if attained.load(Ordering::SeqCst) {
+        .unwrap_or(window.measured_ns());
+    // Beside other jobs the process's CPU is theirs too: count this job's threads.
+    let cpu = if control.shared {
+        let (usr, sys) = results
+            .iter()
+            .fold((0, 0), |(u, s), r| (u + r.cpu_ns.0, s + r.cpu_ns.1));
+        let wall = measured_ns.max(1) as f64;
+        CpuUse {
+            usr_pct: 100.0 * usr as f64 / wall,
+            sys_pct: 100.0 * sys as f64 / wall,
+            steal_pct: cpu.steal_pct,
+            cpu_ns: usr + sys,
+        }
+    } else {
+        cpu
+    };
+    Ok(Driven {
+        results,
+        measured_ns,
+        cpu,
+        steady: steady_record,
+        attained: attained.load(Ordering::SeqCst),
+        all_registered: registered.load(Ordering::SeqCst) == threads,
+        started: t0,
+        ended,
+    })
+}
+
+/// Merges the threads' records into the job's measurement: totals per
+/// direction, each thread over its own interval, the bytes a sequential
+/// job covered, and how it ended.
+fn assemble(
+    job: &JobSpec,
+    places: &[Placement],
+    selected: &engine::Selected,
+    mut notes: Vec<String>,
+    dir: &std::path::Path,
+    started_at: String,
+    driven: Driven,
+) -> Outcome {
+    let Driven {
+        results,
+        measured_ns,
+        cpu,
+        steady,
+        attained,
+        all_registered,
+        started,
+        ended,
+    } = driven;
+    let ended_by = if attained {
         "steadystate"
     } else if results.iter().all(|r| r.ended == Ended::Limit) {
         "size"
@@ -366,9 +490,8 @@ pub fn run(
     let mut spec = job.to_spec(selected.kind);
     spec.engine_note = selected.note.clone();
     if selected.kind == EngineKind::IoUring {
-        let all = registered.load(Ordering::SeqCst) == threads;
-        spec.registered_buffers = Some(all);
-        if !all {
+        spec.registered_buffers = Some(all_registered);
+        if !all_registered {
             notes.push(
                 "io_uring ran without registered buffers (the memlock limit, ulimit -l, is too low to pin them)"
                     .to_string(),
@@ -414,21 +537,6 @@ pub fn run(
             region_bytes,
         }
     });
-    // Beside other jobs the process's CPU is theirs too: count this job's threads.
-    let cpu = if control.shared {
-        let (usr, sys) = results
-            .iter()
-            .fold((0, 0), |(u, s), r| (u + r.cpu_ns.0, s + r.cpu_ns.1));
-        let wall = measured_ns.max(1) as f64;
-        CpuUse {
-            usr_pct: 100.0 * usr as f64 / wall,
-            sys_pct: 100.0 * sys as f64 / wall,
-            steal_pct: cpu.steal_pct,
-            cpu_ns: usr + sys,
-        }
-    } else {
-        cpu
-    };
     let measurement = DiskMeasurement {
         span,
         sync: None,
@@ -436,7 +544,7 @@ pub fn run(
         pass: None,
         role: Default::default(),
         started_at: Some(started_at),
-        fio_command: crate::fio::fio_command(&job, selected.kind.as_str(), dir),
+        fio_command: crate::fio::fio_command(job, selected.kind.as_str(), dir),
         spec,
         read,
         write,
@@ -447,13 +555,13 @@ pub fn run(
         notes,
         job: None,
     };
-    Ok(Outcome {
+    Outcome {
         measurement,
-        started: t0,
-        ended: ended_at,
+        started,
+        ended,
         ended_by,
-        steady: steady_record,
-    })
+        steady,
+    }
 }
 
 /// One worker thread: open the file, build the engine and buffers, meet the

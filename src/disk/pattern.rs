@@ -183,9 +183,8 @@ pub struct Pattern {
     lengths: [Lengths; 2],
     /// Either direction can draw more than one size.
     variable: bool,
-    /// The shortest operation of the job, and of each direction (a write
-    /// is never cut to a read's size: `bs=4k,8k` writes 8 KiB only).
-    min_len: u64,
+    /// The shortest operation of each direction (a write is never cut to a
+    /// read's size: `bs=4k,8k` writes 8 KiB only).
     shortest: [u64; 2],
     /// The thread's region of its file: first byte and length.
     start: u64,
@@ -248,7 +247,6 @@ impl Pattern {
             rwmixread: job.rwmixread as u64,
             variable: !(lengths[0].is_fixed() && lengths[1].is_fixed()),
             lengths,
-            min_len,
             shortest,
             start,
             len,
