@@ -102,8 +102,11 @@ static CATALOGUE: &[FindingInfo] = &[
         severity: Severity::Warning,
         meaning: "reads and writes hit one shared counter (a limiter), not the medium",
         not_proven: "the medium's read or write speed",
-        explanation: "Real media read and write at different speeds. When the read and the write of the same profile agree within LIMITER_RW_EQUAL (real case: 40329 vs 40327 IOPS, 0.005 %), both are being counted against one limit.",
-        thresholds: &[("LIMITER_RW_EQUAL", limiter::LIMITER_RW_EQUAL)],
+        explanation: "Real media read and write at different speeds. When the read and the write of the same profile agree within LIMITER_RW_EQUAL (real case: 40329 vs 40327 IOPS, 0.005 %), both are being counted against one limit. Where read and write curves can cross at one point by chance (a sweep), a deeper point of the same block size, where a limit would hold too, must sit at the same level (within LIMITER_QD_FLAT) in both directions.",
+        thresholds: &[
+            ("LIMITER_RW_EQUAL", limiter::LIMITER_RW_EQUAL),
+            ("LIMITER_QD_FLAT", limiter::LIMITER_QD_FLAT),
+        ],
     },
     FindingInfo {
         id: "limiter-qd-flat",

@@ -88,52 +88,92 @@ pub fn limiter_flat(run: &Run) -> Vec<Finding> {
 }
 
 /// `limiter-rw-equal`: read and write of one profile equal.
+///
+/// One pair that agrees proves little where a Run holds many: a sweep pairs
+/// reads and writes at ~20 points whose read/write ratios wander by tens of
+/// percent, so somewhere two curves cross, and 0.1 % agreement at one
+/// point came by chance in one of ten clean Runs here (RND4K Q8T1 on the
+/// unthrottled disk). A limit, once reached, holds at every deeper queue:
+/// so where the Run has deeper pairs of the same block size and pattern,
+/// an equal pair counts only when one of them sits at the same level, read
+/// and write ([`LIMITER_QD_FLAT`]). The deepest pair of its shape (the
+/// battery's RND4K Q32T1) has no deeper witness and stands alone.
 pub fn limiter_rw_equal(run: &Run) -> Vec<Finding> {
     let all = main_metrics(run);
-    let mut pairs = 0;
-    let mut out = Vec::new();
-    for r in all.iter().filter(|m| m.dir == Dir::Read && m.is_plain()) {
-        let Some(w) = all
-            .iter()
-            .find(|m| m.dir == Dir::Write && m.is_plain() && m.label == r.label)
-        else {
-            continue;
-        };
-        pairs += 1;
-        let ri = r.iops_spread().median;
-        let wi = w.iops_spread().median;
-        let hi = ri.max(wi);
-        if hi <= 0.0 {
-            continue;
-        }
-        let diff = (ri - wi).abs() / hi;
-        if diff < LIMITER_RW_EQUAL {
-            out.push(checked(
-                "limiter-rw-equal",
-                Some(r.label.clone()),
-                format!(
-                    "{}: read {} IOPS, write {} IOPS ({} % apart): one shared limit, not the medium",
-                    r.label,
-                    fmt_count(ri),
-                    fmt_count(wi),
-                    pct(diff)
-                ),
-                json!({
-                    "read_iops": round_to(ri, 2),
-                    "write_iops": round_to(wi, 2),
-                    "difference": round_to(diff, 9),
-                    "threshold_difference": LIMITER_RW_EQUAL,
-                }),
-            ));
-        }
-    }
-    if pairs == 0 {
+    let pairs: Vec<(&Metric, f64, f64)> = all
+        .iter()
+        .filter(|m| m.dir == Dir::Read && m.is_plain())
+        .filter_map(|r| {
+            let w = all
+                .iter()
+                .find(|m| m.dir == Dir::Write && m.is_plain() && m.label == r.label)?;
+            Some((r, r.iops_spread().median, w.iops_spread().median))
+        })
+        .collect();
+    if pairs.is_empty() {
         return vec![not_checked(
             "limiter-rw-equal",
             "no profile ran as both read and write: a shared read/write limit was not checked"
                 .into(),
             "a read and a write of the same profile",
         )];
+    }
+    let deeper_same_shape = |o: &Metric, r: &Metric| {
+        let (x, y) = (&o.job().spec, &r.job().spec);
+        x.bs == y.bs
+            && x.rw.is_random() == y.rw.is_random()
+            && x.iodepth * x.numjobs > y.iodepth * y.numjobs
+    };
+    let mut out = Vec::new();
+    for &(r, ri, wi) in &pairs {
+        let hi = ri.max(wi);
+        if hi <= 0.0 {
+            continue;
+        }
+        let diff = (ri - wi).abs() / hi;
+        if diff >= LIMITER_RW_EQUAL {
+            continue;
+        }
+        let level = (ri + wi) / 2.0;
+        let near = |x: f64| (x - level).abs() / level < LIMITER_QD_FLAT;
+        let siblings: Vec<&(&Metric, f64, f64)> = pairs
+            .iter()
+            .filter(|(o, _, _)| deeper_same_shape(o, r))
+            .collect();
+        let corroborated: Vec<&str> = siblings
+            .iter()
+            .filter(|(_, oi, ow)| near(*oi) && near(*ow))
+            .map(|(o, _, _)| o.label.as_str())
+            .collect();
+        if !siblings.is_empty() && corroborated.is_empty() {
+            continue;
+        }
+        let also = if corroborated.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " (read and write also at that level at {})",
+                corroborated.join(", ")
+            )
+        };
+        out.push(checked(
+            "limiter-rw-equal",
+            Some(r.label.clone()),
+            format!(
+                "{}: read {} IOPS, write {} IOPS ({} % apart){also}: one shared limit, not the medium",
+                r.label,
+                fmt_count(ri),
+                fmt_count(wi),
+                pct(diff)
+            ),
+            json!({
+                "read_iops": round_to(ri, 2),
+                "write_iops": round_to(wi, 2),
+                "difference": round_to(diff, 9),
+                "threshold_difference": LIMITER_RW_EQUAL,
+                "same_level_at": corroborated,
+            }),
+        ));
     }
     out
 }
@@ -318,6 +358,48 @@ mod tests {
         run.measurements.truncate(1);
         let f = limiter_flat(&run);
         assert_eq!(f[0].status, FindingStatus::NotChecked);
+    }
+
+    #[test]
+    fn rw_equal_in_a_sweep_needs_a_second_point_at_its_level() {
+        // Curves that cross at QD8 on a clean disk: chance, not a limit.
+        let mut run = run();
+        for (qd, r, w) in [
+            (1, 18_000.0, 15_000.0),
+            (8, 60_000.0, 60_010.0),
+            (32, 130_000.0, 110_000.0),
+        ] {
+            let label = format!("RND4K Q{qd}T1");
+            run.measurements
+                .push(job(Some(&label), "randread", 4096, qd, 1, r));
+            run.measurements
+                .push(job(Some(&label), "randwrite", 4096, qd, 1, w));
+        }
+        assert!(limiter_rw_equal(&run).is_empty());
+        // A shared limit: both directions at 40,000 from QD8 on.
+        dm(&mut run.measurements[2]).read = Some(stats(40_000.0, 4096));
+        dm(&mut run.measurements[3]).write = Some(stats(40_010.0, 4096));
+        dm(&mut run.measurements[4]).read = Some(stats(40_020.0, 4096));
+        dm(&mut run.measurements[5]).write = Some(stats(40_005.0, 4096));
+        let f = limiter_rw_equal(&run);
+        assert_eq!(f.len(), 2, "{f:?}");
+        assert_eq!(f[0].evidence["same_level_at"][0], "RND4K Q32T1");
+    }
+
+    #[test]
+    fn rw_equal_at_the_battery_s_deepest_queue_stands_alone() {
+        // The battery: RND4K at QD1 well below the limit, QD32 at it.
+        let mut run = run();
+        for (qd, r, w) in [(1, 10_500.0, 9_200.0), (32, 40_329.0, 40_327.0)] {
+            let label = format!("RND4K Q{qd}T1");
+            run.measurements
+                .push(job(Some(&label), "randread", 4096, qd, 1, r));
+            run.measurements
+                .push(job(Some(&label), "randwrite", 4096, qd, 1, w));
+        }
+        let f = limiter_rw_equal(&run);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].subject.as_deref(), Some("RND4K Q32T1"));
     }
 
     #[test]

@@ -95,6 +95,7 @@ pub struct Cgroup {
 
 impl Cgroup {
     pub fn new(tag: &str, dir: &Path) -> Cgroup {
+        remove_dead_groups();
         let path = Path::new(BLKIO).join(format!("candor-test-{tag}-{}", std::process::id()));
         std::fs::create_dir(&path).unwrap_or_else(|e| {
             panic!(
@@ -139,6 +140,30 @@ impl Cgroup {
         ));
         c.env("CANDOR_NO_HISTORY", "1");
         c
+    }
+}
+
+/// Groups left by a test process that was killed (its drop never ran):
+/// `candor-test-<tag>-<pid>` whose pid is gone and which holds no task.
+/// Their throttles bind no one, but a test suite leaves nothing behind.
+fn remove_dead_groups() {
+    let Ok(entries) = std::fs::read_dir(BLKIO) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .strip_prefix("candor-test-")
+            .and_then(|rest| rest.rsplit('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let empty =
+            std::fs::read_to_string(e.path().join("tasks")).is_ok_and(|t| t.trim().is_empty());
+        if empty && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir(e.path());
+        }
     }
 }
 
