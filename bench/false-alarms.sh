@@ -6,6 +6,7 @@
 # metric-disagreement). Prints one line per run and the total.
 #
 # Usage: bench/false-alarms.sh [N]     (N=10 by default; about 3 minutes per pair)
+# The Run of any alarm is kept in $KEEP (/var/tmp/candor-false-alarms-kept).
 # Needs: a release build of candor (CANDOR=target/release/candor by default), python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +14,8 @@ cd "$(dirname "$0")/.."
 export CANDOR_NO_HISTORY=1
 N="${1:-10}"
 CANDOR="${CANDOR:-target/release/candor}"
+# Runs that raised an alarm are kept here.
+KEEP="${KEEP:-/var/tmp/candor-false-alarms-kept}"
 [ -x "$CANDOR" ] || { echo "false-alarms: build candor first (cargo build --release)" >&2; exit 2; }
 dir=$(mktemp -d /var/tmp/candor-false-alarms.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
@@ -39,8 +42,14 @@ PY
 )
         n=$(echo "$line" | cut -f1)
         runs=$((runs + 1))
-        [ "$n" -gt 0 ] && alarms=$((alarms + 1))
         printf '%s %-5s %s warnings: %s | %s\n' "$(date -u +%H:%M:%S)" "$kind" "$n" "$(echo "$line" | cut -f2)" "$(echo "$line" | cut -f3)"
+        if [ "$n" -gt 0 ]; then
+            # Keep the Run of an alarm: `candor analyze` can replay it after a rule changes.
+            alarms=$((alarms + 1))
+            mkdir -p "$KEEP"
+            cp "$out" "$KEEP/$kind-$(date -u +%Y%m%dT%H%M%S).json"
+            echo "    kept in $KEEP/"
+        fi
         rm -f "$out"
     done
 done

@@ -153,14 +153,23 @@ pub fn round_plateau(run: &Run) -> Vec<Finding> {
         };
         // Only another block size counts: at the same size, equal figures are
         // natural (random and sequential 1 MiB QD1 reads agree on a path
-        // that one request fills), and a bandwidth figure equal at two sizes
-        // is what a cap does and a medium's curve does not.
+        // that one request fills). In IOPS, the same figure at two sizes is
+        // what a limiter does and a medium does not (it pays per byte). In
+        // bytes/s, large blocks at depth all meet the path's own ceiling
+        // (this VM: 256K QD16, 1M QD4 and QD16, SEQ1M QD8 reads all at
+        // 1567 MB/s, which is 1494 MiB/s, "round" by chance): there a
+        // small block at that level (its figure is set by IOPS, not by the
+        // path), or two sizes at QD1 as in `caps`, is the evidence.
+        let small = |x: &Metric| x.job().spec.bs <= super::limiter::LIMITER_QD_SMALL_BLOCK;
+        let limiter_evidence =
+            |o: &Metric| unit == "IOPS" || small(o) || small(m) || (depth(o) == 1 && depth(m) == 1);
         let shared: Vec<serde_json::Value> = all
             .iter()
             .filter(|o| {
                 o.subject() != m.subject()
                     && o.dir == m.dir
                     && o.job().spec.bs != m.job().spec.bs
+                    && limiter_evidence(o)
                     && at_top(o)
                     && at_top(m)
             })
@@ -290,6 +299,38 @@ mod tests {
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].evidence["round_unit"], "IOPS");
         assert_eq!(f[0].severity, Severity::Warning);
+    }
+
+    #[test]
+    fn a_path_ceiling_on_a_round_figure_is_no_plateau_evidence() {
+        // Large blocks at depth all meet this VM's path at 1567 MB/s =
+        // 1494 MiB/s (0.4 % from 1,500): round by chance, not a cap.
+        let mut run = run();
+        for (label, rw, bs, qd, mb) in [
+            ("RND256K Q16T1", "randread", 256 << 10, 16, 1566.0),
+            ("RND1M Q4T1", "randread", 1 << 20, 4, 1565.0),
+            ("RND1M Q16T1", "randread", 1 << 20, 16, 1567.0),
+            ("SEQ1M Q8T1", "read", 1 << 20, 8, 1568.0),
+            ("RND1M Q1T1", "randread", 1 << 20, 1, 1180.0),
+        ] {
+            run.measurements
+                .push(job_mb(Some(label), rw, bs, qd, 1, mb));
+        }
+        let f = round_plateau(&run);
+        assert!(!f.is_empty());
+        assert!(f.iter().all(|f| f.severity == Severity::Info), "{f:?}");
+        // A 64 KiB point at the same level is a small block held there:
+        // that a path does not do.
+        run.measurements.push(job_mb(
+            Some("RND64K Q16T1"),
+            "randread",
+            64 << 10,
+            16,
+            1,
+            1566.5,
+        ));
+        let f = round_plateau(&run);
+        assert!(f.iter().any(|f| f.severity == Severity::Warning), "{f:?}");
     }
 
     #[test]
