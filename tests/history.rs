@@ -2,7 +2,8 @@
 //! XDG_DATA_HOME stands in for the user's data directory), idempotence, two
 //! processes adding at once, drift on planted changes built from the real
 //! fixture Runs (and silence within the noise), every reading format, bad
-//! databases (damaged, foreign, newer, locked) refused in one line with
+//! databases (damaged, foreign, newer, locked; block and character devices,
+//! FIFOs, links, empty files, planted WALs) refused in one line with
 //! nothing stored changed, and the HTML report in a real headless Chromium.
 
 mod common;
@@ -781,6 +782,96 @@ fn bad_databases_are_refused_in_one_line_and_left_as_they_were() {
     let none = h.join("none.db");
     refused(hist(h, &none).args(["show", "x"]), 2, &["no history yet"]);
     assert!(!none.exists());
+}
+
+/// The bytes of a file, or None when it does not exist.
+fn bytes(p: &Path) -> Option<Vec<u8>> {
+    std::fs::read(p).ok()
+}
+
+/// SQLite's files beside `db` that exist.
+fn sidecars(db: &Path) -> Vec<String> {
+    ["-wal", "-shm", "-journal"]
+        .iter()
+        .map(|s| format!("{}{s}", db.display()))
+        .filter(|p| std::fs::symlink_metadata(p).is_ok())
+        .collect()
+}
+
+#[test]
+fn a_db_that_is_not_a_regular_file_of_candor_is_never_written() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let base = read(&fixture("cpu.json"));
+    let run = write(h, "run", &variant(&base, "a", "2026-01-01", 1.0, 1.0));
+    // The way each refusal is checked: `history add` is bad input (exit 2),
+    // a measurement's add is a warning (exit 0); nothing written either way.
+    let both_refuse = |db: &Path, problem: &str| {
+        let name = db.to_str().unwrap();
+        refused(hist(h, db).arg("add").arg(&run), 2, &[name, problem]);
+        let o = ok(candor(h)
+            .args(["import", "--db"])
+            .arg(db)
+            .arg(fio_fixture()));
+        let err = stderr(&o);
+        assert!(
+            err.contains("candor: warning: history: the Run was not added: ")
+                && err.contains(problem),
+            "{err}"
+        );
+    };
+
+    // A block device: a loop device over a file of known bytes. SQLite
+    // alone takes its size 0 for an empty database and writes its header.
+    let backing = h.join("backing.img");
+    let lo = common::plant::LoopDevice::new(&backing, 1 << 20, false);
+    let pattern: Vec<u8> = (0..1u32 << 20).map(|i| (i % 251) as u8).collect();
+    std::fs::write(&lo.device, &pattern).unwrap();
+    common::plant::sh("blockdev", &["--flushbufs", &lo.device]);
+    let device = Path::new(&lo.device);
+    both_refuse(device, "is a block device");
+    common::plant::sh("blockdev", &["--flushbufs", &lo.device]);
+    assert!(
+        bytes(&backing) == Some(pattern.clone()),
+        "the device's backing file changed"
+    );
+    assert!(sidecars(device).is_empty(), "{:?}", sidecars(device));
+
+    // A character device (the null device, made here) and a FIFO: nothing
+    // written, no -journal or -wal beside them, no wait on the FIFO.
+    let null = h.join("null.db");
+    common::plant::sh("mknod", &[null.to_str().unwrap(), "c", "1", "3"]);
+    both_refuse(&null, "is a character device");
+    assert!(sidecars(&null).is_empty(), "{:?}", sidecars(&null));
+    let fifo = h.join("fifo.db");
+    common::plant::sh("mkfifo", &[fifo.to_str().unwrap()]);
+    both_refuse(&fifo, "is a FIFO");
+
+    // A symbolic link to a real history, and an empty file of another user.
+    let real = h.join("real.db");
+    ok(hist(h, &real).arg("add").arg(&run));
+    let before = db_state(&real);
+    let link = h.join("link.db");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    both_refuse(&link, "is a symbolic link");
+    assert_eq!(db_state(&real), before);
+    let empty = h.join("empty.db");
+    std::fs::write(&empty, b"").unwrap();
+    std::os::unix::fs::chown(&empty, Some(65534), Some(65534)).unwrap();
+    both_refuse(&empty, "is an empty file");
+    assert_eq!(bytes(&empty), Some(vec![]));
+
+    // A WAL planted beside a real history (it would be replayed into it).
+    let wal = format!("{}-wal", real.display());
+    let _ = std::fs::remove_file(&wal);
+    std::os::unix::fs::symlink("/dev/null", &wal).unwrap();
+    both_refuse(&real, "-wal, is a symbolic link");
+    std::fs::remove_file(&wal).unwrap();
+    std::fs::write(&wal, b"").unwrap();
+    std::os::unix::fs::chown(&wal, Some(65534), Some(65534)).unwrap();
+    both_refuse(&real, "owned by user 65534");
+    std::fs::remove_file(&wal).unwrap();
+    assert_eq!(run_count(h, &real), 1, "the real history still reads");
 }
 
 #[test]

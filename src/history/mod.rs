@@ -6,7 +6,8 @@
 //! Each Run's JSON is stored unchanged (it is the source of truth) beside
 //! query tables (hosts, runs, one row per figure under a stable workload
 //! key, findings). One concept per file: `schema` (tables, migrations,
-//! opening), `figures` (a Run's figures and workload keys), `add`, `query`,
+//! opening), `file` (what the database file may be, checked on descriptors
+//! before and after SQLite opens it), `figures` (a Run's figures and workload keys), `add`, `query`,
 //! `drift` (the `regressed` / `improved` findings), `export`, `error`.
 //!
 //! This module owns the database and must not render: `report::history`
@@ -17,6 +18,7 @@ pub mod drift;
 pub mod error;
 pub mod export;
 pub mod figures;
+pub mod file;
 pub mod query;
 pub mod schema;
 
@@ -66,6 +68,9 @@ pub fn timeout() -> anyhow::Result<Duration> {
 /// An open history database.
 pub struct History {
     conn: Connection,
+    /// The checked database file, closed after `conn` (fields drop in
+    /// order): closing it earlier would drop SQLite's POSIX locks.
+    _file: std::fs::File,
     path: PathBuf,
     wait: Duration,
 }
@@ -74,9 +79,10 @@ impl History {
     /// Opens (`Open::Create`: creates if absent) the history at `path`.
     pub fn open(path: &Path, mode: schema::Open) -> anyhow::Result<History> {
         let wait = timeout()?;
-        let conn = schema::open(path, mode, wait)?;
+        let (conn, file) = schema::open(path, mode, wait)?;
         Ok(History {
             conn,
+            _file: file,
             path: path.to_path_buf(),
             wait,
         })

@@ -150,36 +150,39 @@ pub enum Open {
     Existing,
 }
 
-/// Opens the history at `path`: checks that it is candor's, at a version
-/// this build knows, then WAL and migrations. `wait` is the busy timeout.
-pub fn open(path: &Path, mode: Open, wait: Duration) -> anyhow::Result<Connection> {
-    let err = |e: rusqlite::Error| sqlite(path, wait, e);
-    match std::fs::metadata(path) {
-        Ok(m) if m.is_dir() => {
-            return Err(BadDatabase::new(path, "is a directory; --db names a file").into())
+/// Opens the history at `path`: checks the file (`file::check`), that it
+/// is candor's, at a version this build knows, then WAL and migrations.
+/// `wait` is the busy timeout. The file returned beside the connection must
+/// be dropped after it (see `file::Checked::release`).
+pub fn open(
+    path: &Path,
+    mode: Open,
+    wait: Duration,
+) -> anyhow::Result<(Connection, std::fs::File)> {
+    let checked = super::file::check(path, mode == Open::Create, wait)?;
+    match open_checked(path, &checked, wait) {
+        Ok(conn) => Ok((conn, checked.release())),
+        Err(e) => {
+            checked.abandon();
+            Err(e)
         }
-        Ok(_) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => match mode {
-            Open::Existing => {
-                return Err(crate::error::usage(format!(
-                    "{}: no history yet (candor run, disk, sweep and import add to it; candor history add RUN.json adds files)",
-                    path.display()
-                )))
-            }
-            Open::Create => {
-                let dir = crate::output::parent_dir(path);
-                std::fs::create_dir_all(dir).map_err(|e| {
-                    anyhow::anyhow!("{}: cannot create the directory: {e}", dir.display())
-                })?;
-            }
-        },
-        Err(e) => return Err(anyhow::anyhow!("{}: cannot read: {e}", path.display())),
     }
-    let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    if mode == Open::Create {
-        flags |= OpenFlags::SQLITE_OPEN_CREATE;
-    }
+}
+
+/// SQLite's side of `open`, on a file `file::check` accepted.
+fn open_checked(
+    path: &Path,
+    checked: &super::file::Checked,
+    wait: Duration,
+) -> anyhow::Result<Connection> {
+    let err = |e: rusqlite::Error| sqlite(path, wait, e);
+    // The file exists now (`check` created it if it was absent): SQLite
+    // never creates one. NOFOLLOW: a link put in its place is refused.
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        | OpenFlags::SQLITE_OPEN_NOFOLLOW;
     let conn = Connection::open_with_flags(path, flags).map_err(err)?;
+    checked.confirm()?;
     conn.busy_timeout(wait).map_err(err)?;
     recognise(&conn, path).map_err(|e| match e {
         Recognised::Sqlite(e) => err(e),
@@ -287,7 +290,7 @@ mod tests {
         let path = dir.path().join("sub/h.db");
         let e = open(&path, Open::Existing, wait()).unwrap_err();
         assert!(crate::error::is_usage(&e), "{e}");
-        let conn = open(&path, Open::Create, wait()).unwrap();
+        let (conn, _file) = open(&path, Open::Create, wait()).unwrap();
         let v: i32 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
