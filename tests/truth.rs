@@ -88,7 +88,10 @@ fn twice(name: &str, row: &dyn Fn() -> Result<String, String>) -> String {
     match row() {
         Ok(measured) => measured,
         Err(first) => {
-            eprintln!("{name}: attempt 1 failed, trying once more:\n{first}");
+            eprintln!("{name}: attempt 1 failed, trying once more in 20 s:\n{first}");
+            // A shared VM's disk drifts within minutes: a second attempt
+            // straight after the first often meets the same moment.
+            std::thread::sleep(std::time::Duration::from_secs(20));
             match row() {
                 Ok(measured) => format!("{measured} (2nd attempt)"),
                 Err(second) => panic!("{name}: failed twice\n1st: {first}\n2nd: {second}"),
@@ -164,22 +167,27 @@ fn natural_iops(dir: &Path, rw: &str) -> (f64, f64) {
 
 /// An IOPS cap that QD1 cannot reach but a deep queue can, with room to
 /// spare on both sides, on this disk as it is now (a shared VM's disk
-/// drifts): twice the QD1 figure (QD4 then already passes it), at most a
-/// third of the QD32 one (the deep points stay well above it, so noise
-/// cannot pull them under it), in thousands (providers sell round figures).
-fn cap_above_qd1(qd1: f64, qd32: f64) -> u64 {
-    let cap = (2.0 * qd1).min(qd32 / 3.0);
-    assert!(
-        cap >= 1.5 * qd1,
-        "this disk does not scale with queue depth now (QD1 {qd1:.0}, QD32 {qd32:.0} IOPS): no cap can sit clearly above QD1 and below the top"
-    );
-    ((cap / 1000.0).round() * 1000.0).max(1000.0) as u64
+/// drifts, and on some days scales only 2-2.5x from QD1 to QD32: 13,343 and
+/// 31,171 IOPS in one CI run): the geometric mean of the QD1 and QD32
+/// figures, in thousands (providers sell round figures), so that QD1 sits
+/// at least `CAP_MARGIN` below it and the deep points at least that far
+/// above it. An Err (measured again by `twice`) when the disk does not
+/// scale that much now.
+fn cap_above_qd1(qd1: f64, qd32: f64) -> Result<u64, String> {
+    const CAP_MARGIN: f64 = 1.4;
+    let cap = ((qd1 * qd32).sqrt() / 1000.0).round().max(1.0) * 1000.0;
+    if cap < CAP_MARGIN * qd1 || cap * CAP_MARGIN > qd32 {
+        return Err(format!(
+            "this disk does not scale with queue depth now (QD1 {qd1:.0}, QD32 {qd32:.0} IOPS): no cap sits {CAP_MARGIN}x above QD1 and {CAP_MARGIN}x below QD32"
+        ));
+    }
+    Ok(cap as u64)
 }
 
 /// Cloud-style caps above what QD1 reaches (a network volume does 2-20k
 /// IOPS at QD1 and is capped at 16k-80k), chosen from this disk's own QD1
-/// and QD32 figures (on this VM about 15k and 100k reads: read cap near
-/// 30,000), with a bandwidth cap on each direction too.
+/// and QD32 figures (on this VM 13k-15k and 31k-100k reads: read cap
+/// between 20,000 and 39,000), with a bandwidth cap on each direction too.
 #[test]
 fn caps_above_qd1_are_inferred() {
     let _disk = one_at_a_time();
@@ -188,7 +196,7 @@ fn caps_above_qd1_are_inferred() {
     let measured = twice("caps above QD1", &|| {
         let (r1, r32) = natural_iops(dir.path(), "randread");
         let (w1, w32) = natural_iops(dir.path(), "randwrite");
-        let (read_cap, write_cap) = (cap_above_qd1(r1, r32), cap_above_qd1(w1, w32));
+        let (read_cap, write_cap) = (cap_above_qd1(r1, r32)?, cap_above_qd1(w1, w32)?);
         // Bandwidth caps that bind from 8 KiB on, so that both caps of a
         // direction show: 4 KiB at the IOPS cap, 8 KiB and up at the bandwidth one.
         let bw = |iops: u64| ((iops as f64 * 8192.0 * 0.8 / 1e7).round() * 1e7) as u64;
