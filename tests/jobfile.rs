@@ -366,11 +366,15 @@ fn jobs_run_together_unless_ordered() {
     // [a] and [b] overlapped for most of their 400 ms.
     let overlap = a.1.min(b.1).saturating_sub(a.0.max(b.0));
     assert!(overlap > 300_000_000, "a {a:?} b {b:?}");
-    // The stonewall: [c] starts after both ended; wait_for: [d] after [c].
+    // The stonewall: [c] starts after both ended; [d] comes after the
+    // stonewall job, so it waits for the phase before, and (wait_for) for [c].
     assert!(c.0 >= a.1.max(b.1), "c {c:?} after a {a:?} b {b:?}");
     assert!(d.0 >= c.1, "d {d:?} after c {c:?}");
     assert_eq!(job(&run, "c").job.as_ref().unwrap().group, 1);
-    assert_eq!(job(&run, "d").job.as_ref().unwrap().waited_for, ["c"]);
+    assert_eq!(
+        job(&run, "d").job.as_ref().unwrap().waited_for,
+        ["a", "b", "c"]
+    );
     let f = finding(&run, "job-concurrent").expect("job-concurrent");
     assert_eq!(f.evidence["jobs"], serde_json::json!(["a", "b"]));
     for d in run.disk() {
