@@ -49,6 +49,8 @@ pub struct Recorder {
     reserve: Option<Reserve>,
     /// What the file held after the last save that succeeded.
     saved: Option<Saved>,
+    /// The file as this process last wrote it: the only one a save replaces.
+    last: Option<output::Written>,
     /// Set once the Run was saved a last time from the reserve: the file
     /// can take no more, and this says what it holds.
     ended: Option<String>,
@@ -114,6 +116,7 @@ impl Recorder {
             replace,
             reserve: None,
             saved: None,
+            last: None,
             ended: None,
         }
     }
@@ -129,6 +132,10 @@ impl Recorder {
         let mut run = crate::result::read_run(path)?;
         run.notes.extend(output::recover_beside(path));
         let mut recorder = Recorder::new(run, Some(path), Some(lock), Replace::Own);
+        recorder.last = Some(
+            output::Written::of_file(path)
+                .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", path.display()))?,
+        );
         let mut saved = Saved::of(&recorder.run);
         // It was saved when its predecessor last wrote it.
         if let Some(at) = std::fs::metadata(path)
@@ -169,20 +176,34 @@ impl Recorder {
             return Err(anyhow::anyhow!("{ended}"));
         }
         let json = crate::result::run_json(&self.run).into_bytes();
-        match output::write_atomic(&path, &json, self.replace) {
-            Ok(()) => {
-                self.saved_now();
+        match output::write_run_file(&path, &json, self.replace, self.last.as_ref()) {
+            Ok(written) => {
+                self.saved_now(written);
                 self.keep_room(&path, json.len() as u64);
                 Ok(())
             }
+            Err(e) if output::kept(&e).is_some() => self.moved_beside(&e),
             Err(e) if no_space(&e) => self.save_last(&path, e),
             Err(e) => Err(self.unsaved(&path, e)),
         }
     }
 
-    fn saved_now(&mut self) {
+    /// Another file took the Run's name during the work (`output::Kept`):
+    /// that file stays, the Run was saved beside it, and from now on it is
+    /// saved there. One warning, and a note in the Run.
+    fn moved_beside(&mut self, e: &std::io::Error) -> anyhow::Result<()> {
+        let kept = output::kept(e).expect("a Kept error");
+        eprintln!("candor: warning: {kept}");
+        self.output = Some(kept.kept.clone());
+        self.saved_now(kept.written.clone());
+        self.run.notes.push(format!("{kept}"));
+        self.save()
+    }
+
+    fn saved_now(&mut self, written: output::Written) {
         // From now on the file at `output` is this Run's own.
         self.replace = Replace::Own;
+        self.last = Some(written);
         self.saved = Some(Saved::of(&self.run));
     }
 
@@ -222,13 +243,15 @@ impl Recorder {
             self.run.findings = crate::findings::analyze(&self.run);
         }
         let json = crate::result::run_json(&self.run).into_bytes();
-        if let Err(e) = room.write(path, &json, self.replace) {
-            return Err(self.unsaved(
-                path,
-                std::io::Error::new(e.kind(), format!("{full}; the last save failed too: {e}")),
-            ));
+        match room.write(path, &json, self.replace, self.last.as_ref()) {
+            Ok(written) => self.saved_now(written),
+            Err(e) => {
+                return Err(self.unsaved(
+                    path,
+                    std::io::Error::new(e.kind(), format!("{full}; the last save failed too: {e}")),
+                ))
+            }
         }
-        self.saved_now();
         if finishing {
             eprintln!(
                 "candor: warning: the filesystem holding {} is full: the Run was saved in the room candor kept for it",
