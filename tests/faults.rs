@@ -43,14 +43,18 @@ fn command(program: &str) -> Command {
     c
 }
 
-const BIN: &str = env!("CARGO_BIN_EXE_candor");
+/// The binary under test: this build's, or another one named by
+/// `CANDOR_TEST_BIN` (to show that a test fails on an older candor).
+fn bin() -> String {
+    std::env::var("CANDOR_TEST_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_candor").to_string())
+}
 
 fn candor<I, S>(args: I) -> Outcome
 where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
 {
-    command(BIN).args(args).output().unwrap().into()
+    command(&bin()).args(args).output().unwrap().into()
 }
 
 fn spawn<I, S>(args: I) -> Child
@@ -58,7 +62,7 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
 {
-    command(BIN)
+    command(&bin())
         .args(args)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -332,7 +336,7 @@ fn planted_temporaries_are_never_followed() {
         "ln -s {v} {d}/.out.txt.$$.tmp && ln -s {v} {d}/.out.txt.candor-$$-$(cut -d' ' -f22 /proc/$$/stat)-00000000.tmp && exec {bin} report {run} -o {out}",
         v = p(&victim),
         d = p(d),
-        bin = BIN,
+        bin = bin(),
         run = p(&run),
         out = p(&out)
     );
@@ -381,6 +385,45 @@ fn two_candors_on_one_run() {
     assert_eq!(run.status, RunStatus::Complete);
     assert_eq!(run.measurements.len(), 1);
     assert!(leftovers(dir.path()).is_empty());
+}
+
+/// A file put at a Run's name by another user while candor measures (moved
+/// in over the Run, or the Run rewritten in place): it was replaced by the
+/// next save and took root's ownership; now it stays as it is, the Run is
+/// saved beside it (`x.candor-1.json`), with one warning and a note.
+#[test]
+fn a_file_swapped_in_during_the_work_is_kept() {
+    for in_place in [false, true] {
+        let dir = scratch("swapped");
+        let out = dir.path().join("x.json");
+        let first = spawn(["cpu", "--runtime", "2s", "--threads", "1", "-o", p(&out)]);
+        assert!(wait_until(Duration::from_secs(20), || out.exists()));
+        if in_place {
+            std::fs::write(&out, "theirs").unwrap();
+        } else {
+            let theirs = put(dir.path(), "theirs", "theirs");
+            std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).unwrap();
+            std::fs::rename(&theirs, &out).unwrap();
+        }
+        let o = finish(first);
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "theirs");
+        if !in_place {
+            assert_eq!(std::fs::metadata(&out).unwrap().uid(), 65534);
+        }
+        let kept = dir.path().join("x.candor-1.json");
+        let run = read_run(&kept);
+        assert_eq!(run.status, RunStatus::Complete);
+        assert_eq!(run.measurements.len(), 1);
+        assert!(run.notes.iter().any(|n| n.contains("x.candor-1.json")));
+        let warned = o
+            .stderr
+            .lines()
+            .filter(|l| l.contains("candor kept that file"))
+            .count();
+        assert_eq!(warned, 1, "{}", o.stderr);
+        assert!(leftovers(dir.path()).is_empty());
+    }
 }
 
 /// A candor that starts while another measures in the same directory says
@@ -767,7 +810,7 @@ fn a_failing_disk_job_still_leaves_a_run() {
     let out = dir.path().join("r.json");
     let mut args = vec!["disk", "--dir", p(dir.path()), "-o", p(&out)];
     args.extend(TINY_DISK);
-    let o: Outcome = command(BIN)
+    let o: Outcome = command(&bin())
         .args(&args)
         .env(candor::disk::engine::FAIL_ENV, "50")
         .output()
@@ -875,7 +918,7 @@ fn pre_flight_refuses_before_anything_is_written() {
     let script = format!(
         "echo $$ > {}/cgroup.procs && exec {} disk --dir {d} --bs 64M --iodepth 8 --size 1G",
         group.display(),
-        BIN
+        bin()
     );
     let o: Outcome = command("sh").args(["-c", &script]).output().unwrap().into();
     let _ = std::fs::remove_dir(&group);
