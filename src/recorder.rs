@@ -76,13 +76,17 @@ impl Saved {
 
 impl Recorder {
     /// Starts recording `run`, saved to `output` when given. `force` lets an
-    /// existing file at `output` be replaced; `flag` names the option in errors.
+    /// existing file at `output` be replaced; `flag` names the option in
+    /// errors; `inputs` are the files the command reads (the history
+    /// database, a job file and its includes), never an output, `--force` or not.
     pub fn create(
         run: Run,
         output: Option<&Path>,
         flag: &str,
         force: bool,
+        inputs: &[PathBuf],
     ) -> anyhow::Result<Recorder> {
+        let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
         let replace = Replace::from_force(force);
         let lock = match output {
             Some(path) => {
@@ -92,9 +96,9 @@ impl Recorder {
                 // beside /dev/null); whether an existing file may be replaced,
                 // once the lock is held: two candors given one name cannot
                 // both pass, and the second hears that the first is writing it.
-                output::check(path, flag, Replace::Force, &[])?;
+                output::check(path, flag, Replace::Force, &inputs)?;
                 let lock = RunLock::acquire(path)?;
-                output::check(path, flag, replace, &[])?;
+                output::check(path, flag, replace, &inputs)?;
                 Some(lock)
             }
             None => None,
@@ -363,23 +367,29 @@ mod tests {
     fn saves_at_each_step_and_refuses_an_existing_file() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("r.json");
-        let mut rec =
-            Recorder::create(Run::new(vec!["candor".into()]), Some(&out), "-o", false).unwrap();
+        let mut rec = Recorder::create(
+            Run::new(vec!["candor".into()]),
+            Some(&out),
+            "-o",
+            false,
+            &[],
+        )
+        .unwrap();
         assert_eq!(
             crate::result::read_run(&out).unwrap().status,
             RunStatus::Running
         );
         // A second candor on the same file is refused while this one holds it.
-        let e = Recorder::create(Run::new(vec![]), Some(&out), "-o", true).unwrap_err();
+        let e = Recorder::create(Run::new(vec![]), Some(&out), "-o", true, &[]).unwrap_err();
         assert!(crate::error::is_usage(&e), "{e}");
         rec.finish(RunStatus::Complete).unwrap();
         let saved = crate::result::read_run(&out).unwrap();
         assert_eq!(saved.status, RunStatus::Complete);
         assert!(saved.findings.iter().any(|f| f.id == "claims"));
         drop(rec);
-        let e = Recorder::create(Run::new(vec![]), Some(&out), "-o", false).unwrap_err();
+        let e = Recorder::create(Run::new(vec![]), Some(&out), "-o", false, &[]).unwrap_err();
         assert!(e.to_string().contains("the file exists"), "{e}");
-        assert!(Recorder::create(Run::new(vec![]), Some(&out), "-o", true).is_ok());
+        assert!(Recorder::create(Run::new(vec![]), Some(&out), "-o", true, &[]).is_ok());
     }
 
     /// A file candor could not remove ends a complete Run failed, says so
@@ -388,8 +398,14 @@ mod tests {
     fn a_file_left_behind_fails_the_run() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("r.json");
-        let mut rec =
-            Recorder::create(Run::new(vec!["candor".into()]), Some(&out), "-o", false).unwrap();
+        let mut rec = Recorder::create(
+            Run::new(vec!["candor".into()]),
+            Some(&out),
+            "-o",
+            false,
+            &[],
+        )
+        .unwrap();
         let stuck = dir.path().join(".candor-disk-1-2-0.tmp");
         let erofs = std::io::Error::from_raw_os_error(libc::EROFS);
         crate::leftovers::removal_failed("test file", &stuck, &erofs);

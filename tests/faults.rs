@@ -387,6 +387,97 @@ fn two_candors_on_one_run() {
     assert!(leftovers(dir.path()).is_empty());
 }
 
+/// An output that is one of the command's inputs not named on its command
+/// line: the history database (`-o` equal to `--db`, and its `-wal`), a job
+/// file and its include (`disk --job F.fio -o F.fio`), a fleet directory's
+/// file (`fleet report DIR -o DIR/fleet.json`): each was replaced with
+/// `--force`; now refused, untouched.
+#[test]
+fn inputs_not_on_the_command_line_are_never_outputs() {
+    let dir = scratch("hidden-inputs");
+    let d = dir.path();
+    let db = put(d, "h.db", "a history");
+    let wal = put(d, "h.db-wal", "its wal");
+    let inc = put(d, "inc.fio", "size=4m\n");
+    let job = put(
+        d,
+        "j.fio",
+        "[a]\nrw=read\nruntime=200ms\ntime_based\ninclude inc.fio\n",
+    );
+    let fleet = d.join("fleet");
+    std::fs::create_dir(&fleet).unwrap();
+    put(&fleet, "fleet.json", "{}");
+    std::fs::create_dir(fleet.join("web1")).unwrap();
+    let host_run = a_run(&fleet.join("web1"), "run.json");
+    let before = (snapshot(d), snapshot(&fleet));
+    let disk = |out: &Path| {
+        candor([
+            "disk",
+            "--engine",
+            "null",
+            "--runtime",
+            "100ms",
+            "--db",
+            p(&db),
+            "-o",
+            p(out),
+            "--force",
+        ])
+    };
+    refused(&disk(&db), 2, "is also an input");
+    refused(&disk(&wal), 2, "is also an input");
+    for out in [&job, &inc] {
+        let o = candor([
+            "disk",
+            "--job",
+            p(&job),
+            "--dir",
+            p(d),
+            "-o",
+            p(out),
+            "--force",
+        ]);
+        refused(&o, 2, "is also an input");
+    }
+    let fleet_json = fleet.join("fleet.json");
+    for out in [&fleet_json, &host_run] {
+        let o = candor(["fleet", "report", p(&fleet), "-o", p(out), "--force"]);
+        refused(&o, 2, "is also an input");
+    }
+    let o = candor([
+        "import",
+        p(&host_run),
+        "--db",
+        p(&db),
+        "-o",
+        p(&db),
+        "--force",
+    ]);
+    refused(&o, 2, "is also an input");
+    assert_eq!((snapshot(d), snapshot(&fleet)), before);
+}
+
+/// `analyze --write` beside a candor still writing the Run: it wrote the
+/// Run back as it was while running, and the measurement was lost; now it
+/// takes the Run's lock and is refused while another candor holds it.
+#[test]
+fn analyze_write_takes_the_run_lock() {
+    let dir = scratch("analyze-lock");
+    let out = dir.path().join("r.json");
+    let first = spawn(["cpu", "--runtime", "2s", "--threads", "1", "-o", p(&out)]);
+    assert!(wait_until(Duration::from_secs(20), || out.exists()));
+    refused(
+        &candor(["analyze", "--write", p(&out)]),
+        2,
+        "another candor is writing this Run",
+    );
+    let o = finish(first);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(read_run(&out).measurements.len(), 1);
+    ok(&candor(["analyze", "--write", p(&out)]));
+    assert!(leftovers(dir.path()).is_empty());
+}
+
 /// A file put at a Run's name by another user while candor measures (moved
 /// in over the Run, or the Run rewritten in place): it was replaced by the
 /// next save and took root's ownership; now it stays as it is, the Run is
