@@ -478,6 +478,29 @@ fn analyze_write_takes_the_run_lock() {
     assert!(leftovers(dir.path()).is_empty());
 }
 
+/// A Run edited to hold impossible values (negative events per second, a
+/// free-text date) was reported as measured; now every reader refuses it
+/// in one line naming the field.
+#[test]
+fn impossible_values_in_a_run_are_refused() {
+    let dir = scratch("impossible");
+    let good = a_run(dir.path(), "good.json");
+    let text = std::fs::read_to_string(&good).unwrap();
+    let mut run: serde_json::Value = serde_json::from_str(&text).unwrap();
+    run["measurements"][0]["events_per_sec"] = serde_json::json!(-1.0);
+    let negative = put(dir.path(), "negative.json", run.to_string());
+    let mut run: serde_json::Value = serde_json::from_str(&text).unwrap();
+    run["started_at"] = serde_json::json!("last tuesday");
+    let dated = put(dir.path(), "dated.json", run.to_string());
+    for cmd in ["report", "analyze"] {
+        let o = candor([cmd, p(&negative)]);
+        refused(&o, 2, "measurements[0].events_per_sec: -1.0 is negative");
+        let o = candor([cmd, p(&dated)]);
+        refused(&o, 2, "started_at: \"last tuesday\" is not a time");
+    }
+    ok(&candor(["report", p(&good)]));
+}
+
 /// A file put at a Run's name by another user while candor measures (moved
 /// in over the Run, or the Run rewritten in place): it was replaced by the
 /// next save and took root's ownership; now it stays as it is, the Run is
