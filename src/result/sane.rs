@@ -38,11 +38,10 @@ fn non_negative(value: &Value, at: &str) -> Result<(), String> {
     for (key, v) in fields {
         let here = format!("{at}.{key}");
         match v {
-            Value::Number(n) if is_magnitude(key) => {
-                if n.as_f64().is_some_and(|x| x < 0.0) {
-                    return Err(format!("{here}: {n} is negative"));
-                }
+            Value::Number(n) if is_magnitude(key) && n.as_f64().is_some_and(|x| x < 0.0) => {
+                return Err(format!("{here}: {n} is negative"));
             }
+            Value::Number(_) => {}
             Value::Array(items) if is_magnitude(key) => {
                 for (j, item) in items.iter().enumerate() {
                     if item.as_f64().is_some_and(|x| x < 0.0) {
