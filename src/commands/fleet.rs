@@ -9,7 +9,7 @@ use crate::output::{check, write_text, Replace};
 use crate::report::{render_fleet, Format, Options, RateUnit};
 use crate::units::parse_duration;
 use clap::Subcommand;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Flags of `candor fleet`.
 #[derive(Debug, clap::Args)]
@@ -246,9 +246,30 @@ fn run(a: RunArgs) -> anyhow::Result<()> {
     fleet::run::outcome(&dir, &summary)
 }
 
+/// The files of a fleet directory and of its subdirectories (one level:
+/// the hosts' Runs): what `fleet report` reads, never its output.
+fn fleet_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let entries = |d: &Path| -> Vec<PathBuf> {
+        std::fs::read_dir(d)
+            .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+            .unwrap_or_default()
+    };
+    for entry in entries(dir) {
+        match std::fs::symlink_metadata(&entry) {
+            Ok(m) if m.is_dir() => files.extend(entries(&entry)),
+            Ok(_) => files.push(entry),
+            Err(_) => {}
+        }
+    }
+    files
+}
+
 fn report(a: ReportArgs) -> anyhow::Result<()> {
     if let Some(out) = &a.output {
-        check(out, "--output", Replace::from_force(a.force), &[])?;
+        let inputs = fleet_files(&a.dir);
+        let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+        check(out, "--output", Replace::from_force(a.force), &inputs)?;
     }
     let (summary, runs) = fleet::directory::load(&a.dir)?;
     let text = render_fleet(&summary, &runs, a.format, &Options { unit: a.unit });
