@@ -74,5 +74,9 @@ pub fn unixbench_text(run: &Run) -> String {
         out.push('\n');
     }
     out.push_str("copies run as threads of one candor process; UnixBench runs them as processes\n");
+    if !run.findings.is_empty() {
+        out.push('\n');
+        crate::report::findings_text(&mut out, &run.findings);
+    }
     out
 }

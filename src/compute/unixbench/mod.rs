@@ -209,6 +209,10 @@ fn measure(
     params.insert("pass_scores".into(), scores.clone().into());
     params.insert("passes_kept".into(), (combined.kept as u64).into());
     params.insert("passes_dropped".into(), (combined.dropped as u64).into());
+    if test.name.starts_with("shell") {
+        params.insert("sh".into(), shell_program().into());
+        params.insert("tools".into(), sort_version().into());
+    }
     let mut notes = vec![format!(
         "{} passes of {}, the lowest {} dropped, the rest by geometric mean (UnixBench's rule); copies are threads of one candor process started together",
         scores.len(),
@@ -246,6 +250,29 @@ fn measure(
         cpu,
         notes,
     })
+}
+
+/// What /bin/sh resolves to (dash, bash, busybox, ...).
+fn shell_program() -> String {
+    std::fs::canonicalize("/bin/sh")
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| "/bin/sh".into())
+}
+
+/// The first line of `sort --version` (names coreutils or busybox and its version).
+fn sort_version() -> String {
+    std::process::Command::new("sort")
+        .arg("--version")
+        .output()
+        .ok()
+        .and_then(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .next()
+                .map(str::to_string)
+        })
+        .filter(|l| !l.is_empty())
+        .unwrap_or_else(|| "sort (version unknown)".into())
 }
 
 /// A measurement's score, unit and index, as `measure` stored them.
