@@ -387,6 +387,8 @@ pub enum Measurement {
     Crypto(ComputeMeasurement),
     Compress(ComputeMeasurement),
     Os(ComputeMeasurement),
+    /// One UnixBench index test with one copy count (`compute::unixbench` documents its params).
+    Unixbench(ComputeMeasurement),
 }
 
 impl Measurement {
@@ -399,6 +401,7 @@ impl Measurement {
             Measurement::Crypto(_) => "crypto",
             Measurement::Compress(_) => "compress",
             Measurement::Os(_) => "os",
+            Measurement::Unixbench(_) => "unixbench",
         }
     }
 
@@ -409,7 +412,8 @@ impl Measurement {
             | Measurement::Memory(c)
             | Measurement::Crypto(c)
             | Measurement::Compress(c)
-            | Measurement::Os(c) => Some(c),
+            | Measurement::Os(c)
+            | Measurement::Unixbench(c) => Some(c),
         }
     }
 
