@@ -20,7 +20,15 @@ esac
 cross_upper=$(echo "$cross_target" | tr 'a-z-' 'A-Z_')
 cross_lower=$(echo "$cross_target" | tr '-' '_')
 # Flags for the target only (host build scripts and proc macros stay dynamic).
-export "CARGO_TARGET_${cross_upper}_RUSTFLAGS=-C target-feature=+crt-static -C relocation-model=static"
+cross_flags="-C target-feature=+crt-static -C relocation-model=static"
+# io-uring ships its kernel-ABI bindings generated on a 64-bit target and
+# refuses other targets unless told; its bindgen feature needs kernel headers
+# newer than Debian 12's. The io_uring UAPI uses fixed-size fields only and
+# 32-bit ARM's EABI aligns u64 to 8 bytes as x86_64 does, so the same layout
+# holds on armv7 (not on i386, whose u64 alignment is 4).
+[[ "$cross_target" == armv7-* ]] && cross_flags="$cross_flags --cfg=io_uring_skip_arch_check"
+export "CARGO_TARGET_${cross_upper}_RUSTFLAGS=$cross_flags"
+unset cross_flags
 if [[ -n "$cross_gcc" ]]; then
   # Debian's rustc carries the ARM standard libraries; rustup's does not.
   export RUSTC="${CROSS_RUSTC:-/usr/bin/rustc}"
