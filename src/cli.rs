@@ -39,6 +39,8 @@ pub enum Command {
     Compress(crate::commands::compress::Args),
     /// OS overhead: syscalls, pipes, context switches, process creation.
     Os(crate::commands::os::Args),
+    /// UnixBench 5.1's System Benchmarks Index: its tests as it defines them, 1 and N copies.
+    Unixbench(crate::commands::unixbench::Args),
     /// Recompute and print the findings of a Run with the current rules.
     Analyze(crate::commands::analyze::Args),
     /// Explain a finding by its id (or list them all).

@@ -3,6 +3,11 @@
 use clap::Parser;
 
 fn main() {
+    // Execl Throughput's links exec before anything else runs (see compute::unixbench::execl).
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some(candor::compute::unixbench::execl::FLAG) {
+        candor::compute::unixbench::execl::chain(&args[2..]);
+    }
     let cli = candor::cli::Cli::try_parse().unwrap_or_else(|e| exit_on_bad_arguments(e));
     candor::cancel::install_handlers();
     if let Err(error) = candor::commands::dispatch(cli.command) {

@@ -7,17 +7,28 @@
 //!   if this one is killed: `leftovers`), created with
 //!   `O_CREAT | O_EXCL | O_NOFOLLOW` (a planted file or symlink at that
 //!   name is never opened; another name is tried), written and fsynced;
-//! - it is renamed over the target only when the target is absent, or is a
-//!   regular file (never a symlink, device, FIFO or directory) that candor
-//!   may replace: its own earlier version (a Run rewritten after each
-//!   measurement) or any file with `--force`; a replaced file keeps its
-//!   owner and mode;
+//! - the target is looked at on its own descriptor (`O_PATH | O_NOFOLLOW`,
+//!   then fstat: a symlink, device, FIFO, socket or directory is refused
+//!   without being opened for reading or writing); it may be replaced only
+//!   when it is a regular file that candor may replace: its own earlier
+//!   version (a Run rewritten after each measurement: same device, inode
+//!   and content as candor last wrote) or any file with `--force`; a
+//!   replaced file keeps its owner and mode;
+//! - after the work, only what was checked is replaced (`rename`): a target
+//!   that was absent is created with `RENAME_NOREPLACE`, one that was there
+//!   is swapped with `RENAME_EXCHANGE` and what came out must be the file
+//!   checked, else it is swapped back. When another file took the name
+//!   during the work, both are kept: the new content is saved beside it
+//!   (`r.candor-1.json`) and the error (`Kept`) names both;
 //! - an output that is also one of the command's inputs is refused.
 //!
 //! `check` runs before any measuring, so that a bad `-o` is refused in one
 //! line (exit 2) instead of losing a measured result at the end.
 
 use crate::error::usage;
+
+mod rename;
+
 use std::io::{Seek, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -93,20 +104,19 @@ pub fn check(path: &Path, flag: &str, replace: Replace, inputs: &[&Path]) -> any
             name.len()
         )));
     }
-    match std::fs::symlink_metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+    match inspect(path) {
+        Ok(None) => {}
         Err(e) => return Err(refuse(format!("cannot look at it: {e}"))),
-        Ok(meta) => {
-            let kind = meta.file_type();
-            if kind.is_dir() {
+        Ok(Some(found)) => {
+            if found.is_dir() {
                 return Err(refuse("is a directory; give a file name".into()));
             }
-            if kind.is_symlink() {
+            if found.is_symlink() {
                 return Err(refuse(
                     "is a symbolic link; candor writes only regular files (without -o the output goes to standard output)".into(),
                 ));
             }
-            if !kind.is_file() {
+            if !found.is_file() {
                 return Err(refuse(
                     "is not a regular file (a device, FIFO or socket); candor writes only regular files".into(),
                 ));
@@ -194,10 +204,189 @@ pub fn os_error(e: &std::io::Error) -> Option<i32> {
         .or_else(|| e.get_ref()?.downcast_ref::<Named>()?.source.raw_os_error())
 }
 
+/// What is at a path, seen on its own descriptor: opened with
+/// `O_PATH | O_NOFOLLOW` (neither read nor written, so a device or FIFO is
+/// never really opened, and a symlink is seen as itself), then fstat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Found {
+    dev: u64,
+    ino: u64,
+    mode: u32,
+    uid: u32,
+    gid: u32,
+}
+
+impl Found {
+    fn kind(&self) -> u32 {
+        self.mode & libc::S_IFMT
+    }
+    fn is_file(&self) -> bool {
+        self.kind() == libc::S_IFREG
+    }
+    fn is_dir(&self) -> bool {
+        self.kind() == libc::S_IFDIR
+    }
+    fn is_symlink(&self) -> bool {
+        self.kind() == libc::S_IFLNK
+    }
+    fn same_file(&self, other: &Found) -> bool {
+        (self.dev, self.ino) == (other.dev, other.ino)
+    }
+}
+
+/// What is at `path`, or `None` when nothing is.
+fn inspect(path: &Path) -> std::io::Result<Option<Found>> {
+    let opened = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path);
+    match opened {
+        Ok(fd) => Ok(Some(found_of(&fd.metadata()?))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+fn found_of(meta: &std::fs::Metadata) -> Found {
+    Found {
+        dev: meta.dev(),
+        ino: meta.ino(),
+        mode: meta.mode(),
+        uid: meta.uid(),
+        gid: meta.gid(),
+    }
+}
+
+/// A file as candor wrote it: the inode and a digest of the content. The
+/// next save of the same Run may replace only this (`Replace::Own`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    found: Found,
+    len: u64,
+    digest: u64,
+}
+
+impl Written {
+    /// The file at `path` as it is now (a Run that `--resume` carries on).
+    pub fn of_file(path: &Path) -> std::io::Result<Written> {
+        let mut file = open_regular(path)?;
+        let found = found_of(&file.metadata()?);
+        let (len, digest) = digest_of(&mut file)?;
+        Ok(Written { found, len, digest })
+    }
+}
+
+/// Opens a regular file for reading without following a link or blocking
+/// on a FIFO; anything else is refused.
+fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)?;
+    if !file.metadata()?.file_type().is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    Ok(file)
+}
+
+/// Length and a 64-bit FNV-1a digest of what `r` holds (not cryptographic:
+/// it tells candor's own file from one rewritten in place, within a run).
+fn digest_of(r: &mut dyn std::io::Read) -> std::io::Result<(u64, u64)> {
+    let mut hash = Digest::new();
+    std::io::copy(r, &mut hash)?;
+    Ok((hash.len, hash.value))
+}
+
+/// FNV-1a, as a writer so that content can be digested while written.
+struct Digest {
+    len: u64,
+    value: u64,
+}
+
+impl Digest {
+    fn new() -> Digest {
+        Digest {
+            len: 0,
+            value: 0xcbf2_9ce4_8422_2325,
+        }
+    }
+}
+
+impl Write for Digest {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        for b in buf {
+            self.value = (self.value ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.len += buf.len() as u64;
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The target's name was taken by another file during the work (or the
+/// file there is not the one checked): that file was kept as it is, and
+/// the new content saved beside it, at `kept`.
+#[derive(Debug)]
+pub struct Kept {
+    pub path: PathBuf,
+    pub kept: PathBuf,
+    pub written: Written,
+    why: String,
+}
+
+impl std::fmt::Display for Kept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: {}; candor kept that file as it is and saved its output as {}",
+            self.path.display(),
+            self.why,
+            self.kept.display()
+        )
+    }
+}
+
+impl std::error::Error for Kept {}
+
+/// The `Kept` inside an error from this module, if that is what it is.
+pub fn kept(e: &std::io::Error) -> Option<&Kept> {
+    let inner = e.get_ref()?;
+    inner.downcast_ref::<Kept>().or_else(|| {
+        inner
+            .downcast_ref::<Named>()?
+            .source
+            .get_ref()?
+            .downcast_ref::<Kept>()
+    })
+}
+
 /// Writes `bytes` to `path` atomically (see the module comment). The error
 /// names the path.
 pub fn write_atomic(path: &Path, bytes: &[u8], replace: Replace) -> std::io::Result<()> {
-    write_streamed(path, replace, &mut |w| w.write_all(bytes))
+    write_run_file(path, bytes, replace, None).map(|_| ())
+}
+
+/// `write_atomic` for a file written again and again (a Run): `last` is what
+/// this process wrote there before, the only file `Replace::Own` replaces.
+/// Returns what is now at `path`, for the next save.
+pub fn write_run_file(
+    path: &Path,
+    bytes: &[u8],
+    replace: Replace,
+    last: Option<&Written>,
+) -> std::io::Result<Written> {
+    let existing = replaceable(path, replace)?;
+    let (tmp, mut file) = create_temporary(path).map_err(|e| named(path, e))?;
+    commit(
+        &tmp,
+        &mut file,
+        &mut |w| w.write_all(bytes),
+        existing,
+        last,
+        path,
+    )
 }
 
 /// What fills a file: writes its content to the writer it is given.
@@ -209,15 +398,16 @@ pub type Fill<'a> = dyn FnMut(&mut dyn Write) -> std::io::Result<()> + 'a;
 pub fn write_streamed(path: &Path, replace: Replace, fill: &mut Fill) -> std::io::Result<()> {
     let existing = replaceable(path, replace)?;
     let (tmp, mut file) = create_temporary(path).map_err(|e| named(path, e))?;
-    commit(&tmp, &mut file, fill, existing.as_ref(), path)
+    commit(&tmp, &mut file, fill, existing, None, path).map(|_| ())
 }
 
 /// What is at the target, if anything, once it is known that `replace`
-/// allows replacing it: its owner and mode are kept.
-fn replaceable(path: &Path, replace: Replace) -> std::io::Result<Option<std::fs::Metadata>> {
-    match std::fs::symlink_metadata(path) {
-        Ok(meta) => {
-            if !meta.file_type().is_file() {
+/// allows replacing it: its identity is checked again after the work, its
+/// owner and mode are kept.
+fn replaceable(path: &Path, replace: Replace) -> std::io::Result<Option<Found>> {
+    match inspect(path).map_err(|e| named(path, e))? {
+        Some(found) => {
+            if !found.is_file() {
                 return Err(std::io::Error::other(format!(
                     "{}: not a regular file; candor does not replace it",
                     path.display()
@@ -232,46 +422,54 @@ fn replaceable(path: &Path, replace: Replace) -> std::io::Result<Option<std::fs:
                     ),
                 ));
             }
-            Ok(Some(meta))
+            Ok(Some(found))
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(named(path, e)),
+        None => Ok(None),
     }
 }
 
 /// Puts what `fill` writes in the temporary `tmp` (from its start, cut to
 /// its length), gives it the owner and mode of the file it replaces, syncs
-/// it and renames it over `path`. On failure the temporary is removed (or
-/// the error says it could not be).
+/// it and puts it at `path` replacing only what was checked (`existing`,
+/// and `last` when this process wrote it). On failure the temporary is
+/// removed (or the error says it could not be); when another file took the
+/// name, the temporary is kept beside it (`Kept`).
 fn commit(
     tmp: &Path,
     file: &mut std::fs::File,
     fill: &mut Fill,
-    existing: Option<&std::fs::Metadata>,
+    existing: Option<Found>,
+    last: Option<&Written>,
     path: &Path,
-) -> std::io::Result<()> {
+) -> std::io::Result<Written> {
+    let mut conflict: Option<(Written, String)> = None;
     let result = (|| {
         file.seek(std::io::SeekFrom::Start(0))?;
-        let mut buffered = std::io::BufWriter::new(&mut *file);
+        let mut hash = Digest::new();
+        let mut buffered = std::io::BufWriter::new(Tee(&mut *file, &mut hash));
         fill(&mut buffered)?;
         buffered.flush()?;
         drop(buffered);
         let len = file.stream_position()?;
         file.set_len(len)?;
-        if let Some(meta) = existing {
+        if let Some(found) = existing {
             // Keep the replaced file's mode and (as root) its owner.
-            file.set_permissions(std::fs::Permissions::from_mode(meta.mode() & 0o7777))?;
+            file.set_permissions(std::fs::Permissions::from_mode(found.mode & 0o7777))?;
             // SAFETY: geteuid has no preconditions.
             if unsafe { libc::geteuid() } == 0 {
-                std::os::unix::fs::fchown(&*file, Some(meta.uid()), Some(meta.gid()))?;
+                std::os::unix::fs::fchown(&*file, Some(found.uid), Some(found.gid))?;
             }
         }
         file.sync_all()?;
         // The name must still be the file just written: in a directory where
         // others may rename files, a swapped name would put theirs in place.
-        let written = file.metadata()?;
-        match std::fs::symlink_metadata(tmp) {
-            Ok(now) if now.dev() == written.dev() && now.ino() == written.ino() => {}
+        let written = Written {
+            found: found_of(&file.metadata()?),
+            len: hash.len,
+            digest: hash.value,
+        };
+        match inspect(tmp) {
+            Ok(Some(now)) if now.same_file(&written.found) => {}
             _ => {
                 return Err(std::io::Error::other(format!(
                     "the temporary {} was replaced by another file",
@@ -279,13 +477,46 @@ fn commit(
                 )))
             }
         }
-        std::fs::rename(tmp, path)?;
+        match existing {
+            None => match rename::no_replace(tmp, path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    conflict = Some((
+                        written,
+                        "a file was put there during the work (it was absent at the check)".into(),
+                    ));
+                    return Err(std::io::ErrorKind::AlreadyExists.into());
+                }
+                Err(e) => return Err(e),
+            },
+            Some(found) => {
+                let expected = last.map(|l| l.found).unwrap_or(found);
+                if rename::exchange(tmp, path)? {
+                    // `tmp` now names what was at `path`.
+                    if let Err(why) = still_the_checked(tmp, &expected, last) {
+                        rename::exchange(tmp, path)?;
+                        conflict = Some((written, why));
+                        return Err(std::io::ErrorKind::AlreadyExists.into());
+                    }
+                    std::fs::remove_file(tmp)?;
+                } else {
+                    if let Err(why) = still_the_checked(path, &expected, last) {
+                        conflict = Some((written, why));
+                        return Err(std::io::ErrorKind::AlreadyExists.into());
+                    }
+                    std::fs::rename(tmp, path)?;
+                }
+            }
+        }
         // The rename is durable once the directory is synced (best effort).
         if let Ok(d) = std::fs::File::open(parent_dir(path)) {
             let _ = d.sync_all();
         }
-        Ok(())
+        Ok(written)
     })();
+    if let Some((written, why)) = conflict {
+        return Err(keep_beside(tmp, path, written, why));
+    }
     result.map_err(|e| match std::fs::remove_file(tmp) {
         Err(r) if r.kind() != std::io::ErrorKind::NotFound => std::io::Error::new(
             e.kind(),
@@ -297,6 +528,82 @@ fn commit(
         ),
         _ => named(path, e),
     })
+}
+
+/// A writer that also digests what it writes.
+struct Tee<'a>(&'a mut std::fs::File, &'a mut Digest);
+
+impl Write for Tee<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.0.write(buf)?;
+        self.1.write_all(&buf[..n])?;
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+/// Whether the file at `at` is the one checked before the work (`expected`),
+/// and, when this process wrote it (`last`), still holds what it wrote; the
+/// reason when not.
+fn still_the_checked(at: &Path, expected: &Found, last: Option<&Written>) -> Result<(), String> {
+    let now = match inspect(at) {
+        Ok(Some(now)) => now,
+        Ok(None) => return Err("the file checked was removed during the work".into()),
+        Err(e) => return Err(format!("cannot look at it: {e}")),
+    };
+    if !now.same_file(expected) {
+        return Err("another file was put there during the work (not the one checked)".into());
+    }
+    if let Some(last) = last {
+        let same = open_regular(at)
+            .and_then(|mut f| {
+                let inode = found_of(&f.metadata()?);
+                Ok(inode.same_file(expected) && digest_of(&mut f)? == (last.len, last.digest))
+            })
+            .unwrap_or(false);
+        if !same {
+            return Err("the file was changed by another program during the work".into());
+        }
+    }
+    Ok(())
+}
+
+/// Saves the temporary beside `path` under a name nothing has
+/// (`r.candor-1.json`, `-2`, ...), never replacing a file, and says so.
+fn keep_beside(tmp: &Path, path: &Path, written: Written, why: String) -> std::io::Error {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let (stem, ext) = match name.rsplit_once('.') {
+        Some((s, e)) if !s.is_empty() => (s.to_string(), format!(".{e}")),
+        _ => (name.to_string(), String::new()),
+    };
+    for n in 1..=100 {
+        let kept = parent_dir(path).join(format!("{stem}.candor-{n}{ext}"));
+        match rename::no_replace(tmp, &kept) {
+            Ok(()) => {
+                return std::io::Error::other(Kept {
+                    path: path.to_path_buf(),
+                    kept,
+                    written,
+                    why,
+                })
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => {
+                return std::io::Error::other(format!(
+                    "{}: {why}; candor kept that file, and could not save its output beside it ({e}): it is still in {}",
+                    path.display(),
+                    tmp.display()
+                ))
+            }
+        }
+    }
+    std::io::Error::other(format!(
+        "{}: {why}; candor kept that file, and its output is still in {} (100 names beside it taken)",
+        path.display(),
+        tmp.display()
+    ))
 }
 
 /// A new temporary file beside `target`, named after this process
@@ -369,8 +676,14 @@ impl Reserve {
     }
 
     /// Saves `bytes` as `target` in the room kept (the rules of
-    /// `write_atomic`); bytes beyond it need free space as any write does.
-    pub fn write(mut self, target: &Path, bytes: &[u8], replace: Replace) -> std::io::Result<()> {
+    /// `write_run_file`); bytes beyond it need free space as any write does.
+    pub fn write(
+        mut self,
+        target: &Path,
+        bytes: &[u8],
+        replace: Replace,
+        last: Option<&Written>,
+    ) -> std::io::Result<Written> {
         let existing = replaceable(target, replace)?;
         self.used = true;
         let mut fill = |w: &mut dyn Write| w.write_all(bytes);
@@ -378,7 +691,8 @@ impl Reserve {
             &self.path,
             &mut self.file,
             &mut fill,
-            existing.as_ref(),
+            existing,
+            last,
             target,
         )
     }
@@ -490,7 +804,7 @@ mod tests {
         let reserve = Reserve::new(&out, 1 << 20).unwrap();
         assert_eq!(reserve.size(), 1 << 20);
         assert_eq!(crate::leftovers::candor_files(dir.path()).len(), 1);
-        reserve.write(&out, b"last", Replace::Own).unwrap();
+        reserve.write(&out, b"last", Replace::Own, None).unwrap();
         assert_eq!(std::fs::read(&out).unwrap(), b"last");
         let meta = std::fs::metadata(&out).unwrap();
         assert_eq!((meta.len(), meta.mode() & 0o777), (4, 0o640));
@@ -516,5 +830,91 @@ mod tests {
         assert!(e(&long, Replace::Never, &[]).contains("bytes long"));
         assert!(check(&dir.path().join("new.json"), "-o", Replace::Never, &[]).is_ok());
         assert!(check(&file, "-o", Replace::Force, &[]).is_ok());
+    }
+
+    /// Runs `f` once with renameat2 and once with the fallbacks of
+    /// filesystems without it (link/unlink, check then rename).
+    fn both_ways(f: impl Fn(&Path)) {
+        for without in [false, true] {
+            rename::WITHOUT_RENAMEAT2.with(|w| w.set(without));
+            let dir = tempfile::tempdir().unwrap();
+            f(dir.path());
+            rename::WITHOUT_RENAMEAT2.with(|w| w.set(false));
+        }
+    }
+
+    /// A file of another content put at `path` while the work runs.
+    fn plant(path: &Path, content: &str) {
+        let other = parent_dir(path).join("other.tmp-by-someone");
+        std::fs::write(&other, content).unwrap();
+        std::fs::rename(&other, path).unwrap();
+    }
+
+    #[test]
+    fn a_file_put_in_place_during_the_work_is_kept() {
+        both_ways(|dir| {
+            let out = dir.join("out.txt");
+            let mut fill = |w: &mut dyn Write| {
+                plant(&out, "theirs");
+                w.write_all(b"ours")
+            };
+            let e = write_streamed(&out, Replace::Never, &mut fill).unwrap_err();
+            let k = kept(&e).expect("Kept");
+            assert!(e.to_string().contains("absent at the check"), "{e}");
+            assert_eq!(std::fs::read_to_string(&out).unwrap(), "theirs");
+            assert_eq!(k.kept, dir.join("out.candor-1.txt"));
+            assert_eq!(std::fs::read_to_string(&k.kept).unwrap(), "ours");
+            assert!(crate::leftovers::candor_files(dir).is_empty());
+        });
+    }
+
+    #[test]
+    fn a_file_swapped_in_before_a_forced_replace_is_kept() {
+        both_ways(|dir| {
+            let out = dir.join("r.json");
+            std::fs::write(&out, "checked").unwrap();
+            let mut fill = |w: &mut dyn Write| {
+                plant(&out, "swapped in");
+                w.write_all(b"ours")
+            };
+            let e = write_streamed(&out, Replace::Force, &mut fill).unwrap_err();
+            assert!(e.to_string().contains("not the one checked"), "{e}");
+            assert_eq!(std::fs::read_to_string(&out).unwrap(), "swapped in");
+            let k = kept(&e).unwrap();
+            assert_eq!(std::fs::read_to_string(&k.kept).unwrap(), "ours");
+            // Without a swap, --force replaces, and nothing is left beside.
+            write_atomic(&out, b"forced", Replace::Force).unwrap();
+            assert_eq!(std::fs::read_to_string(&out).unwrap(), "forced");
+            assert!(crate::leftovers::candor_files(dir).is_empty());
+            assert_eq!(
+                std::fs::read_dir(dir).unwrap().count(),
+                2,
+                "r.json and r.candor-1.json"
+            );
+        });
+    }
+
+    #[test]
+    fn own_replaces_only_what_this_process_wrote() {
+        both_ways(|dir| {
+            let out = dir.join("r.json");
+            let first = write_run_file(&out, b"v1", Replace::Never, None).unwrap();
+            let second = write_run_file(&out, b"v2", Replace::Own, Some(&first)).unwrap();
+            assert_eq!(std::fs::read_to_string(&out).unwrap(), "v2");
+            // Rewritten in place by another program: same inode, other content.
+            std::fs::write(&out, "edited").unwrap();
+            let e = write_run_file(&out, b"v3", Replace::Own, Some(&second)).unwrap_err();
+            assert!(e.to_string().contains("changed by another program"), "{e}");
+            assert_eq!(std::fs::read_to_string(&out).unwrap(), "edited");
+            // Replaced by another file before the save began.
+            plant(&out, "theirs");
+            let e = write_run_file(&out, b"v3", Replace::Own, Some(&second)).unwrap_err();
+            assert!(e.to_string().contains("not the one checked"), "{e}");
+            assert_eq!(std::fs::read_to_string(&out).unwrap(), "theirs");
+            assert_eq!(
+                std::fs::read_to_string(dir.join("r.candor-2.json")).unwrap(),
+                "v3"
+            );
+        });
     }
 }

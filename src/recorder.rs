@@ -49,6 +49,8 @@ pub struct Recorder {
     reserve: Option<Reserve>,
     /// What the file held after the last save that succeeded.
     saved: Option<Saved>,
+    /// The file as this process last wrote it: the only one a save replaces.
+    last: Option<output::Written>,
     /// Set once the Run was saved a last time from the reserve: the file
     /// can take no more, and this says what it holds.
     ended: Option<String>,
@@ -74,13 +76,17 @@ impl Saved {
 
 impl Recorder {
     /// Starts recording `run`, saved to `output` when given. `force` lets an
-    /// existing file at `output` be replaced; `flag` names the option in errors.
+    /// existing file at `output` be replaced; `flag` names the option in
+    /// errors; `inputs` are the files the command reads (the history
+    /// database, a job file and its includes), never an output, `--force` or not.
     pub fn create(
         run: Run,
         output: Option<&Path>,
         flag: &str,
         force: bool,
+        inputs: &[PathBuf],
     ) -> anyhow::Result<Recorder> {
+        let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
         let replace = Replace::from_force(force);
         let lock = match output {
             Some(path) => {
@@ -90,9 +96,9 @@ impl Recorder {
                 // beside /dev/null); whether an existing file may be replaced,
                 // once the lock is held: two candors given one name cannot
                 // both pass, and the second hears that the first is writing it.
-                output::check(path, flag, Replace::Force, &[])?;
+                output::check(path, flag, Replace::Force, &inputs)?;
                 let lock = RunLock::acquire(path)?;
-                output::check(path, flag, replace, &[])?;
+                output::check(path, flag, replace, &inputs)?;
                 Some(lock)
             }
             None => None,
@@ -114,6 +120,7 @@ impl Recorder {
             replace,
             reserve: None,
             saved: None,
+            last: None,
             ended: None,
         }
     }
@@ -129,6 +136,10 @@ impl Recorder {
         let mut run = crate::result::read_run(path)?;
         run.notes.extend(output::recover_beside(path));
         let mut recorder = Recorder::new(run, Some(path), Some(lock), Replace::Own);
+        recorder.last = Some(
+            output::Written::of_file(path)
+                .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", path.display()))?,
+        );
         let mut saved = Saved::of(&recorder.run);
         // It was saved when its predecessor last wrote it.
         if let Some(at) = std::fs::metadata(path)
@@ -169,20 +180,34 @@ impl Recorder {
             return Err(anyhow::anyhow!("{ended}"));
         }
         let json = crate::result::run_json(&self.run).into_bytes();
-        match output::write_atomic(&path, &json, self.replace) {
-            Ok(()) => {
-                self.saved_now();
+        match output::write_run_file(&path, &json, self.replace, self.last.as_ref()) {
+            Ok(written) => {
+                self.saved_now(written);
                 self.keep_room(&path, json.len() as u64);
                 Ok(())
             }
+            Err(e) if output::kept(&e).is_some() => self.moved_beside(&e),
             Err(e) if no_space(&e) => self.save_last(&path, e),
             Err(e) => Err(self.unsaved(&path, e)),
         }
     }
 
-    fn saved_now(&mut self) {
+    /// Another file took the Run's name during the work (`output::Kept`):
+    /// that file stays, the Run was saved beside it, and from now on it is
+    /// saved there. One warning, and a note in the Run.
+    fn moved_beside(&mut self, e: &std::io::Error) -> anyhow::Result<()> {
+        let kept = output::kept(e).expect("a Kept error");
+        eprintln!("candor: warning: {kept}");
+        self.output = Some(kept.kept.clone());
+        self.saved_now(kept.written.clone());
+        self.run.notes.push(format!("{kept}"));
+        self.save()
+    }
+
+    fn saved_now(&mut self, written: output::Written) {
         // From now on the file at `output` is this Run's own.
         self.replace = Replace::Own;
+        self.last = Some(written);
         self.saved = Some(Saved::of(&self.run));
     }
 
@@ -222,13 +247,15 @@ impl Recorder {
             self.run.findings = crate::findings::analyze(&self.run);
         }
         let json = crate::result::run_json(&self.run).into_bytes();
-        if let Err(e) = room.write(path, &json, self.replace) {
-            return Err(self.unsaved(
-                path,
-                std::io::Error::new(e.kind(), format!("{full}; the last save failed too: {e}")),
-            ));
+        match room.write(path, &json, self.replace, self.last.as_ref()) {
+            Ok(written) => self.saved_now(written),
+            Err(e) => {
+                return Err(self.unsaved(
+                    path,
+                    std::io::Error::new(e.kind(), format!("{full}; the last save failed too: {e}")),
+                ))
+            }
         }
-        self.saved_now();
         if finishing {
             eprintln!(
                 "candor: warning: the filesystem holding {} is full: the Run was saved in the room candor kept for it",
@@ -340,23 +367,29 @@ mod tests {
     fn saves_at_each_step_and_refuses_an_existing_file() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("r.json");
-        let mut rec =
-            Recorder::create(Run::new(vec!["candor".into()]), Some(&out), "-o", false).unwrap();
+        let mut rec = Recorder::create(
+            Run::new(vec!["candor".into()]),
+            Some(&out),
+            "-o",
+            false,
+            &[],
+        )
+        .unwrap();
         assert_eq!(
             crate::result::read_run(&out).unwrap().status,
             RunStatus::Running
         );
         // A second candor on the same file is refused while this one holds it.
-        let e = Recorder::create(Run::new(vec![]), Some(&out), "-o", true).unwrap_err();
+        let e = Recorder::create(Run::new(vec![]), Some(&out), "-o", true, &[]).unwrap_err();
         assert!(crate::error::is_usage(&e), "{e}");
         rec.finish(RunStatus::Complete).unwrap();
         let saved = crate::result::read_run(&out).unwrap();
         assert_eq!(saved.status, RunStatus::Complete);
         assert!(saved.findings.iter().any(|f| f.id == "claims"));
         drop(rec);
-        let e = Recorder::create(Run::new(vec![]), Some(&out), "-o", false).unwrap_err();
+        let e = Recorder::create(Run::new(vec![]), Some(&out), "-o", false, &[]).unwrap_err();
         assert!(e.to_string().contains("the file exists"), "{e}");
-        assert!(Recorder::create(Run::new(vec![]), Some(&out), "-o", true).is_ok());
+        assert!(Recorder::create(Run::new(vec![]), Some(&out), "-o", true, &[]).is_ok());
     }
 
     /// A file candor could not remove ends a complete Run failed, says so
@@ -365,8 +398,14 @@ mod tests {
     fn a_file_left_behind_fails_the_run() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("r.json");
-        let mut rec =
-            Recorder::create(Run::new(vec!["candor".into()]), Some(&out), "-o", false).unwrap();
+        let mut rec = Recorder::create(
+            Run::new(vec!["candor".into()]),
+            Some(&out),
+            "-o",
+            false,
+            &[],
+        )
+        .unwrap();
         let stuck = dir.path().join(".candor-disk-1-2-0.tmp");
         let erofs = std::io::Error::from_raw_os_error(libc::EROFS);
         crate::leftovers::removal_failed("test file", &stuck, &erofs);

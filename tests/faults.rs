@@ -43,14 +43,18 @@ fn command(program: &str) -> Command {
     c
 }
 
-const BIN: &str = env!("CARGO_BIN_EXE_candor");
+/// The binary under test: this build's, or another one named by
+/// `CANDOR_TEST_BIN` (to show that a test fails on an older candor).
+fn bin() -> String {
+    std::env::var("CANDOR_TEST_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_candor").to_string())
+}
 
 fn candor<I, S>(args: I) -> Outcome
 where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
 {
-    command(BIN).args(args).output().unwrap().into()
+    command(&bin()).args(args).output().unwrap().into()
 }
 
 fn spawn<I, S>(args: I) -> Child
@@ -58,7 +62,7 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
 {
-    command(BIN)
+    command(&bin())
         .args(args)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -332,7 +336,7 @@ fn planted_temporaries_are_never_followed() {
         "ln -s {v} {d}/.out.txt.$$.tmp && ln -s {v} {d}/.out.txt.candor-$$-$(cut -d' ' -f22 /proc/$$/stat)-00000000.tmp && exec {bin} report {run} -o {out}",
         v = p(&victim),
         d = p(d),
-        bin = BIN,
+        bin = bin(),
         run = p(&run),
         out = p(&out)
     );
@@ -381,6 +385,159 @@ fn two_candors_on_one_run() {
     assert_eq!(run.status, RunStatus::Complete);
     assert_eq!(run.measurements.len(), 1);
     assert!(leftovers(dir.path()).is_empty());
+}
+
+/// An output that is one of the command's inputs not named on its command
+/// line: the history database (`-o` equal to `--db`, and its `-wal`), a job
+/// file and its include (`disk --job F.fio -o F.fio`), a fleet directory's
+/// file (`fleet report DIR -o DIR/fleet.json`): each was replaced with
+/// `--force`; now refused, untouched.
+#[test]
+fn inputs_not_on_the_command_line_are_never_outputs() {
+    let dir = scratch("hidden-inputs");
+    let d = dir.path();
+    let db = put(d, "h.db", "a history");
+    let wal = put(d, "h.db-wal", "its wal");
+    let inc = put(d, "inc.fio", "size=4m\n");
+    let job = put(
+        d,
+        "j.fio",
+        "[a]\nrw=read\nruntime=200ms\ntime_based\ninclude inc.fio\n",
+    );
+    let fleet = d.join("fleet");
+    std::fs::create_dir(&fleet).unwrap();
+    put(&fleet, "fleet.json", "{}");
+    std::fs::create_dir(fleet.join("web1")).unwrap();
+    let host_run = a_run(&fleet.join("web1"), "run.json");
+    let before = (snapshot(d), snapshot(&fleet));
+    let disk = |out: &Path| {
+        candor([
+            "disk",
+            "--engine",
+            "null",
+            "--runtime",
+            "100ms",
+            "--db",
+            p(&db),
+            "-o",
+            p(out),
+            "--force",
+        ])
+    };
+    refused(&disk(&db), 2, "is also an input");
+    refused(&disk(&wal), 2, "is also an input");
+    for out in [&job, &inc] {
+        let o = candor([
+            "disk",
+            "--job",
+            p(&job),
+            "--dir",
+            p(d),
+            "-o",
+            p(out),
+            "--force",
+        ]);
+        refused(&o, 2, "is also an input");
+    }
+    let fleet_json = fleet.join("fleet.json");
+    for out in [&fleet_json, &host_run] {
+        let o = candor(["fleet", "report", p(&fleet), "-o", p(out), "--force"]);
+        refused(&o, 2, "is also an input");
+    }
+    let o = candor([
+        "import",
+        p(&host_run),
+        "--db",
+        p(&db),
+        "-o",
+        p(&db),
+        "--force",
+    ]);
+    refused(&o, 2, "is also an input");
+    assert_eq!((snapshot(d), snapshot(&fleet)), before);
+}
+
+/// `analyze --write` beside a candor still writing the Run: it wrote the
+/// Run back as it was while running, and the measurement was lost; now it
+/// takes the Run's lock and is refused while another candor holds it.
+#[test]
+fn analyze_write_takes_the_run_lock() {
+    let dir = scratch("analyze-lock");
+    let out = dir.path().join("r.json");
+    let first = spawn(["cpu", "--runtime", "2s", "--threads", "1", "-o", p(&out)]);
+    assert!(wait_until(Duration::from_secs(20), || out.exists()));
+    refused(
+        &candor(["analyze", "--write", p(&out)]),
+        2,
+        "another candor is writing this Run",
+    );
+    let o = finish(first);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(read_run(&out).measurements.len(), 1);
+    ok(&candor(["analyze", "--write", p(&out)]));
+    assert!(leftovers(dir.path()).is_empty());
+}
+
+/// A Run edited to hold impossible values (negative events per second, a
+/// free-text date) was reported as measured; now every reader refuses it
+/// in one line naming the field.
+#[test]
+fn impossible_values_in_a_run_are_refused() {
+    let dir = scratch("impossible");
+    let good = a_run(dir.path(), "good.json");
+    let text = std::fs::read_to_string(&good).unwrap();
+    let mut run: serde_json::Value = serde_json::from_str(&text).unwrap();
+    run["measurements"][0]["events_per_sec"] = serde_json::json!(-1.0);
+    let negative = put(dir.path(), "negative.json", run.to_string());
+    let mut run: serde_json::Value = serde_json::from_str(&text).unwrap();
+    run["started_at"] = serde_json::json!("last tuesday");
+    let dated = put(dir.path(), "dated.json", run.to_string());
+    for cmd in ["report", "analyze"] {
+        let o = candor([cmd, p(&negative)]);
+        refused(&o, 2, "measurements[0].events_per_sec: -1.0 is negative");
+        let o = candor([cmd, p(&dated)]);
+        refused(&o, 2, "started_at: \"last tuesday\" is not a time");
+    }
+    ok(&candor(["report", p(&good)]));
+}
+
+/// A file put at a Run's name by another user while candor measures (moved
+/// in over the Run, or the Run rewritten in place): it was replaced by the
+/// next save and took root's ownership; now it stays as it is, the Run is
+/// saved beside it (`x.candor-1.json`), with one warning and a note.
+#[test]
+fn a_file_swapped_in_during_the_work_is_kept() {
+    for in_place in [false, true] {
+        let dir = scratch("swapped");
+        let out = dir.path().join("x.json");
+        let first = spawn(["cpu", "--runtime", "2s", "--threads", "1", "-o", p(&out)]);
+        assert!(wait_until(Duration::from_secs(20), || out.exists()));
+        if in_place {
+            std::fs::write(&out, "theirs").unwrap();
+        } else {
+            let theirs = put(dir.path(), "theirs", "theirs");
+            std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).unwrap();
+            std::fs::rename(&theirs, &out).unwrap();
+        }
+        let o = finish(first);
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "theirs");
+        if !in_place {
+            assert_eq!(std::fs::metadata(&out).unwrap().uid(), 65534);
+        }
+        let kept = dir.path().join("x.candor-1.json");
+        let run = read_run(&kept);
+        assert_eq!(run.status, RunStatus::Complete);
+        assert_eq!(run.measurements.len(), 1);
+        assert!(run.notes.iter().any(|n| n.contains("x.candor-1.json")));
+        let warned = o
+            .stderr
+            .lines()
+            .filter(|l| l.contains("candor kept that file"))
+            .count();
+        assert_eq!(warned, 1, "{}", o.stderr);
+        assert!(leftovers(dir.path()).is_empty());
+    }
 }
 
 /// A candor that starts while another measures in the same directory says
@@ -767,7 +924,7 @@ fn a_failing_disk_job_still_leaves_a_run() {
     let out = dir.path().join("r.json");
     let mut args = vec!["disk", "--dir", p(dir.path()), "-o", p(&out)];
     args.extend(TINY_DISK);
-    let o: Outcome = command(BIN)
+    let o: Outcome = command(&bin())
         .args(&args)
         .env(candor::disk::engine::FAIL_ENV, "50")
         .output()
@@ -875,7 +1032,7 @@ fn pre_flight_refuses_before_anything_is_written() {
     let script = format!(
         "echo $$ > {}/cgroup.procs && exec {} disk --dir {d} --bs 64M --iodepth 8 --size 1G",
         group.display(),
-        BIN
+        bin()
     );
     let o: Outcome = command("sh").args(["-c", &script]).output().unwrap().into();
     let _ = std::fs::remove_dir(&group);

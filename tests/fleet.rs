@@ -754,7 +754,7 @@ fn fleet_bad_input_is_refused_with_exit_2() {
         ),
         (
             vec!["-i".into(), s(&good_ini), "wbe1".into()],
-            "HOST 'wbe1' is neither a host nor a group".into(),
+            "'wbe1' is neither a host nor a group there".into(),
         ),
         (
             vec![

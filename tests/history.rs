@@ -271,7 +271,10 @@ fn history_add_checks_every_file_first_and_adds_nothing_on_a_bad_one() {
     std::fs::write(&text, "not json").unwrap();
     let cases = [
         (write(h, "running", &running), "still running"),
-        (write(h, "timeless", &timeless), "no valid started_at"),
+        (
+            write(h, "timeless", &timeless),
+            "finished_at: \"soon\" is not a time",
+        ),
         (write(h, "newer", &newer), "newer candor"),
         (write(h, "nameless", &nameless), "--host"),
         (text, "not JSON"),

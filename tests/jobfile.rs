@@ -225,6 +225,7 @@ fn every_fixture_reads_as_fio_reads_it() {
         "size.fio",
         "steady.fio",
         "unsupported.fio",
+        "phases.fio",
     ] {
         agrees_with_fio(name);
     }
@@ -366,11 +367,15 @@ fn jobs_run_together_unless_ordered() {
     // [a] and [b] overlapped for most of their 400 ms.
     let overlap = a.1.min(b.1).saturating_sub(a.0.max(b.0));
     assert!(overlap > 300_000_000, "a {a:?} b {b:?}");
-    // The stonewall: [c] starts after both ended; wait_for: [d] after [c].
+    // The stonewall: [c] starts after both ended; [d] comes after the
+    // stonewall job, so it waits for the phase before, and (wait_for) for [c].
     assert!(c.0 >= a.1.max(b.1), "c {c:?} after a {a:?} b {b:?}");
     assert!(d.0 >= c.1, "d {d:?} after c {c:?}");
     assert_eq!(job(&run, "c").job.as_ref().unwrap().group, 1);
-    assert_eq!(job(&run, "d").job.as_ref().unwrap().waited_for, ["c"]);
+    assert_eq!(
+        job(&run, "d").job.as_ref().unwrap().waited_for,
+        ["a", "b", "c"]
+    );
     let f = finding(&run, "job-concurrent").expect("job-concurrent");
     assert_eq!(f.evidence["jobs"], serde_json::json!(["a", "b"]));
     for d in run.disk() {
@@ -694,4 +699,112 @@ fn sigint_during_a_job_file_removes_every_file() {
         candor_files(tmp.path()).is_empty(),
         "a test file was left behind"
     );
+}
+
+/// The pairs of jobs (by index) that ran at the same time for longer than
+/// 50 ms; `spans` in ms on one clock.
+fn overlapping(spans: &[(u64, u64)]) -> Vec<(usize, usize)> {
+    let mut pairs = Vec::new();
+    for i in 0..spans.len() {
+        for j in i + 1..spans.len() {
+            let shared = spans[i]
+                .1
+                .min(spans[j].1)
+                .saturating_sub(spans[i].0.max(spans[j].0));
+            if shared > 50 {
+                pairs.push((i, j));
+            }
+        }
+    }
+    pairs
+}
+
+/// Each job's span in ms as fio ran `fixture`: from the bandwidth log fio
+/// writes per job (`log_unix_epoch`, one entry every 20 ms), read in job
+/// order (`PREFIX_bw.N.log`).
+fn fio_spans(fixture: &str, dir: &Path, jobs: usize) -> Vec<(u64, u64)> {
+    let prefix = dir.join("span");
+    let text = format!(
+        "[global]\nwrite_bw_log={}\nlog_avg_msec=20\nlog_unix_epoch=1\n{}",
+        prefix.display(),
+        std::fs::read_to_string(fixtures().join(fixture)).unwrap()
+    );
+    let file = dir.join("with-logs.fio");
+    std::fs::write(&file, text).unwrap();
+    let out = Command::new("fio")
+        .args(["--output-format=json", file.to_str().unwrap()])
+        .current_dir(dir)
+        .output()
+        .expect("run fio");
+    assert!(
+        out.status.success(),
+        "fio {fixture}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (1..=jobs)
+        .map(|n| {
+            let log = PathBuf::from(format!("{}_bw.{n}.log", prefix.display()));
+            let text =
+                std::fs::read_to_string(&log).unwrap_or_else(|e| panic!("{}: {e}", log.display()));
+            std::fs::remove_file(&log).unwrap();
+            let times: Vec<u64> = text
+                .lines()
+                .map(|l| l.split(',').next().unwrap().trim().parse().unwrap())
+                .collect();
+            (times[0].saturating_sub(20), *times.last().unwrap())
+        })
+        .collect()
+}
+
+/// fio and candor run the phases of a job file alike (issue 20): the jobs
+/// after a stonewall job start with it, `wait_for` matches `name=`, and
+/// each fio command candor prints runs under fio as one job of that name.
+#[test]
+fn phases_overlap_as_under_fio() {
+    if !have_fio() {
+        return;
+    }
+    let _turn = turn();
+    let tmp = scratch();
+    let fio_said = overlapping(&fio_spans("phases.fio", tmp.path(), 5));
+    let run = run_job("phases.fio", tmp.path(), &[]);
+    let spans: Vec<(u64, u64)> = run
+        .disk()
+        .map(|d| {
+            let (s, e) = span(d);
+            (s / 1_000_000, e / 1_000_000)
+        })
+        .collect();
+    assert_eq!(spans.len(), 5);
+    // rand-read beside rand-write, checker beside nothing, tail after checker.
+    assert_eq!(fio_said, [(1, 2)], "fio's own run");
+    assert_eq!(overlapping(&spans), fio_said, "candor {spans:?}");
+    for d in run.disk() {
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(format!("{} --output-format=json", d.fio_command))
+            .current_dir(tmp.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            d.fio_command,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let names: Vec<&str> = json["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["jobname"].as_str().unwrap())
+            .collect();
+        let want = if d.profile.as_deref() == Some("verify-read") {
+            "checker"
+        } else {
+            d.profile.as_deref().unwrap()
+        };
+        assert_eq!(names, [want], "{}", d.fio_command);
+    }
+    assert!(candor_files(tmp.path()).is_empty());
 }

@@ -416,7 +416,7 @@ mod tests {
     fn fresh(plan: &Plan, out: &Path) -> Recorder {
         let mut run = Run::new(vec!["candor".into(), "run".into()]);
         run.plan = Some(serde_json::to_value(plan).unwrap());
-        Recorder::create(run, Some(out), "--output", false).unwrap()
+        Recorder::create(run, Some(out), "--output", false, &[]).unwrap()
     }
 
     #[test]

@@ -8,7 +8,7 @@ use crate::findings::{analyze, analyze_many};
 use crate::history::{self, schema::Open, History};
 use crate::output::{write_text, Replace};
 use crate::report::{analysis_json, analysis_text, Analysed, Format};
-use crate::result::{read_run, write_run, Finding, Run};
+use crate::result::{read_run, Finding, Run};
 use std::path::PathBuf;
 
 /// Flags of `candor analyze`.
@@ -45,8 +45,19 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
             "--write stores a Run's own findings; drift depends on the history database and is not written into the Run (drop --history or --write)",
         ));
     }
+    // With --write, each Run is locked before it is read (no other candor
+    // writes it until this one is done) and only the file read is replaced.
+    let mut locks = Vec::new();
+    let mut read_as = Vec::new();
     let mut runs: Vec<Run> = Vec::new();
     for path in &args.runs {
+        if args.write {
+            locks.push(crate::result::RunLock::acquire(path)?);
+            read_as.push(
+                crate::output::Written::of_file(path)
+                    .map_err(|e| usage(format!("{}: cannot read: {e}", path.display())))?,
+            );
+        }
         runs.push(read_run(path)?);
     }
     let per_run: Vec<Vec<Finding>> = runs.iter().map(analyze).collect();
@@ -57,9 +68,12 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     };
 
     if args.write {
-        for ((run, findings), path) in runs.iter_mut().zip(&per_run).zip(&args.runs) {
+        for (((run, findings), path), read) in
+            runs.iter_mut().zip(&per_run).zip(&args.runs).zip(&read_as)
+        {
             run.findings = findings.clone();
-            write_run(run, path, Replace::Force)
+            let json = crate::result::run_json(run);
+            crate::output::write_run_file(path, json.as_bytes(), Replace::Own, Some(read))
                 .map_err(|e| anyhow::anyhow!("--write: cannot write: {e}"))?;
         }
     }

@@ -100,7 +100,7 @@ pub fn execute_with(
         "threads": threads.counts(),
         "runtime_ns": runtime.as_nanos() as u64,
     }));
-    let mut recorder = Recorder::create(run, args.output.as_deref(), "--output", args.force)?;
+    let mut recorder = Recorder::create(run, args.output.as_deref(), "--output", args.force, &[])?;
     if args.format == Format::Text && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
         let n = group.planned_measurements(threads) as u32;
         eprintln!(

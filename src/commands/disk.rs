@@ -138,7 +138,13 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     let mut run = Run::of_this_process();
     run.label = args.label.clone();
     run.host = crate::host::collect(Some(&test_dir(&args)));
-    let mut recorder = Recorder::create(run, args.output.as_deref(), "--output", args.force)?;
+    let mut recorder = Recorder::create(
+        run,
+        args.output.as_deref(),
+        "--output",
+        args.force,
+        &args.history.inputs(),
+    )?;
     let saved = match measure(&args, &job, &mut recorder) {
         Ok(m) => {
             recorder.run_mut().notes.extend(m.notes.iter().cloned());

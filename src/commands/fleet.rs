@@ -9,7 +9,7 @@ use crate::output::{check, write_text, Replace};
 use crate::report::{render_fleet, Format, Options, RateUnit};
 use crate::units::parse_duration;
 use clap::Subcommand;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Flags of `candor fleet`.
 #[derive(Debug, clap::Args)]
@@ -37,10 +37,15 @@ pub struct RunArgs {
     /// ansible_ssh_common_args, ansible_become.
     #[arg(short = 'i', long, value_name = "INVENTORY")]
     pub inventory: Option<PathBuf>,
-    /// Hosts or groups of the inventory (`web`, `web*`, `all,!db1`), or
-    /// hosts of their own as user@host[:port]. Default: every inventory host.
+    /// Host patterns as Ansible's --limit reads them (`web`, `web:db`,
+    /// `web:&prod`, `all:!db1`, `~db[0-9]+`, `web*`, `web[0]`), or hosts of
+    /// their own as user@host[:port]. Default: every inventory host.
     #[arg(value_name = "HOST")]
     pub hosts: Vec<String>,
+    /// Print the hosts the patterns select and how each is reached, then
+    /// stop (nothing is connected to), as `ansible --list-hosts`.
+    #[arg(long)]
+    pub list_hosts: bool,
     /// The output directory (default candor-fleet-<UTC time> here).
     #[arg(short, long, value_name = "DIR")]
     pub output: Option<PathBuf>,
@@ -181,6 +186,20 @@ pub fn check_run_flags(flags: &[String]) -> anyhow::Result<(Vec<String>, String)
     Ok((flags.to_vec(), dir))
 }
 
+/// `--list-hosts`: Ansible's layout (`  hosts (N):`, a host per line),
+/// each host followed by the ssh destination candor would use.
+fn list_hosts(inventory: Option<&std::path::Path>, hosts: &[String]) -> anyhow::Result<()> {
+    let inv = inventory
+        .map(fleet::inventory::Inventory::load)
+        .transpose()?;
+    let targets = fleet::select::select(inv.as_ref(), hosts)?;
+    let mut text = format!("  hosts ({}):\n", targets.len());
+    for t in &targets {
+        text.push_str(&format!("    {}  {}\n", t.name, t.describe()));
+    }
+    crate::output::write_text(None, &text, false)
+}
+
 fn run(a: RunArgs) -> anyhow::Result<()> {
     let duration =
         |flag: &str, v: &str| parse_duration(v).map_err(|e| usage(format!("{flag}: {e}")));
@@ -205,6 +224,9 @@ fn run(a: RunArgs) -> anyhow::Result<()> {
         ));
     }
     let (run_flags, test_dir) = check_run_flags(&a.run_flags)?;
+    if a.list_hosts {
+        return list_hosts(a.inventory.as_deref(), &a.hosts);
+    }
     let (dir, summary) = fleet::run::execute(fleet::run::Request {
         inventory: a.inventory,
         hosts: a.hosts,
@@ -246,9 +268,30 @@ fn run(a: RunArgs) -> anyhow::Result<()> {
     fleet::run::outcome(&dir, &summary)
 }
 
+/// The files of a fleet directory and of its subdirectories (one level:
+/// the hosts' Runs): what `fleet report` reads, never its output.
+fn fleet_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let entries = |d: &Path| -> Vec<PathBuf> {
+        std::fs::read_dir(d)
+            .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+            .unwrap_or_default()
+    };
+    for entry in entries(dir) {
+        match std::fs::symlink_metadata(&entry) {
+            Ok(m) if m.is_dir() => files.extend(entries(&entry)),
+            Ok(_) => files.push(entry),
+            Err(_) => {}
+        }
+    }
+    files
+}
+
 fn report(a: ReportArgs) -> anyhow::Result<()> {
     if let Some(out) = &a.output {
-        check(out, "--output", Replace::from_force(a.force), &[])?;
+        let inputs = fleet_files(&a.dir);
+        let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+        check(out, "--output", Replace::from_force(a.force), &inputs)?;
     }
     let (summary, runs) = fleet::directory::load(&a.dir)?;
     let text = render_fleet(&summary, &runs, a.format, &Options { unit: a.unit });

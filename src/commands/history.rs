@@ -435,7 +435,9 @@ fn trend(db: &Path, a: TrendArgs) -> anyhow::Result<()> {
         })
         .transpose()?;
     if let Some(out) = &a.output {
-        prepare(out, "--output", Replace::from_force(a.force), &[db])?;
+        let inputs = crate::commands::record::database_files(db);
+        let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+        prepare(out, "--output", Replace::from_force(a.force), &inputs)?;
     }
     let store = History::open(db, Open::Existing)?;
     let host = query::find_host(store.conn(), &a.host)?;
@@ -464,7 +466,9 @@ fn trend(db: &Path, a: TrendArgs) -> anyhow::Result<()> {
 fn export_cmd(db: &Path, a: ExportArgs) -> anyhow::Result<()> {
     let filter = a.filter.filter()?;
     if let Some(out) = &a.output {
-        prepare(out, "--output", Replace::from_force(a.force), &[db])?;
+        let inputs = crate::commands::record::database_files(db);
+        let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+        prepare(out, "--output", Replace::from_force(a.force), &inputs)?;
     }
     let store = History::open(db, Open::Existing)?;
     let mut failure: Option<anyhow::Error> = None;
@@ -504,7 +508,9 @@ fn export_cmd(db: &Path, a: ExportArgs) -> anyhow::Result<()> {
 fn report(db: &Path, a: ReportArgs) -> anyhow::Result<()> {
     let PageFormat::Html = a.format;
     if let Some(out) = &a.output {
-        prepare(out, "--output", Replace::from_force(a.force), &[db])?;
+        let inputs = crate::commands::record::database_files(db);
+        let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+        prepare(out, "--output", Replace::from_force(a.force), &inputs)?;
     }
     let store = History::open(db, Open::Existing)?;
     let hosts = match &a.host {
@@ -543,8 +549,15 @@ fn report(db: &Path, a: ReportArgs) -> anyhow::Result<()> {
 
 fn get(db: &Path, a: GetArgs) -> anyhow::Result<()> {
     if let Some(out) = &a.output {
-        prepare(out, "--output", Replace::from_force(a.force), &[db])?;
+        let inputs = crate::commands::record::database_files(db);
+        let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+        prepare(out, "--output", Replace::from_force(a.force), &inputs)?;
     }
+    // A Run written to a file is a Run: no other candor writes it meanwhile.
+    let _lock = match &a.output {
+        Some(out) => Some(crate::result::RunLock::acquire(out)?),
+        None => None,
+    };
     let store = History::open(db, Open::Existing)?;
     let (_, json) = query::run_json(store.conn(), &a.run)?;
     crate::output::write_text(a.output.as_deref(), &json, a.force)

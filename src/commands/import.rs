@@ -32,7 +32,8 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
         return Err(usage("no fio output files given: candor import FIO.json... [--label NAME] [--output RUN.json]"));
     }
     if let Some(out) = &args.output {
-        let inputs: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
+        let db = args.history.inputs();
+        let inputs: Vec<&Path> = args.files.iter().chain(&db).map(PathBuf::as_path).collect();
         prepare(out, "--output", Replace::from_force(args.force), &inputs)?;
     }
     // Without --label, the first file's name (reports would otherwise say "unknown host":
@@ -46,6 +47,7 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     let printed = match &args.output {
         None => write_text(None, &render(&run, Format::Json), false),
         Some(path) => {
+            let _lock = crate::result::RunLock::acquire(path)?;
             crate::result::write_run(&run, path, Replace::from_force(args.force))
                 .map_err(|e| anyhow::anyhow!("--output: cannot write: {e}"))?;
             write_text(None, &render(&run, Format::Text), false)

@@ -59,7 +59,12 @@ pub fn execute(args: &Args, path: &Path) -> anyhow::Result<()> {
             run.notes.push(w.clone());
         }
     }
-    let mut recorder = Recorder::create(run, args.output.as_deref(), "--output", args.force)?;
+    let mut recorder = {
+        // The job file and its includes are inputs too.
+        let mut inputs = args.history.inputs();
+        inputs.extend(file.files.iter().map(|f| std::path::PathBuf::from(&f.path)));
+        Recorder::create(run, args.output.as_deref(), "--output", args.force, &inputs)?
+    };
     if let Err(e) = measure(&plan, &dirs, &mut recorder) {
         return Err(recorder.stop(e));
     }

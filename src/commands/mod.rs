@@ -19,6 +19,7 @@ pub mod record;
 pub mod report;
 pub mod run;
 pub mod sweep;
+pub mod unixbench;
 
 use crate::cli::Command;
 
@@ -33,6 +34,7 @@ pub fn dispatch(command: Command) -> anyhow::Result<()> {
         Command::Crypto(a) => crypto::execute(a),
         Command::Compress(a) => compress::execute(a),
         Command::Os(a) => os::execute(a),
+        Command::Unixbench(a) => unixbench::execute(a),
         Command::Analyze(a) => analyze::execute(a),
         Command::Explain(a) => explain::execute(a),
         Command::Report(a) => report::execute(a),

@@ -25,6 +25,17 @@ pub struct HistoryFlags {
     pub db: Option<PathBuf>,
 }
 
+/// A history database and the files SQLite keeps beside it.
+pub fn database_files(db: &Path) -> Vec<PathBuf> {
+    let mut files = vec![db.to_path_buf()];
+    for suffix in ["-wal", "-shm", "-journal"] {
+        let mut name = db.as_os_str().to_os_string();
+        name.push(suffix);
+        files.push(PathBuf::from(name));
+    }
+    files
+}
+
 /// True when `CANDOR_NO_HISTORY` is set to anything but empty or `0`.
 fn disabled_by_env() -> bool {
     std::env::var("CANDOR_NO_HISTORY").is_ok_and(|v| !v.trim().is_empty() && v.trim() != "0")
@@ -40,6 +51,15 @@ impl HistoryFlags {
             Some(p) => Some(Some(p.clone())),
             None if disabled_by_env() => None,
             None => Some(history::default_path()),
+        }
+    }
+
+    /// The files of the database a Run would be added to (the database and
+    /// its `-wal`, `-shm` and `-journal`): inputs, never an output.
+    pub fn inputs(&self) -> Vec<PathBuf> {
+        match self.target() {
+            Some(Some(db)) => database_files(&db),
+            _ => Vec::new(),
         }
     }
 

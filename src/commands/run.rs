@@ -247,7 +247,13 @@ fn start(args: &Args) -> anyhow::Result<(Plan, Recorder, TestDir)> {
             skipped.reason
         ));
     }
-    let recorder = Recorder::create(run, Some(&output), "--output", args.force)?;
+    let recorder = Recorder::create(
+        run,
+        Some(&output),
+        "--output",
+        args.force,
+        &args.history.inputs(),
+    )?;
     // Said once this candor is sure to run (another may hold the Run).
     for w in test_dir.warnings() {
         eprintln!("candor: warning: {w}");

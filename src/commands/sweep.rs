@@ -162,7 +162,13 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     run.host = crate::host::collect(Some(dir.path()));
     run.plan = Some(plan_json(&jobs, dir.path()));
     run.notes.extend(dir.notes().cloned());
-    let mut recorder = Recorder::create(run, args.output.as_deref(), "--output", args.force)?;
+    let mut recorder = Recorder::create(
+        run,
+        args.output.as_deref(),
+        "--output",
+        args.force,
+        &args.history.inputs(),
+    )?;
     // Said once this candor is sure to run (another may hold the Run).
     for w in dir.warnings() {
         eprintln!("candor: warning: {w}");

@@ -17,6 +17,7 @@ mod os;
 mod primes;
 mod runner;
 mod stream;
+pub mod unixbench;
 
 pub use compress::{lzma_round_trip, zstd_round_trip};
 pub use corpus::corpus;

@@ -45,6 +45,33 @@ const DRIFT_THRESHOLDS: &[(&str, f64)] = &[
 
 static CATALOGUE: &[FindingInfo] = &[
     FindingInfo {
+        id: "unixbench-page-cache",
+        title: "UnixBench File Copy is mostly the page cache",
+        severity: Severity::Info,
+        meaning: "the File Copy figures measure the page cache and the filesystem's write path",
+        not_proven: "anything about the disk's own speed",
+        explanation: "UnixBench's File Copy writes a file of at most 8,000 KiB for 2 s, reads it for 2 s, then copies it into a second file for the timed pass, rewinding both: the file is in the page cache throughout and the written pages are rarely flushed in the pass. candor does the same so its figures compare, and says on which filesystem it ran (the work directory's). Use `candor disk` or `candor run` for the disk.",
+        thresholds: &[],
+    },
+    FindingInfo {
+        id: "unixbench-shell",
+        title: "UnixBench Shell Scripts depend on /bin/sh and the tools",
+        severity: Severity::Info,
+        meaning: "the Shell Scripts figures measure the host's /bin/sh, sort, od, grep, tee and wc as much as the CPU",
+        not_proven: "that two hosts with other shells or coreutils differ in hardware",
+        explanation: "Each shell script sorts a small file, runs od into a numeric sort and grep into tee and wc: process creation, exec of dynamically linked tools and the shell's own start-up. dash and bash, or two coreutils versions, give different figures on the same hardware. The finding names the /bin/sh that ran (its resolved path) and the sort version.",
+        thresholds: &[],
+    },
+    FindingInfo {
+        id: "unixbench-not-run",
+        title: "a UnixBench index test did not run",
+        severity: Severity::Info,
+        meaning: "the index printed leaves this test out: it is a partial index",
+        not_proven: "anything about the test that did not run",
+        explanation: "UnixBench's System Benchmarks Index is the geometric mean of 12 tests. When candor could not run one (a tool missing, or Dhrystone and Whetstone, which candor does not build yet), the index of the rest is printed as a partial index and is not comparable with a full one.",
+        thresholds: &[],
+    },
+    FindingInfo {
         id: "tmpfs",
         title: "test directory on tmpfs/ramfs",
         severity: Severity::Refusal,

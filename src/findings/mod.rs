@@ -28,6 +28,7 @@ mod series;
 mod stability;
 #[cfg(test)]
 pub(crate) mod synth;
+mod unixbench;
 
 pub use catalogue::{catalogue, info, FindingInfo};
 pub use claims::{claims, Claims, CLAIMS_ID};
@@ -71,6 +72,9 @@ pub(crate) fn analyze_checks(run: &Run) -> Vec<Finding> {
     out.extend(cpu_bound::io_cpu_bound(run));
     out.extend(host::cpu_steal(run));
     out.extend(host::smt(run));
+    out.extend(unixbench::page_cache(run));
+    out.extend(unixbench::shell(run));
+    out.extend(unixbench::not_run(run));
     if has_disk {
         out.extend(apps::application(run));
         out.extend(jobfile::concurrent(run));

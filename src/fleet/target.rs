@@ -130,6 +130,22 @@ impl Target {
         s
     }
 
+    /// The destination and every other connection setting, for
+    /// `--list-hosts`: `root@127.0.0.2:2222 key=~/.ssh/k args='-o X=y' become=root`.
+    pub fn describe(&self) -> String {
+        let mut s = self.destination();
+        if let Some(k) = &self.key_file {
+            s.push_str(&format!(" key={k}"));
+        }
+        if !self.ssh_args.is_empty() {
+            s.push_str(&format!(" args='{}'", self.ssh_args.join(" ")));
+        }
+        if let Some(b) = &self.become_ {
+            s.push_str(&format!(" become={}", b.user));
+        }
+        s
+    }
+
     /// The name made safe for a file name (`web 1/a` → `web_1_a`).
     pub fn file_stem(&self) -> String {
         let stem = crate::output::file_name_part(&self.name);

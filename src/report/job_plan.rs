@@ -21,6 +21,7 @@ pub fn jobfile_plan(file: &JobFile, plan: &Plan) -> String {
     for f in &file.files[1..] {
         out.push_str(&format!("  includes {}\n", f.path));
     }
+    let starts = starts_together(plan);
     for (i, job) in plan.jobs.iter().enumerate() {
         out.push_str(&format!(
             "\n[{}] ({}, reporting group {})\n",
@@ -28,7 +29,7 @@ pub fn jobfile_plan(file: &JobFile, plan: &Plan) -> String {
         ));
         out.push_str(&format!("  {}\n", what(&job.spec)));
         out.push_str(&format!("  {}\n", ends(&job.spec)));
-        out.push_str(&format!("  {}\n", when(job, plan, i)));
+        out.push_str(&format!("  {}\n", when(job, plan, &starts[i], i)));
         let mut used: Vec<usize> = job.threads.iter().map(|t| t.0).collect();
         used.sort_unstable();
         used.dedup();
@@ -146,27 +147,70 @@ fn ends(spec: &JobSpec) -> String {
     }
 }
 
-/// When it starts.
-fn when(job: &Lowered, plan: &Plan, index: usize) -> String {
+/// For each job, the jobs that start at the same moment (the same jobs
+/// before them, the same delay), found in one pass.
+fn starts_together(plan: &Plan) -> Vec<std::rc::Rc<Vec<usize>>> {
+    let mut by_start: std::collections::HashMap<(&[usize], std::time::Duration), Vec<usize>> =
+        std::collections::HashMap::new();
+    for (i, job) in plan.jobs.iter().enumerate() {
+        by_start
+            .entry((&job.after, job.start_delay))
+            .or_default()
+            .push(i);
+    }
+    let shared: std::collections::HashMap<_, _> = by_start
+        .into_iter()
+        .map(|(k, v)| (k, std::rc::Rc::new(v)))
+        .collect();
+    plan.jobs
+        .iter()
+        .map(|job| shared[&(job.after.as_slice(), job.start_delay)].clone())
+        .collect()
+}
+
+/// At most this many jobs are named in a list: a plan of 16,000 jobs
+/// stays linear in its jobs.
+const NAMED: usize = 8;
+
+/// `a, b, c` or `a, b, ... (and 12 more)`.
+fn list<'a>(names: impl ExactSizeIterator<Item = &'a str>) -> String {
+    let n = names.len();
+    let shown: Vec<&str> = names.take(NAMED).collect();
+    if n > NAMED {
+        format!("{}, ... (and {} more)", shown.join(", "), n - NAMED)
+    } else {
+        shown.join(", ")
+    }
+}
+
+/// When it starts: after which jobs (fio's phases: a stonewall job and the
+/// jobs after it start when the phase before has ended), and beside which.
+fn when(job: &Lowered, plan: &Plan, together: &[usize], index: usize) -> String {
     let delay = if job.start_delay.is_zero() {
         String::new()
     } else {
         format!(", {} after the run starts", fmt_duration(job.start_delay))
     };
+    let others: Vec<&str> = together
+        .iter()
+        .filter(|&&j| j != index)
+        .map(|&j| plan.jobs[j].section.as_str())
+        .collect();
+    let beside = if others.is_empty() {
+        String::new()
+    } else {
+        format!(", beside {}", list(others.into_iter()))
+    };
     if job.after.is_empty() {
-        let together: Vec<&str> = plan
-            .jobs
-            .iter()
-            .enumerate()
-            .filter(|(j, other)| *j != index && other.after.is_empty())
-            .map(|(_, other)| other.section.as_str())
-            .collect();
-        if together.is_empty() {
+        if beside.is_empty() {
             format!("starts first{delay}")
         } else {
-            format!("starts at once, beside {}{delay}", together.join(", "))
+            format!("starts at once{beside}{delay}")
         }
     } else {
-        format!("starts when {} ended{delay}", job.waited_for.join(", "))
+        format!(
+            "starts when {} ended{beside}{delay}",
+            list(job.waited_for.iter().map(String::as_str))
+        )
     }
 }

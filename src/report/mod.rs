@@ -29,6 +29,7 @@ mod svg;
 mod sweep;
 mod table;
 mod text;
+mod unixbench_text;
 
 pub use analysis::{analysis_json, analysis_text, Analysed};
 pub use compare::{Column, Comparison, HostRow, Metric};
@@ -40,6 +41,7 @@ pub use history_html::{history_html, HostSection};
 pub use job_plan::jobfile_plan;
 pub use summary::{ComputeRow, Direction, DiskRow, Summary};
 pub use sweep::{caps_text, sweep_text, table as sweep_table};
+pub use unixbench_text::unixbench_text;
 
 use crate::result::Run;
 

@@ -68,6 +68,10 @@ pub fn parse_run(text: &str, path: &Path) -> Result<Run, ReadRunError> {
             schema: schema.to_string(),
         });
     }
+    super::sane::check(&value).map_err(|detail| ReadRunError::Malformed {
+        path: p(),
+        detail: format!("impossible value: {detail}"),
+    })?;
     serde_json::from_value(value).map_err(|e| ReadRunError::Malformed {
         path: p(),
         // serde quotes the offending value, which may hold anything.

@@ -7,6 +7,7 @@ mod file;
 pub mod histogram;
 mod lock;
 mod run;
+mod sane;
 mod spec;
 mod stats;
 

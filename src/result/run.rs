@@ -389,6 +389,8 @@ pub enum Measurement {
     Crypto(ComputeMeasurement),
     Compress(ComputeMeasurement),
     Os(ComputeMeasurement),
+    /// One UnixBench index test with one copy count (`compute::unixbench` documents its params).
+    Unixbench(ComputeMeasurement),
 }
 
 impl Measurement {
@@ -401,6 +403,7 @@ impl Measurement {
             Measurement::Crypto(_) => "crypto",
             Measurement::Compress(_) => "compress",
             Measurement::Os(_) => "os",
+            Measurement::Unixbench(_) => "unixbench",
         }
     }
 
@@ -411,7 +414,8 @@ impl Measurement {
             | Measurement::Memory(c)
             | Measurement::Crypto(c)
             | Measurement::Compress(c)
-            | Measurement::Os(c) => Some(c),
+            | Measurement::Os(c)
+            | Measurement::Unixbench(c) => Some(c),
         }
     }
 

@@ -100,6 +100,13 @@ pub fn lower(file: &JobFile, ctx: &Context) -> Result<Plan, JobFileError> {
     };
     let mut group = 0u32;
     let base_seed = ctx.seed.unwrap_or_else(crate::seed::fresh);
+    let stonewall = |j: &Job| {
+        j.get("stonewall")
+            .is_some_and(|s| s.value.as_bool() == Some(true))
+    };
+    let last_stonewall = file.jobs.iter().rposition(stonewall);
+    // The phase a job is in: where it began (a stonewall job) and where the one before began.
+    let mut phase = (0usize, 0usize);
     for (index, job) in file.jobs.iter().enumerate() {
         let mut l = Lowering {
             job,
@@ -111,9 +118,19 @@ pub fn lower(file: &JobFile, ctx: &Context) -> Result<Plan, JobFileError> {
         if index > 0 && (l.flag("stonewall") || l.flag("new_group")) {
             group += 1;
         }
+        if index > 0 && stonewall(job) {
+            phase = (index, phase.0);
+        }
+        let delay_breaks_order = if stonewall(job) && index + 1 < file.jobs.len() {
+            Some("startdelay on a stonewall job with jobs after it: fio's job loop starts the later jobs while this one waits out its delay, then this one waits for them to end; candor does not run that order")
+        } else if last_stonewall.is_some_and(|s| s > index) {
+            Some("startdelay on a job before a stonewall job: fio's job loop passes over a job still in its delay and starts the stonewall job as soon as nothing runs, so the order would depend on timing; candor does not run that order")
+        } else {
+            None
+        };
         let seed = crate::seed::splitmix64(base_seed ^ index as u64);
-        let mut lowered = l.lower(index, group, seed, &mut plan.files)?;
-        let (after, names) = order(job, index, &file.jobs)?;
+        let mut lowered = l.lower(index, group, seed, delay_breaks_order, &mut plan.files)?;
+        let (after, names) = order(job, index, phase, &file.jobs)?;
         lowered.after = after;
         lowered.waited_for = names;
         plan.jobs.push(lowered);
@@ -148,45 +165,62 @@ fn overwrite_notes(plan: &mut Plan, file: &JobFile) {
     }
 }
 
-/// The jobs `job` waits for: every job before it with `stonewall`, and its
-/// `wait_for` job (which must come before it and be unique, as fio asks).
-fn order(job: &Job, index: usize, all: &[Job]) -> Result<(Vec<usize>, Vec<String>), JobFileError> {
-    let mut after = Vec::new();
-    if job
-        .get("stonewall")
-        .is_some_and(|s| s.value.as_bool() == Some(true))
-    {
-        after.extend(0..index);
-    }
+/// The jobs `job` waits for, as fio's job loop (backend.c, `run_threads`)
+/// orders them: it creates jobs in file order, passes over a job whose
+/// `wait_for` job still runs, and stops at a stonewall job until every job
+/// created before it has ended. So a stonewall job *and every job after it*
+/// start when the phase before has ended (`phase`: where this job's phase
+/// and the one before began; the jobs of earlier phases ended before the
+/// phase before began). `wait_for` names a job before it by its fio name
+/// (`name=`, else the section), which must be unique, as fio asks.
+fn order(
+    job: &Job,
+    index: usize,
+    phase: (usize, usize),
+    all: &[Job],
+) -> Result<(Vec<usize>, Vec<String>), JobFileError> {
+    let (begins, before) = phase;
+    let mut after: Vec<usize> = if begins > 0 {
+        (before..begins).collect()
+    } else {
+        Vec::new()
+    };
     if let Some(s) = job.get("wait_for") {
         let name = s.raw.as_deref().unwrap_or_default();
+        if name == job.fio_name() {
+            return Err(JobFileError::at(
+                &s.pos,
+                format!("wait_for={name}: a job cannot wait for itself (fio refuses it too)"),
+            ));
+        }
         let matches: Vec<usize> = all[..index]
             .iter()
             .enumerate()
-            .filter(|(_, j)| j.section == name)
+            .filter(|(_, j)| j.fio_name() == name)
             .map(|(i, _)| i)
             .collect();
         match matches.as_slice() {
             [] => {
                 return Err(JobFileError::at(
                     &s.pos,
-                    format!("wait_for={name}: no job [{name}] before this one (fio allows no forward references)"),
+                    format!("wait_for={name}: no job named {name} before this one (fio matches a job's name=, else its section, and allows no forward references)"),
                 ))
             }
-            [one] => {
-                if !after.contains(one) {
-                    after.push(*one);
-                }
-            }
+            // A job of an earlier phase has ended before this phase begins.
+            [one] if *one >= begins && !after.contains(one) => after.push(*one),
+            [_] => {}
             _ => {
                 return Err(JobFileError::at(
                     &s.pos,
-                    format!("wait_for={name}: several jobs are called [{name}]; fio refuses that too"),
+                    format!("wait_for={name}: several jobs are named {name}; fio refuses that too"),
                 ))
             }
         }
     }
-    let names = after.iter().map(|&i| all[i].section.clone()).collect();
+    let names = after
+        .iter()
+        .map(|&i| all[i].fio_name().to_string())
+        .collect();
     Ok((after, names))
 }
 
@@ -283,6 +317,7 @@ impl<'a> Lowering<'a> {
         index: usize,
         group: u32,
         seed: u64,
+        delay_breaks_order: Option<&str>,
         files: &mut Vec<FileUse>,
     ) -> Result<Lowered, JobFileError> {
         self.by_support()?;
@@ -320,6 +355,13 @@ impl<'a> Lowering<'a> {
             }
             Some((Value::TimeRange(lo, _), _)) => Duration::from_micros(*lo),
             _ => Duration::ZERO,
+        };
+        let start_delay = match (delay_breaks_order, self.get("startdelay")) {
+            (Some(why), Some(s)) if !start_delay.is_zero() => {
+                self.refuse(s, why)?;
+                Duration::ZERO
+            }
+            _ => start_delay,
         };
         Ok(Lowered {
             section: self.job.section.clone(),
@@ -1047,14 +1089,20 @@ fn absolute(base: &Path, path: &Path) -> PathBuf {
     out
 }
 
-/// `fio --name=SECTION --opt=value ...`: this job alone, with the settings
+/// `fio --name=NAME --opt=value ...`: this job alone, with the settings
 /// in force (the global ones first), as fio's command line takes them.
+/// Every `--name` starts a job there, so the job's fio name is given once
+/// and `name=` not repeated; `wait_for` is left out, as the job it names is
+/// not on this line (fio would refuse the line: "waitee job unknown").
 pub fn fio_command(job: &Job) -> String {
     let mut args = vec![
         "fio".to_string(),
-        format!("--name={}", crate::fio::shell_quote(&job.section)),
+        format!("--name={}", crate::fio::shell_quote(job.fio_name())),
     ];
     for s in job.effective() {
+        if matches!(s.def.name, "name" | "wait_for") {
+            continue;
+        }
         args.push(match &s.raw {
             Some(v) => format!("--{}={}", s.def.name, crate::fio::shell_quote(v)),
             None => format!("--{}", s.def.name),
@@ -1143,12 +1191,116 @@ mod tests {
     fn order_groups_and_delays() {
         let p = plan("[global]\nsize=1m\n[a]\n[b]\nstonewall\n[c]\nwait_for=a\nstartdelay=2\n[d]\nnew_group\n").unwrap();
         let after: Vec<Vec<usize>> = p.jobs.iter().map(|j| j.after.clone()).collect();
-        assert_eq!(after, [vec![], vec![0], vec![0], vec![]]);
+        // [d] comes after the stonewall job [b]: fio creates it only once [b] started.
+        assert_eq!(after, [vec![], vec![0], vec![0], vec![0]]);
         let groups: Vec<u32> = p.jobs.iter().map(|j| j.group).collect();
         assert_eq!(groups, [0, 1, 1, 2]);
         assert_eq!(p.jobs[2].start_delay, Duration::from_secs(2));
         let e = plan("[a]\nsize=1m\nwait_for=z\n").unwrap_err().to_string();
-        assert!(e.starts_with("/j.fio:3: wait_for=z: no job [z]"), "{e}");
+        assert!(e.starts_with("/j.fio:3: wait_for=z: no job named z"), "{e}");
+    }
+
+    fn afters(p: &Plan) -> Vec<Vec<usize>> {
+        p.jobs.iter().map(|j| j.after.clone()).collect()
+    }
+
+    /// fio's job loop stops at a stonewall job: the jobs after it start
+    /// with it, when the phase before has ended (issue 20).
+    #[test]
+    fn jobs_after_a_stonewall_job_start_with_it() {
+        let p = plan("[global]\nsize=32m\n[seq-write]\nrw=write\n[rand-read]\nstonewall\nrw=randread\n[rand-write]\nrw=randwrite\n").unwrap();
+        assert_eq!(afters(&p), [vec![], vec![0], vec![0]]);
+        assert_eq!(p.jobs[2].waited_for, ["seq-write"]);
+        let p = plan(
+            "[global]\nsize=1m\n[a]\n[b]\nstonewall\n[c]\n[d]\nstonewall\n[e]\n[f]\nwait_for=e\n",
+        )
+        .unwrap();
+        assert_eq!(
+            afters(&p),
+            [
+                vec![],
+                vec![0],
+                vec![0],
+                vec![1, 2],
+                vec![1, 2],
+                vec![1, 2, 4]
+            ]
+        );
+        // A stonewall on the first job waits for nothing.
+        let p = plan("[global]\nsize=1m\n[a]\nstonewall\n[b]\n").unwrap();
+        assert_eq!(afters(&p), [Vec::<usize>::new(), vec![]]);
+    }
+
+    /// `wait_for` names a job as fio does: by its `name=`, else its section;
+    /// a `name=` in `[global]` names no job.
+    #[test]
+    fn wait_for_matches_the_jobs_fio_name() {
+        let p = plan(
+            "[global]\nsize=1m\nname=g\n[x]\nname=alpha\n[y]\nwait_for=alpha\n[z]\nwait_for=y\n",
+        )
+        .unwrap();
+        assert_eq!(afters(&p), [vec![], vec![0], vec![1]]);
+        assert_eq!(p.jobs[1].waited_for, ["alpha"]);
+        let e = plan("[x]\nsize=1m\nname=alpha\n[y]\nsize=1m\nwait_for=x\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("wait_for=x: no job named x"), "{e}");
+        let e = plan("[x]\nsize=1m\nname=a\n[y]\nsize=1m\nname=a\n[z]\nsize=1m\nwait_for=a\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("several jobs are named a"), "{e}");
+        let e = plan("[x]\nsize=1m\nname=me\nwait_for=me\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("cannot wait for itself"), "{e}");
+    }
+
+    /// Where fio's order would depend on timing (a delayed job before a
+    /// stonewall job, a delayed stonewall job with jobs after it), candor
+    /// refuses the delay by name.
+    #[test]
+    fn a_start_delay_that_makes_fios_order_depend_on_timing_is_refused() {
+        let e = plan("[global]\nsize=1m\n[a]\nstartdelay=1\n[b]\nstonewall\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with(
+                "/j.fio:4: startdelay=1: not supported: startdelay on a job before a stonewall job"
+            ),
+            "{e}"
+        );
+        let e = plan("[global]\nsize=1m\n[a]\n[b]\nstonewall\nstartdelay=1\n[c]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("startdelay on a stonewall job with jobs after it"),
+            "{e}"
+        );
+        // Ignored: the job runs without its delay, and the Run says so.
+        let p = plan_with(
+            "[global]\nsize=1m\n[a]\nstartdelay=1\n[b]\nstonewall\n",
+            true,
+        )
+        .unwrap();
+        assert_eq!(p.jobs[0].start_delay, Duration::ZERO);
+        assert_eq!(p.ignored.len(), 1);
+        // A delay after the last stonewall, or on the last job, is fio's plain order.
+        let p = plan("[global]\nsize=1m\n[a]\n[b]\nstonewall\n[c]\nstartdelay=1\n").unwrap();
+        assert_eq!(p.jobs[2].start_delay, Duration::from_secs(1));
+        let p = plan("[global]\nsize=1m\n[a]\n[b]\nstonewall\nstartdelay=1\n").unwrap();
+        assert_eq!(p.jobs[1].start_delay, Duration::from_secs(1));
+    }
+
+    /// Every `--name` starts a job on fio's command line: the printed
+    /// command names the job once, by its fio name, and leaves out `wait_for`.
+    #[test]
+    fn the_fio_command_names_its_job_once() {
+        let p = plan("[global]\nname=file1\nsize=1m\n[fio-seq-reads]\nrw=read\n[b]\nname=bee\nwait_for=fio-seq-reads\n").unwrap();
+        assert_eq!(
+            p.jobs[0].fio_command,
+            "fio --name=fio-seq-reads --size=1m --rw=read"
+        );
+        assert_eq!(p.jobs[1].fio_command, "fio --name=bee --size=1m");
     }
 
     #[test]

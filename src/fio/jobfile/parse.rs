@@ -86,6 +86,18 @@ impl Job {
             .find(|s| s.def.name == name)
     }
 
+    /// The job's name in fio (its reports, `wait_for`): the section's own
+    /// `name=`, else the section. A `name=` in `[global]` names no job:
+    /// fio sets each job's name from its section after the defaults.
+    pub fn fio_name(&self) -> &str {
+        self.own
+            .iter()
+            .rev()
+            .find(|s| s.def.name == "name")
+            .and_then(|s| s.raw.as_deref())
+            .unwrap_or(&self.section)
+    }
+
     /// Every setting in force, one per option (the one that wins), in order.
     pub fn effective(&self) -> Vec<&Setting> {
         let all: Vec<&Setting> = self.inherited.iter().chain(self.own.iter()).collect();

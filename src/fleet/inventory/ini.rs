@@ -84,14 +84,16 @@ pub(super) fn parse(text: &str, inv: &mut Inventory) -> anyhow::Result<()> {
                 }
                 let value = unquote(value.trim());
                 let group = group.clone();
+                let file = inv.current;
                 inv.add_group_var(
                     &group,
                     Var {
                         key: key.to_string(),
                         value,
                         line: n,
+                        file,
                     },
-                );
+                )?;
             }
             Section::Children(group) => {
                 let w = words::split_commented(line).map_err(|e| inv.error(n, e))?;
@@ -134,6 +136,7 @@ fn host_line(inv: &mut Inventory, group: &str, n: usize, line: &str) -> anyhow::
                 key: k.to_string(),
                 value: v.to_string(),
                 line: n,
+                file: inv.current,
             }),
             _ => {
                 return Err(inv.error(
@@ -152,6 +155,7 @@ fn host_line(inv: &mut Inventory, group: &str, n: usize, line: &str) -> anyhow::
                 key: "ansible_port".into(),
                 value: p.to_string(),
                 line: n,
+                file: inv.current,
             },
         );
     }

@@ -9,11 +9,15 @@
 //! `ansible_connection` (ssh only). Every other variable is ignored, as
 //! Ansible's modules would ignore variables they do not use.
 //!
-//! Variables are applied as Ansible applies them: the `all` group first,
-//! then parent groups before their children (groups at the same depth in
-//! name order), then the host's own. A value candor would have to evaluate
-//! as a Jinja template is refused rather than used as text. Every error
-//! names the file and line.
+//! An inventory is a file or a directory of them, with `group_vars/` and
+//! `host_vars/` beside it (`load`). Variables are applied as Ansible
+//! 2.14's default `VARIABLE_PRECEDENCE` applies them (`vars_of`): the
+//! inventory's group variables (`all` first, then parents before their
+//! children, groups at the same depth by `ansible_group_priority` and
+//! name), then `group_vars/` in the same order, then the host's own, then
+//! `host_vars/`. A value candor would have to evaluate as a Jinja template
+//! is refused rather than used as text. Every error names the file and
+//! line.
 
 mod ini;
 mod ranges;
@@ -30,30 +34,50 @@ pub struct Var {
     pub key: String,
     pub value: String,
     pub line: usize,
+    /// The file that set it: an index into the inventory's files.
+    pub file: usize,
 }
 
 #[derive(Debug, Clone, Default)]
 struct HostDef {
     /// Where the host first appears.
     line: usize,
+    file: usize,
+    /// Variables set in the inventory source.
     vars: Vec<Var>,
+    /// Variables from `host_vars/` (they override `vars`).
+    file_vars: Vec<Var>,
 }
 
 #[derive(Debug, Clone, Default)]
 struct GroupDef {
     line: usize,
+    file: usize,
     hosts: Vec<String>,
     children: Vec<String>,
+    /// Variables set in the inventory source.
     vars: Vec<Var>,
+    /// Variables from `group_vars/`.
+    file_vars: Vec<Var>,
+    /// `ansible_group_priority`: orders groups of equal depth (lower first,
+    /// so a higher priority wins).
+    priority: i64,
 }
 
 /// A parsed inventory: hosts in the order they first appear, and groups.
 #[derive(Debug, Clone)]
 pub struct Inventory {
+    /// What `-i` named: a file or a directory.
     path: PathBuf,
+    /// Every file read, in order (sources, then variable files).
+    files: Vec<PathBuf>,
+    /// The file being read now (for errors while parsing).
+    current: usize,
     order: Vec<String>,
     hosts: BTreeMap<String, HostDef>,
     groups: BTreeMap<String, GroupDef>,
+    /// Group names in the order they were first met (Ansible's dict order).
+    group_order: Vec<String>,
 }
 
 /// An inventory error: `file:line: message` (line 0: the whole file).
@@ -66,11 +90,41 @@ pub fn error_at(path: &Path, line: usize, message: impl std::fmt::Display) -> an
 }
 
 impl Inventory {
-    /// Reads an inventory file. `.yml`, `.yaml` and `.json` are YAML (JSON
-    /// is YAML); `.ini` is INI; any other name is YAML when its first line
-    /// that says something is a YAML mapping key or `---`, else INI (as
-    /// Ansible tries its YAML plugin before its INI plugin).
+    /// Reads an inventory as Ansible 2.14 does: a file, or a directory of
+    /// sources read in name order (subdirectories too; hidden files,
+    /// `group_vars`, `host_vars` and Ansible's ignored extensions such as
+    /// `.ini`, `.md`, `.txt`, `~` skipped), then `group_vars/` and
+    /// `host_vars/` beside the file (or inside the directory).
     pub fn load(path: &Path) -> anyhow::Result<Inventory> {
+        let mut inv = Inventory {
+            path: path.to_path_buf(),
+            files: Vec::new(),
+            current: 0,
+            order: Vec::new(),
+            hosts: BTreeMap::new(),
+            groups: BTreeMap::new(),
+            group_order: Vec::new(),
+        };
+        inv.group("all", 0);
+        inv.add_child("all", "ungrouped", 0);
+        let basedir = if path.is_dir() {
+            inv.load_dir(path, 0)?;
+            path.to_path_buf()
+        } else {
+            inv.load_source(path)?;
+            path.parent().map(Path::to_path_buf).unwrap_or_default()
+        };
+        inv.reconcile();
+        inv.load_vars_dirs(&basedir)?;
+        inv.check_cycles()?;
+        Ok(inv)
+    }
+
+    /// One inventory source file. `.yml`, `.yaml` and `.json` are YAML
+    /// (JSON is YAML); `.ini` is INI; any other name is YAML when its first
+    /// line that says something is a YAML mapping key or `---`, else INI
+    /// (as Ansible tries its YAML plugin before its INI plugin).
+    fn load_source(&mut self, path: &Path) -> anyhow::Result<()> {
         let text =
             crate::input::read_text(path).map_err(|e| crate::error::usage(format!("-i {e}")))?;
         let ext = path
@@ -81,20 +135,114 @@ impl Inventory {
             Some("ini") => false,
             _ => looks_like_yaml(&text),
         };
-        let mut inv = Inventory {
-            path: path.to_path_buf(),
-            order: Vec::new(),
-            hosts: BTreeMap::new(),
-            groups: BTreeMap::new(),
-        };
-        inv.group("all", 0);
+        self.begin_file(path);
         if is_yaml {
-            yaml::parse(&text, &mut inv)?;
+            yaml::parse(&text, self)
         } else {
-            ini::parse(&text, &mut inv)?;
+            ini::parse(&text, self)
         }
-        inv.check_cycles()?;
-        Ok(inv)
+    }
+
+    /// An inventory directory: its entries in byte order, as Ansible's
+    /// `sorted(os.listdir())`. Depth is bounded so a symlink loop ends.
+    fn load_dir(&mut self, dir: &Path, depth: usize) -> anyhow::Result<()> {
+        if depth > 16 {
+            return Err(error_at(
+                dir,
+                0,
+                "inventory directories nested deeper than 16",
+            ));
+        }
+        let mut names: Vec<std::ffi::OsString> = std::fs::read_dir(dir)
+            .map_err(|e| error_at(dir, 0, format!("cannot list the directory: {e}")))?
+            .map(|e| e.map(|e| e.file_name()))
+            .collect::<Result<_, _>>()
+            .map_err(|e| error_at(dir, 0, format!("cannot list the directory: {e}")))?;
+        names.sort_by(|a, b| a.as_encoded_bytes().cmp(b.as_encoded_bytes()));
+        for name in names {
+            if ignored_in_directory(&name.to_string_lossy()) {
+                continue;
+            }
+            let full = dir.join(&name);
+            if full.is_dir() {
+                self.load_dir(&full, depth + 1)?;
+            } else {
+                self.load_source(&full)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Records a file and makes it the one errors name.
+    fn begin_file(&mut self, path: &Path) {
+        self.files.push(path.to_path_buf());
+        self.current = self.files.len() - 1;
+    }
+
+    /// As Ansible's `reconcile_inventory`: a host in no group but `all` is
+    /// in `ungrouped`; a host in another group is not.
+    fn reconcile(&mut self) {
+        let grouped: BTreeSet<String> = self
+            .groups
+            .iter()
+            .filter(|(n, _)| *n != "all" && *n != "ungrouped")
+            .flat_map(|(_, g)| g.hosts.iter().cloned())
+            .collect();
+        let lone: Vec<String> = self
+            .order
+            .iter()
+            .filter(|h| !grouped.contains(*h))
+            .cloned()
+            .collect();
+        let ungrouped = self.group("ungrouped", 0);
+        ungrouped.hosts.retain(|h| !grouped.contains(h));
+        for h in lone {
+            if !ungrouped.hosts.contains(&h) {
+                ungrouped.hosts.push(h);
+            }
+        }
+        if let Some(all) = self.groups.get_mut("all") {
+            all.hosts.clear();
+        }
+    }
+
+    /// `group_vars/NAME` and `host_vars/NAME` under `basedir`, for every
+    /// group and host of the inventory, as Ansible's host_group_vars
+    /// plugin finds them: the first of `NAME`, `NAME.yml`, `NAME.yaml`,
+    /// `NAME.json` that exists; a directory is every file in it (sorted,
+    /// recursively; hidden files, `~` backups and other extensions
+    /// skipped), merged in order.
+    fn load_vars_dirs(&mut self, basedir: &Path) -> anyhow::Result<()> {
+        for (subdir, is_group) in [("group_vars", true), ("host_vars", false)] {
+            let dir = basedir.join(subdir);
+            if !dir.is_dir() {
+                continue;
+            }
+            let names: Vec<String> = if is_group {
+                self.groups.keys().cloned().collect()
+            } else {
+                self.order.clone()
+            };
+            for name in names {
+                if name.starts_with('/') {
+                    continue;
+                }
+                for file in vars_files(&dir, &name) {
+                    let text = crate::input::read_text(&file)
+                        .map_err(|e| crate::error::usage(format!("-i {e}")))?;
+                    self.begin_file(&file);
+                    let vars = yaml::vars_file(&text, self)?;
+                    if is_group {
+                        if let Some(g) = self.groups.get_mut(&name) {
+                            g.file_vars.extend(vars);
+                        }
+                    } else if let Some(h) = self.hosts.get_mut(&name) {
+                        h.file_vars.extend(vars);
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The file it was read from.
@@ -104,15 +252,25 @@ impl Inventory {
 
     /// An error at a line of this file.
     fn error(&self, line: usize, message: impl std::fmt::Display) -> anyhow::Error {
-        error_at(&self.path, line, message)
+        self.error_in(self.current, line, message)
+    }
+
+    /// An error at a line of one of the files read.
+    fn error_in(&self, file: usize, line: usize, message: impl std::fmt::Display) -> anyhow::Error {
+        error_at(self.files.get(file).unwrap_or(&self.path), line, message)
     }
 
     /// The group, created on first mention.
     fn group(&mut self, name: &str, line: usize) -> &mut GroupDef {
+        let file = self.current;
+        if !self.groups.contains_key(name) {
+            self.group_order.push(name.to_string());
+        }
         self.groups
             .entry(name.to_string())
             .or_insert_with(|| GroupDef {
                 line,
+                file,
                 ..GroupDef::default()
             })
     }
@@ -124,7 +282,8 @@ impl Inventory {
         }
         let def = self.hosts.entry(name.to_string()).or_insert(HostDef {
             line,
-            vars: Vec::new(),
+            file: self.current,
+            ..HostDef::default()
         });
         def.vars.extend(vars);
         let g = self.group(group, line);
@@ -141,9 +300,22 @@ impl Inventory {
         }
     }
 
-    fn add_group_var(&mut self, group: &str, var: Var) {
+    /// A group variable from the inventory source; `ansible_group_priority`
+    /// is the group's priority, as Ansible's `Group.set_variable` takes it.
+    fn add_group_var(&mut self, group: &str, var: Var) -> anyhow::Result<()> {
         let line = var.line;
+        if var.key == "ansible_group_priority" {
+            let p: i64 = var.value.trim().parse().map_err(|_| {
+                self.error(
+                    line,
+                    format!("ansible_group_priority: '{}' is not an integer", var.value),
+                )
+            })?;
+            self.group(group, line).priority = p;
+            return Ok(());
+        }
         self.group(group, line).vars.push(var);
+        Ok(())
     }
 
     /// A group that contains itself through its children is refused, as Ansible does.
@@ -159,8 +331,13 @@ impl Inventory {
             }
             if let Some(pos) = path.iter().position(|p| p == name) {
                 let cycle = path[pos..].join(" → ");
-                let line = inv.groups.get(name).map(|g| g.line).unwrap_or(0);
-                return Err(inv.error(
+                let (file, line) = inv
+                    .groups
+                    .get(name)
+                    .map(|g| (g.file, g.line))
+                    .unwrap_or((0, 0));
+                return Err(inv.error_in(
+                    file,
                     line,
                     format!("group '{name}' contains itself ({cycle} → {name})"),
                 ));
@@ -187,37 +364,78 @@ impl Inventory {
         &self.order
     }
 
-    /// Group names (`all` included).
+    /// Whether the inventory has a host of this exact name.
+    pub fn has_host(&self, name: &str) -> bool {
+        self.hosts.contains_key(name)
+    }
+
+    /// Group names (`all` and `ungrouped` included).
     pub fn group_names(&self) -> impl Iterator<Item = &String> {
         self.groups.keys()
     }
 
-    /// The hosts of a group and of its children, in inventory order; `all`
-    /// has every host. None for an unknown group.
+    /// Group names in the order Ansible's inventory dict holds them.
+    pub fn groups_in_order(&self) -> &[String] {
+        &self.group_order
+    }
+
+    /// The hosts of a group and of its descendants in Ansible's order
+    /// (`Group.get_hosts`): the group's own hosts, then its children's
+    /// level by level, each group's hosts in the order they were added.
+    /// `all`'s children are `ungrouped` and the groups no other group
+    /// contains. None for an unknown group.
     pub fn hosts_of(&self, group: &str) -> Option<Vec<String>> {
-        if group == "all" {
-            return Some(self.order.clone());
-        }
         self.groups.get(group)?;
-        let mut members = BTreeSet::new();
-        let mut stack = vec![group.to_string()];
-        let mut seen = BTreeSet::new();
-        while let Some(g) = stack.pop() {
-            if !seen.insert(g.clone()) {
-                continue;
+        let children_of = |g: &str| -> Vec<String> {
+            if g == "all" {
+                let contained: BTreeSet<&String> = self
+                    .groups
+                    .iter()
+                    .filter(|(n, _)| *n != "all")
+                    .flat_map(|(_, d)| d.children.iter())
+                    .collect();
+                self.group_order
+                    .iter()
+                    .filter(|n| *n != "all" && !contained.contains(n))
+                    .cloned()
+                    .collect()
+            } else {
+                self.groups
+                    .get(g)
+                    .map(|d| d.children.clone())
+                    .unwrap_or_default()
             }
-            if let Some(def) = self.groups.get(&g) {
-                members.extend(def.hosts.iter().cloned());
-                stack.extend(def.children.iter().cloned());
+        };
+        let mut ordered = vec![group.to_string()];
+        let mut seen: BTreeSet<String> = ordered.iter().cloned().collect();
+        let mut level = vec![group.to_string()];
+        while !level.is_empty() {
+            let mut next = Vec::new();
+            for g in &level {
+                for c in children_of(g) {
+                    if seen.insert(c.clone()) {
+                        ordered.push(c.clone());
+                        next.push(c);
+                    }
+                }
+            }
+            level = next;
+        }
+        let mut out: Vec<String> = Vec::new();
+        let mut have = BTreeSet::new();
+        for g in &ordered {
+            for h in self
+                .groups
+                .get(g)
+                .map(|d| d.hosts.as_slice())
+                .unwrap_or(&[])
+            {
+                if have.insert(h.clone()) {
+                    out.push(h.clone());
+                }
             }
         }
-        Some(
-            self.order
-                .iter()
-                .filter(|h| members.contains(*h))
-                .cloned()
-                .collect(),
-        )
+        Some(out)
     }
 
     /// Every group a host is in, directly or through children, with its
@@ -269,26 +487,38 @@ impl Inventory {
             }
         }
         found.insert("all");
-        let mut out: Vec<(usize, String)> = found
+        let mut out: Vec<(usize, i64, String)> = found
             .into_iter()
-            .map(|g| (depth(g, &parents, &mut memo), g.to_string()))
+            .map(|g| {
+                let priority = self.groups.get(g).map(|d| d.priority).unwrap_or(0);
+                (depth(g, &parents, &mut memo), priority, g.to_string())
+            })
             .collect();
         out.sort();
-        out
+        out.into_iter().map(|(d, _, g)| (d, g)).collect()
     }
 
     /// The variables in force for a host, each with the line that set it.
+    /// Ansible's default precedence (`VARIABLE_PRECEDENCE`): `all`'s
+    /// inventory variables, the other groups' (by depth, priority, name),
+    /// `group_vars/all`, the other groups' `group_vars/`, then the host's
+    /// inventory variables and its `host_vars/`; each later layer wins.
     fn vars_of(&self, host: &str) -> BTreeMap<String, Var> {
+        let groups: Vec<&GroupDef> = self
+            .groups_of(host)
+            .into_iter()
+            .filter_map(|(_, g)| self.groups.get(&g))
+            .collect();
+        // groups_of puts `all` (depth 0) first.
+        let layers = groups
+            .iter()
+            .map(|g| &g.vars)
+            .chain(groups.iter().map(|g| &g.file_vars))
+            .chain(self.hosts.get(host).map(|h| &h.vars))
+            .chain(self.hosts.get(host).map(|h| &h.file_vars));
         let mut vars = BTreeMap::new();
-        for (_, g) in self.groups_of(host) {
-            if let Some(def) = self.groups.get(&g) {
-                for v in &def.vars {
-                    vars.insert(v.key.clone(), v.clone());
-                }
-            }
-        }
-        if let Some(def) = self.hosts.get(host) {
-            for v in &def.vars {
+        for layer in layers {
+            for v in layer {
                 vars.insert(v.key.clone(), v.clone());
             }
         }
@@ -303,7 +533,8 @@ impl Inventory {
             for k in keys {
                 if let Some(v) = vars.get(*k) {
                     if v.value.contains("{{") || v.value.contains("{%") {
-                        return Err(self.error(
+                        return Err(self.error_in(
+                            v.file,
                             v.line,
                             format!(
                                 "{k}: '{}' is a Jinja template; candor does not evaluate templates (write the value)",
@@ -323,7 +554,7 @@ impl Inventory {
         if let Some(v) = get(&["ansible_port", "ansible_ssh_port"])? {
             t.port = Some(
                 parse_port(&v.key, &v.value)
-                    .map_err(|e| self.error(v.line, format!("ansible_port: {e}")))?,
+                    .map_err(|e| self.error_in(v.file, v.line, format!("ansible_port: {e}")))?,
             );
         }
         if let Some(v) = get(&["ansible_user", "ansible_ssh_user"])? {
@@ -336,13 +567,14 @@ impl Inventory {
             if let Some(v) = get(&[key])? {
                 t.ssh_args.extend(
                     words::split(&v.value)
-                        .map_err(|e| self.error(v.line, format!("{key}: {e}")))?,
+                        .map_err(|e| self.error_in(v.file, v.line, format!("{key}: {e}")))?,
                 );
             }
         }
         if let Some(v) = get(&["ansible_connection"])? {
             if !matches!(v.value.as_str(), "ssh" | "smart" | "paramiko") {
-                return Err(self.error(
+                return Err(self.error_in(
+                    v.file,
                     v.line,
                     format!(
                         "ansible_connection={}: candor fleet reaches hosts over ssh only",
@@ -353,7 +585,8 @@ impl Inventory {
         }
         let become_ = match get(&["ansible_become"])? {
             Some(v) => parse_bool(&v.value).ok_or_else(|| {
-                self.error(
+                self.error_in(
+                    v.file,
                     v.line,
                     format!("ansible_become: '{}' is not a boolean", v.value),
                 )
@@ -363,8 +596,7 @@ impl Inventory {
         if become_ {
             if let Some(v) = get(&["ansible_become_method"])? {
                 if v.value != "sudo" {
-                    return Err(self.error(
-                        v.line,
+                    return Err(self.error_in(v.file, v.line,
                         format!("ansible_become_method={}: candor becomes root with sudo only (non-interactive, sudo -n)", v.value),
                     ));
                 }
@@ -378,16 +610,82 @@ impl Inventory {
             .groups_of(host)
             .into_iter()
             .map(|(_, g)| g)
-            .filter(|g| g != "all")
+            .filter(|g| g != "all" && g != "ungrouped")
             .collect();
         if t.address.is_empty() || t.address.starts_with('-') {
-            let line = self.hosts.get(host).map(|h| h.line).unwrap_or(0);
-            return Err(self.error(
+            let (file, line) = self
+                .hosts
+                .get(host)
+                .map(|h| (h.file, h.line))
+                .unwrap_or((0, 0));
+            return Err(self.error_in(
+                file,
                 line,
                 format!("host '{host}': '{}' is not an address", t.address),
             ));
         }
         Ok(t)
+    }
+}
+
+/// Names Ansible skips in an inventory directory: hidden files, the
+/// variable directories, and `INVENTORY_IGNORE_EXTS` (2.14's default).
+fn ignored_in_directory(name: &str) -> bool {
+    const IGNORED_ENDINGS: [&str; 13] = [
+        ".pyc", ".pyo", ".swp", ".bak", "~", ".rpm", ".md", ".txt", ".rst", ".orig", ".ini",
+        ".cfg", ".retry",
+    ];
+    name.starts_with('.')
+        || matches!(name, "host_vars" | "group_vars" | "vars_plugins")
+        || IGNORED_ENDINGS.iter().any(|e| name.ends_with(e))
+}
+
+/// The variable files for NAME in a `group_vars/` or `host_vars/`
+/// directory, as Ansible's `DataLoader.find_vars_files` finds them.
+fn vars_files(dir: &Path, name: &str) -> Vec<PathBuf> {
+    const EXTENSIONS: [&str; 4] = ["", ".yml", ".yaml", ".json"];
+    for ext in EXTENSIONS {
+        let full = dir.join(format!("{name}{ext}"));
+        if full.is_dir() {
+            let mut found = Vec::new();
+            dir_vars_files(&full, &mut found, 0);
+            return found;
+        }
+        if full.exists() {
+            return vec![full];
+        }
+    }
+    Vec::new()
+}
+
+/// Every variables file under a NAME/ directory, sorted, recursively.
+fn dir_vars_files(dir: &Path, found: &mut Vec<PathBuf>, depth: usize) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    for name in names {
+        if name.starts_with('.') || name.ends_with('~') {
+            continue;
+        }
+        let full = dir.join(&name);
+        let ext = Path::new(&name)
+            .extension()
+            .map(|e| format!(".{}", e.to_string_lossy()))
+            .unwrap_or_default();
+        if full.is_dir() && ext.is_empty() {
+            if depth < 16 {
+                dir_vars_files(&full, found, depth + 1);
+            }
+        } else if full.is_file()
+            && (ext.is_empty() || [".yml", ".yaml", ".json"].contains(&ext.as_str()))
+        {
+            found.push(full);
+        }
     }
 }
 

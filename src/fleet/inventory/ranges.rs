@@ -2,6 +2,10 @@
 //! (leading zeros keep the width), `db-[a:c]` is db-a, db-b, db-c, and
 //! `[0:10:5]` steps by 5. Several ranges in one name multiply.
 
+/// The most hosts one name may stand for: a fleet is measured host by
+/// host, so a larger product is a typo, and refusing it bounds memory.
+pub const MAX_HOSTS: usize = 100_000;
+
 /// Hosts a name with ranges stands for (the name itself when it has none).
 pub fn expand(name: &str) -> Result<Vec<String>, String> {
     let Some(open) = name.find('[') else {
@@ -29,9 +33,9 @@ pub fn expand(name: &str) -> Result<Vec<String>, String> {
         if a > b {
             return Err(format!("'{name}': the range [{spec}] runs backwards"));
         }
-        if (b - a) / step as u64 > 100_000 {
+        if (b - a) / step as u64 >= MAX_HOSTS as u64 {
             return Err(format!(
-                "'{name}': the range [{spec}] has more than 100000 hosts"
+                "'{name}': the range [{spec}] has more than {MAX_HOSTS} hosts"
             ));
         }
         let width = if start.len() > 1 && start.starts_with('0') {
@@ -59,9 +63,15 @@ pub fn expand(name: &str) -> Result<Vec<String>, String> {
             _ => return Err(bad()),
         }
     };
-    let mut out = Vec::new();
-    for item in items {
-        for rest in expand(tail)? {
+    let rests = expand(tail)?;
+    if items.len().saturating_mul(rests.len()) > MAX_HOSTS {
+        return Err(format!(
+            "'{name}': its ranges make more than {MAX_HOSTS} hosts"
+        ));
+    }
+    let mut out = Vec::with_capacity(items.len() * rests.len());
+    for item in &items {
+        for rest in &rests {
             out.push(format!("{head}{item}{rest}"));
         }
     }
@@ -86,6 +96,9 @@ mod tests {
             expand("r[1:2]c[a:b]").unwrap(),
             vec!["r1ca", "r1cb", "r2ca", "r2cb"]
         );
+        let e = expand("w[0:999][0:999]").unwrap_err();
+        assert!(e.contains("more than 100000 hosts"), "{e}");
+        assert_eq!(expand("w[0:999][0:99]").unwrap().len(), 100_000);
         for bad in ["w[1:", "w[1]", "w[3:1]", "w[a:10]", "w[1:2:0]", "w]"] {
             assert!(expand(bad).is_err(), "{bad}");
         }

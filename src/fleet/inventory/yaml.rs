@@ -136,6 +136,22 @@ pub(super) fn parse(text: &str, inv: &mut Inventory) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A `group_vars/` or `host_vars/` file: one mapping of variables (an
+/// empty file sets nothing).
+pub(super) fn vars_file(text: &str, inv: &Inventory) -> anyhow::Result<Vec<Var>> {
+    let mut builder = Builder::default();
+    let mut parser = Parser::new_from_str(text);
+    parser
+        .load(&mut builder, false)
+        .map_err(|e| inv.error(e.marker().line(), format!("not valid YAML: {}", e.info())))?;
+    match builder.docs.into_iter().next() {
+        None => Ok(Vec::new()),
+        Some(root) if root.is_null() => Ok(Vec::new()),
+        Some(root @ Node::Map(..)) => variables(inv, &root, "variables"),
+        Some(other) => Err(inv.error(other.line(), "a variables file is a mapping (name: value)")),
+    }
+}
+
 fn group_name(inv: &Inventory, key: &Node) -> anyhow::Result<String> {
     match key {
         Node::Scalar(s, _)
@@ -176,7 +192,7 @@ fn group(inv: &mut Inventory, name: &str, node: &Node) -> anyhow::Result<()> {
             }
             "vars" => {
                 for v in variables(inv, value, &format!("{name}.vars"))? {
-                    inv.add_group_var(name, v);
+                    inv.add_group_var(name, v)?;
                 }
             }
             "children" => {
@@ -223,6 +239,7 @@ fn variables(inv: &Inventory, node: &Node, what: &str) -> anyhow::Result<Vec<Var
                 key: key.clone(),
                 value: value.clone(),
                 line: *line,
+                file: inv.current,
             });
         }
     }

@@ -1,0 +1,202 @@
+//! `candor unixbench`: UnixBench 5.1's System Benchmarks Index. Parses the
+//! flags (one-line errors, exit 2), runs `compute::unixbench` into a Run of
+//! kind `unixbench`, prints it with `report::unixbench_text`.
+
+use super::compute::parse_runtime;
+use crate::compute::unixbench::{self, catalogue, Options, Test};
+use crate::recorder::Recorder;
+use crate::report::Format;
+use crate::result::{Measurement, Run, RunStatus};
+use std::path::PathBuf;
+
+/// Flags of `candor unixbench`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Copies: a number, or `all` (one per CPU candor may use). Default: 1
+    /// copy, then one per CPU, as UnixBench does.
+    #[arg(long, value_name = "N|all")]
+    pub copies: Option<String>,
+    /// Only these tests (UnixBench's names: dhry2reg, whetstone-double,
+    /// execl, fstime, fsbuffer, fsdisk, pipe, context1, spawn, shell1,
+    /// shell8, syscall), comma-separated.
+    #[arg(long, value_name = "TEST,...")]
+    pub only: Option<String>,
+    /// One pass's length for every test (UnixBench: 10 s, 30 s or 60 s by test).
+    #[arg(long, value_name = "DUR")]
+    pub runtime: Option<String>,
+    /// Passes, as UnixBench's `-i N`: N for its 10-pass tests, (N+1)/3 for the others.
+    #[arg(long, value_name = "N")]
+    pub iterations: Option<u32>,
+    /// Directory for File Copy's and the shell scripts' work directory (default /var/tmp).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// What to print on stdout: `text` or `json` (the Run).
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Also write the Run (JSON) to FILE, atomically.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Replace FILE if it exists.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// `--copies`: a positive number or `all`; None: 1 then all (once on 1 CPU).
+pub fn parse_copies(text: Option<&str>) -> anyhow::Result<Vec<u32>> {
+    let all = crate::compute::online_cpus();
+    let Some(t) = text.map(str::trim) else {
+        return Ok(if all > 1 { vec![1, all] } else { vec![1] });
+    };
+    if t.eq_ignore_ascii_case("all") {
+        return Ok(vec![all]);
+    }
+    match t.parse::<u32>() {
+        Ok(n) if (1..=1024).contains(&n) => Ok(vec![n]),
+        Ok(n) => Err(crate::error::usage(format!(
+            "--copies {n} is not from 1 to 1024"
+        ))),
+        Err(_) => Err(crate::error::usage(format!(
+            "--copies '{t}' is not a number or 'all'"
+        ))),
+    }
+}
+
+/// `--only`: UnixBench test names, kept in UnixBench's order.
+pub fn parse_only(text: Option<&str>) -> anyhow::Result<Vec<&'static Test>> {
+    let Some(t) = text else {
+        return Ok(catalogue::TESTS.iter().collect());
+    };
+    let mut wanted = Vec::new();
+    for name in t.split(',').map(str::trim) {
+        let test = catalogue::find(name).ok_or_else(|| {
+            crate::error::usage(format!(
+                "--only: unknown test '{name}' (see candor unixbench --help)"
+            ))
+        })?;
+        wanted.push(test.name);
+    }
+    Ok(catalogue::TESTS
+        .iter()
+        .filter(|t| wanted.contains(&t.name))
+        .collect())
+}
+
+pub fn execute(args: Args) -> anyhow::Result<()> {
+    let copies = parse_copies(args.copies.as_deref())?;
+    let tests = parse_only(args.only.as_deref())?;
+    let pass = args.runtime.as_deref().map(parse_runtime).transpose()?;
+    if args.iterations == Some(0) || args.iterations.is_some_and(|n| n > 100) {
+        return Err(crate::error::usage("--iterations must be from 1 to 100"));
+    }
+    if !matches!(args.format, Format::Text | Format::Json) {
+        return Err(crate::error::usage(
+            "--format: unixbench prints text or json",
+        ));
+    }
+    let dir = args
+        .dir
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("/var/tmp"));
+    if !dir.is_dir() {
+        return Err(crate::error::usage(format!(
+            "--dir {}: not a directory",
+            dir.display()
+        )));
+    }
+    let options = Options {
+        copies,
+        tests,
+        pass,
+        iterations: args.iterations,
+        dir: dir.clone(),
+    };
+
+    let mut run = Run::of_this_process();
+    run.host = crate::host::collect(Some(&dir));
+    run.plan = Some(serde_json::json!({
+        "group": "unixbench",
+        "copies": options.copies,
+        "tests": options.tests.iter().map(|t| t.name).collect::<Vec<_>>(),
+        "pass_ns": options.pass.map(|p| p.as_nanos() as u64),
+        "iterations": options.iterations,
+        "dir": dir.display().to_string(),
+    }));
+    let mut recorder = Recorder::create(run, args.output.as_deref(), "--output", args.force)?;
+    if args.format == Format::Text && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        eprintln!(
+            "candor unixbench: {} tests x {} copy counts (about {})",
+            options.tests.len(),
+            options.copies.len(),
+            crate::units::fmt_duration(options.planned())
+        );
+    }
+    let (measurements, not_run) = match unixbench::run(&options) {
+        Ok(r) => r,
+        Err(e) => return Err(recorder.stop(e)),
+    };
+    {
+        let run = recorder.run_mut();
+        run.measurements = measurements
+            .into_iter()
+            .map(Measurement::Unixbench)
+            .collect();
+        let ms: Vec<_> = run.compute().collect();
+        let index: serde_json::Map<String, serde_json::Value> = options
+            .copies
+            .iter()
+            .filter_map(|&c| Some((c.to_string(), unixbench::index_of(&ms, c)?.into())))
+            .collect();
+        if let Some(serde_json::Value::Object(plan)) = run.plan.as_mut() {
+            plan.insert("index".into(), index.into());
+            plan.insert(
+                "not_run".into(),
+                not_run
+                    .iter()
+                    .map(|n| serde_json::json!({"test": n.test.name, "cause": n.cause}))
+                    .collect(),
+            );
+        }
+    }
+    let saved = recorder.finish(RunStatus::Complete);
+    let run = recorder.into_run();
+    let text = match args.format {
+        Format::Json => crate::report::render(&run, Format::Json),
+        _ => crate::report::unixbench_text(&run),
+    };
+    crate::output::write_text(None, &text, false)?;
+    saved
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copies_flag() {
+        assert_eq!(parse_copies(Some("2")).unwrap(), vec![2]);
+        assert_eq!(
+            parse_copies(Some("all")).unwrap(),
+            vec![crate::compute::online_cpus()]
+        );
+        assert_eq!(parse_copies(None).unwrap()[0], 1);
+        for bad in ["0", "x", "", "5000"] {
+            assert!(
+                crate::error::is_usage(&parse_copies(Some(bad)).unwrap_err()),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn only_flag_keeps_unixbench_order() {
+        let t = parse_only(Some("syscall, pipe")).unwrap();
+        assert_eq!(
+            t.iter().map(|t| t.name).collect::<Vec<_>>(),
+            ["pipe", "syscall"]
+        );
+        assert!(crate::error::is_usage(
+            &parse_only(Some("hanoi")).unwrap_err()
+        ));
+        assert_eq!(parse_only(None).unwrap().len(), 12);
+    }
+}

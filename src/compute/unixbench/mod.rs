@@ -1,0 +1,364 @@
+//! UnixBench 5.1's System Benchmarks Index, measured by candor: each index
+//! test as UnixBench defines it (`catalogue`: units, pass lengths, pass
+//! counts, baselines), one pass as one copy runs it (`kernels`), copies as
+//! threads started together, passes combined and indexed as UnixBench does
+//! (`score`). Dhrystone and Whetstone are not built yet: they are reported
+//! as not run, and the index then says it covers fewer tests.
+//!
+//! Each test becomes one `ComputeMeasurement` per copy count, kind
+//! `unixbench`: `spec.test` the UnixBench name, `spec.threads` the copies,
+//! `spec.runtime_ns` one pass's length; `params` hold `title`, `unit`,
+//! `score` (in `unit`), `baseline`, `index`, `pass_scores`, `passes_kept`,
+//! `passes_dropped`; `ops_per_sec` (or `bytes_per_sec` for File Copy) is
+//! the score per second.
+
+pub mod catalogue;
+pub mod execl;
+mod kernels;
+pub mod score;
+mod workdir;
+
+pub use catalogue::{Test, Unit, TESTS};
+pub use kernels::shell_input;
+
+use crate::result::{ComputeMeasurement, ComputeSpec, CpuUse};
+use kernels::CopyCount;
+use std::path::PathBuf;
+use std::sync::Barrier;
+use std::time::Duration;
+use workdir::WorkDir;
+
+/// What `candor unixbench` asked for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    /// Copy counts, in order (UnixBench: 1, then one per CPU).
+    pub copies: Vec<u32>,
+    /// The tests to run, in UnixBench's order.
+    pub tests: Vec<&'static Test>,
+    /// One pass's length for every test, in place of UnixBench's.
+    pub pass: Option<Duration>,
+    /// UnixBench's `-i N`: N passes for its long tests, (N+1)/3 for the others.
+    pub iterations: Option<u32>,
+    /// Where File Copy and Shell Scripts make their work directory.
+    pub dir: PathBuf,
+}
+
+impl Options {
+    /// Passes of `test` (UnixBench's rule for `-i`).
+    pub fn passes(&self, test: &Test) -> u32 {
+        match self.iterations {
+            None => test.passes,
+            Some(n) if test.passes == 10 => n.max(1),
+            Some(n) => ((n + 1) / 3).max(1),
+        }
+    }
+
+    pub fn pass(&self, test: &Test) -> Duration {
+        self.pass.unwrap_or(test.pass)
+    }
+
+    /// The whole run's measured time.
+    pub fn planned(&self) -> Duration {
+        let per_copy: Duration = self
+            .tests
+            .iter()
+            .map(|t| self.pass(t) * self.passes(t))
+            .sum();
+        per_copy * self.copies.len() as u32
+    }
+}
+
+/// A test candor cannot run here, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NotRun {
+    pub test: &'static Test,
+    pub cause: String,
+}
+
+/// Runs the tests with each copy count; the measurements and the tests not run.
+pub fn run(options: &Options) -> anyhow::Result<(Vec<ComputeMeasurement>, Vec<NotRun>)> {
+    let mut not_run = Vec::new();
+    let mut runnable = Vec::new();
+    for &test in &options.tests {
+        match cannot_run(test) {
+            Some(cause) => not_run.push(NotRun { test, cause }),
+            None => runnable.push(test),
+        }
+    }
+    let needs_dir = runnable
+        .iter()
+        .any(|t| t.name.starts_with("fs") || t.name.starts_with("shell"));
+    let dir = if needs_dir {
+        Some(WorkDir::create(&options.dir)?)
+    } else {
+        None
+    };
+    if let Some(d) = &dir {
+        if runnable.iter().any(|t| t.name.starts_with("shell")) {
+            kernels::shell_files(d)?;
+        }
+    }
+    let mut out = Vec::new();
+    for &copies in &options.copies {
+        for &test in &runnable {
+            crate::cancel::check()?;
+            out.push(measure(test, copies, options, dir.as_ref())?);
+        }
+    }
+    Ok((out, not_run))
+}
+
+/// Why `test` cannot run on this host, if it cannot.
+fn cannot_run(test: &Test) -> Option<String> {
+    match test.name {
+        "dhry2reg" | "whetstone-double" => {
+            Some("not built into candor yet (its kernel is the compiler's as much as the CPU's; see the unixbench-compiler finding)".into())
+        }
+        "shell1" | "shell8" => {
+            if !std::path::Path::new("/bin/sh").exists() {
+                return Some("/bin/sh is missing".into());
+            }
+            let missing: Vec<&str> = kernels::SHELL_TOOLS.into_iter().filter(|t| !kernels::on_path(t)).collect();
+            (!missing.is_empty()).then(|| format!("not on PATH: {}", missing.join(", ")))
+        }
+        _ => None,
+    }
+}
+
+/// One pass of `test` with `copies` copies started together: each copy's count.
+fn one_pass(
+    test: &Test,
+    copies: u32,
+    pass: Duration,
+    dir: Option<&WorkDir>,
+) -> anyhow::Result<Vec<CopyCount>> {
+    let barrier = Barrier::new(copies as usize);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..copies)
+            .map(|copy| {
+                let barrier = &barrier;
+                scope.spawn(move || {
+                    barrier.wait();
+                    let need_dir = || dir.ok_or_else(|| anyhow::anyhow!("no work directory"));
+                    match test.name {
+                        "syscall" => kernels::syscall(pass),
+                        "pipe" => kernels::pipe(pass),
+                        "context1" => kernels::context1(pass),
+                        "spawn" => kernels::spawn(pass),
+                        "execl" => kernels::execl(pass),
+                        "fstime" => kernels::file_copy(need_dir()?, copy, 1024, 2000, pass),
+                        "fsbuffer" => kernels::file_copy(need_dir()?, copy, 256, 500, pass),
+                        "fsdisk" => kernels::file_copy(need_dir()?, copy, 4096, 8000, pass),
+                        "shell1" => kernels::shell(need_dir()?, copy, 1, pass),
+                        "shell8" => kernels::shell(need_dir()?, copy, 8, pass),
+                        other => anyhow::bail!("{other}: no kernel"),
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a copy panicked")))
+            })
+            .collect()
+    })
+}
+
+/// A pass's score from its copies, as UnixBench's Run sums them: loops are
+/// summed and divided by the copies' mean time; rates are summed.
+pub fn pass_score(unit: Unit, copies: &[CopyCount]) -> f64 {
+    let sum: f64 = copies.iter().map(|c| c.count).sum();
+    let mean_secs =
+        copies.iter().map(|c| c.elapsed.as_secs_f64()).sum::<f64>() / copies.len().max(1) as f64;
+    match unit {
+        Unit::Lps => sum / mean_secs.max(1e-9),
+        Unit::Lpm => sum / (mean_secs.max(1e-9) / 60.0),
+        Unit::Kbps | Unit::Mwips => sum,
+    }
+}
+
+fn measure(
+    test: &'static Test,
+    copies: u32,
+    options: &Options,
+    dir: Option<&WorkDir>,
+) -> anyhow::Result<ComputeMeasurement> {
+    let pass = options.pass(test);
+    let started_at = crate::units::now_rfc3339();
+    let before = crate::disk::cpu_usage::CpuSnapshot::now();
+    let mut scores = Vec::new();
+    let mut measured = Duration::ZERO;
+    for _ in 0..options.passes(test) {
+        let counts = one_pass(test, copies, pass, dir)
+            .map_err(|e| e.context(format!("{} ({copies} copies)", test.title)))?;
+        measured += counts.iter().map(|c| c.elapsed).max().unwrap_or_default();
+        scores.push(pass_score(test.unit, &counts));
+    }
+    let cpu: CpuUse = before.until(&crate::disk::cpu_usage::CpuSnapshot::now());
+    let combined = score::combine(&scores)
+        .ok_or_else(|| anyhow::anyhow!("{}: no pass gave a positive score", test.title))?;
+    let index = score::test_index(test, combined.score);
+    let mut params = std::collections::BTreeMap::new();
+    params.insert("title".into(), test.title.into());
+    params.insert("unit".into(), test.unit.label().into());
+    params.insert("score".into(), combined.score.into());
+    params.insert("baseline".into(), test.baseline.into());
+    params.insert("index".into(), index.into());
+    params.insert("pass_scores".into(), scores.clone().into());
+    params.insert("passes_kept".into(), (combined.kept as u64).into());
+    params.insert("passes_dropped".into(), (combined.dropped as u64).into());
+    if test.name.starts_with("shell") {
+        params.insert("sh".into(), shell_program().into());
+        params.insert("tools".into(), sort_version().into());
+    }
+    let mut notes = vec![format!(
+        "{} passes of {}, the lowest {} dropped, the rest by geometric mean (UnixBench's rule); copies are threads of one candor process started together",
+        scores.len(),
+        crate::units::fmt_duration(pass),
+        combined.dropped
+    )];
+    if copies > crate::compute::online_cpus() {
+        notes.push(format!(
+            "{copies} copies on {} CPUs",
+            crate::compute::online_cpus()
+        ));
+    }
+    let per_sec = match test.unit {
+        Unit::Lpm => combined.score / 60.0,
+        _ => combined.score,
+    };
+    let (ops, bytes) = match test.unit {
+        Unit::Kbps => (None, Some(combined.score * 1024.0)),
+        _ => (Some(per_sec), None),
+    };
+    Ok(ComputeMeasurement {
+        pass: None,
+        started_at: Some(started_at),
+        spec: ComputeSpec {
+            test: test.name.into(),
+            threads: copies,
+            runtime_ns: pass.as_nanos() as u64,
+            params,
+        },
+        events_per_sec: None,
+        bytes_per_sec: bytes,
+        ops_per_sec: ops,
+        per_thread: Vec::new(),
+        measured_ns: measured.as_nanos() as u64,
+        cpu,
+        notes,
+    })
+}
+
+/// What /bin/sh resolves to (dash, bash, busybox, ...).
+fn shell_program() -> String {
+    std::fs::canonicalize("/bin/sh")
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| "/bin/sh".into())
+}
+
+/// The first line of `sort --version` (names coreutils or busybox and its version).
+fn sort_version() -> String {
+    std::process::Command::new("sort")
+        .arg("--version")
+        .output()
+        .ok()
+        .and_then(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .next()
+                .map(str::to_string)
+        })
+        .filter(|l| !l.is_empty())
+        .unwrap_or_else(|| "sort (version unknown)".into())
+}
+
+/// A measurement's score, unit and index, as `measure` stored them.
+pub fn score_of(m: &ComputeMeasurement) -> Option<(f64, &str, f64)> {
+    let p = &m.spec.params;
+    Some((
+        p.get("score")?.as_f64()?,
+        p.get("unit")?.as_str()?,
+        p.get("index")?.as_f64()?,
+    ))
+}
+
+/// The System Benchmarks Index of the measurements with `copies` copies.
+pub fn index_of(measurements: &[&ComputeMeasurement], copies: u32) -> Option<f64> {
+    let idx: Vec<f64> = measurements
+        .iter()
+        .filter(|m| m.spec.threads == copies)
+        .filter_map(|m| score_of(m).map(|s| s.2))
+        .collect();
+    score::overall_index(&idx)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(count: f64, secs: f64) -> CopyCount {
+        CopyCount {
+            count,
+            elapsed: Duration::from_secs_f64(secs),
+        }
+    }
+
+    #[test]
+    fn copies_combine_as_unixbench_sums_them() {
+        // loops: summed over the mean time
+        assert_eq!(
+            pass_score(Unit::Lps, &[c(100.0, 1.0), c(300.0, 3.0)]),
+            200.0
+        );
+        assert_eq!(pass_score(Unit::Lpm, &[c(10.0, 60.0)]), 10.0);
+        // rates: summed
+        assert_eq!(
+            pass_score(Unit::Kbps, &[c(100.0, 1.0), c(300.0, 3.0)]),
+            400.0
+        );
+    }
+
+    #[test]
+    fn iterations_follow_unixbench_dash_i() {
+        let o = Options {
+            copies: vec![1],
+            tests: TESTS.iter().collect(),
+            pass: None,
+            iterations: Some(4),
+            dir: PathBuf::from("."),
+        };
+        assert_eq!(o.passes(catalogue::find("syscall").unwrap()), 4);
+        assert_eq!(o.passes(catalogue::find("execl").unwrap()), 1);
+    }
+
+    #[test]
+    fn syscall_and_spawn_count_something() {
+        let p = Duration::from_millis(50);
+        for k in [
+            kernels::syscall as fn(Duration) -> anyhow::Result<CopyCount>,
+            kernels::pipe,
+            kernels::context1,
+            kernels::spawn,
+        ] {
+            let r = k(p).unwrap();
+            assert!(r.count >= 1.0 && r.elapsed >= p, "{r:?}");
+        }
+    }
+
+    #[test]
+    fn shell_input_has_the_size_and_the_word() {
+        let s = shell_input(8546);
+        assert_eq!(s.len(), 8546);
+        assert!(
+            String::from_utf8(s)
+                .unwrap()
+                .lines()
+                .filter(|l| l.contains("the"))
+                .count()
+                > 10
+        );
+    }
+}

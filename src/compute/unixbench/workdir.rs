@@ -1,0 +1,109 @@
+//! The private work directory of File Copy and Shell Scripts: made new under
+//! the test directory (mkdir fails if the name exists, so nothing of anyone
+//! else's is used), holding only files created here (create-exclusive, no
+//! symlink followed), removed with them when dropped: on success, on error,
+//! and after Ctrl-C or SIGTERM (the loops stop and return).
+
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+pub struct WorkDir {
+    path: PathBuf,
+    files: Mutex<Vec<PathBuf>>,
+}
+
+impl WorkDir {
+    /// Makes `candor-unixbench-PID` in `parent`.
+    pub fn create(parent: &Path) -> anyhow::Result<WorkDir> {
+        let path = parent.join(format!("candor-unixbench-{}", std::process::id()));
+        std::fs::create_dir(&path).map_err(|e| {
+            crate::error::usage(format!(
+                "cannot make the work directory {}: {e}",
+                path.display()
+            ))
+        })?;
+        Ok(WorkDir {
+            path,
+            files: Mutex::new(Vec::new()),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// A new file in the directory, read-write; fails if the name exists.
+    pub fn file(&self, name: &str) -> anyhow::Result<File> {
+        let p = self.path.join(name);
+        let f = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&p)
+            .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", p.display()))?;
+        self.files.lock().unwrap_or_else(|e| e.into_inner()).push(p);
+        Ok(f)
+    }
+}
+
+impl WorkDir {
+    /// Removes a file `file` created, at once (each pass's files go when it ends).
+    pub fn remove(&self, name: &str) -> anyhow::Result<()> {
+        let p = self.path.join(name);
+        let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(i) = files.iter().position(|f| *f == p) {
+            std::fs::remove_file(&p)
+                .map_err(|e| anyhow::anyhow!("cannot remove {}: {e}", p.display()))?;
+            files.remove(i);
+        }
+        Ok(())
+    }
+}
+
+impl Drop for WorkDir {
+    fn drop(&mut self) {
+        let files = std::mem::take(&mut *self.files.lock().unwrap_or_else(|e| e.into_inner()));
+        for f in files {
+            if let Err(e) = std::fs::remove_file(&f) {
+                if e.kind() != std::io::ErrorKind::NotFound {
+                    crate::leftovers::removal_failed("unixbench file", &f, &e);
+                }
+            }
+        }
+        // remove_dir removes only an empty directory: a file the scripts
+        // left (they remove their own) is reported, never deleted blindly.
+        if let Err(e) = std::fs::remove_dir(&self.path) {
+            crate::leftovers::removal_failed("unixbench work directory", &self.path, &e);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn made_new_and_removed() {
+        let parent = std::env::temp_dir().join(format!("candor-wd-test-{}", std::process::id()));
+        std::fs::create_dir(&parent).unwrap();
+        let path;
+        {
+            let d = WorkDir::create(&parent).unwrap();
+            path = d.path().to_path_buf();
+            d.file("a").unwrap();
+            d.remove("a").unwrap();
+            d.file("a").unwrap();
+            assert!(d.file("a").is_err(), "create is exclusive");
+            assert!(
+                WorkDir::create(&parent).is_err(),
+                "the directory is exclusive"
+            );
+        }
+        assert!(!path.exists());
+        std::fs::remove_dir(&parent).unwrap();
+    }
+}

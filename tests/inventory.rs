@@ -1,0 +1,284 @@
+//! candor reads inventories as Ansible 2.14 reads them: for a set of
+//! inventories (INI, YAML, directories of sources, `group_vars/` and
+//! `host_vars/` files and directories, group priorities, ranges) and host
+//! patterns, `candor fleet run --list-hosts` must select the hosts that
+//! `ansible PATTERN --list-hosts` selects, and reach each with the
+//! connection settings `ansible-inventory --list` gives it. Nothing is
+//! connected to. Needs Debian's ansible-core (a missing tool fails, never
+//! skips).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::process::Command;
+
+fn require_ansible() {
+    for tool in ["/usr/bin/ansible", "/usr/bin/ansible-inventory"] {
+        assert!(
+            Path::new(tool).exists(),
+            "{tool} is missing: install Debian's ansible-core (.ci/run does); this test never skips"
+        );
+    }
+}
+
+fn ansible_env<'a>(cmd: &'a mut Command, home: &Path) -> &'a mut Command {
+    cmd.env("HOME", home)
+        .env("ANSIBLE_LOCAL_TEMP", home.join("tmp"))
+        .env("ANSIBLE_NOCOLOR", "1")
+        .env("ANSIBLE_INVENTORY_UNPARSED_WARNING", "0")
+        .env_remove("ANSIBLE_CONFIG")
+        .env_remove("ANSIBLE_INVENTORY")
+        .env_remove("ANSIBLE_HOST_PATTERN_MISMATCH")
+}
+
+/// The hosts `ansible -i INV PATTERN --list-hosts` prints.
+fn ansible_hosts(inv: &Path, pattern: &str, home: &Path) -> BTreeSet<String> {
+    let out = ansible_env(&mut Command::new("ansible"), home)
+        .args(["-i"])
+        .arg(inv)
+        .args([pattern, "--list-hosts"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "ansible {pattern}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("hosts ("))
+        .skip(1)
+        .map(|l| l.trim().to_string())
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+/// What candor's `--list-hosts` prints for each host: `destination ...`.
+fn candor_hosts(inv: &Path, pattern: &str) -> (BTreeMap<String, String>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_candor"))
+        .args(["fleet", "run", "-i"])
+        .arg(inv)
+        .args(["--list-hosts", pattern])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        assert_eq!(out.status.code(), Some(2), "{pattern}: {stderr}");
+        assert!(stderr.contains("no hosts selected"), "{pattern}: {stderr}");
+        return (BTreeMap::new(), stderr);
+    }
+    let hosts = stdout
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let (name, how) = l.trim().split_once("  ").expect(l);
+            (name.to_string(), how.to_string())
+        })
+        .collect();
+    (hosts, stderr)
+}
+
+/// `ansible-inventory --list`'s hostvars, as candor's `--list-hosts`
+/// describes a host: `user@address:port key=K args='A'`.
+fn ansible_connections(inv: &Path, home: &Path) -> BTreeMap<String, String> {
+    let out = ansible_env(&mut Command::new("ansible-inventory"), home)
+        .arg("-i")
+        .arg(inv)
+        .arg("--list")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "ansible-inventory: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = |v: &serde_json::Value| match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let mut described = BTreeMap::new();
+    for (name, vars) in list["_meta"]["hostvars"].as_object().unwrap() {
+        let get = |k: &str| vars.get(k).map(text);
+        let mut s = String::new();
+        if let Some(u) = get("ansible_user") {
+            s.push_str(&format!("{u}@"));
+        }
+        s.push_str(&get("ansible_host").unwrap_or_else(|| name.clone()));
+        if let Some(p) = get("ansible_port") {
+            s.push_str(&format!(":{p}"));
+        }
+        if let Some(k) = get("ansible_ssh_private_key_file") {
+            s.push_str(&format!(" key={k}"));
+        }
+        if let Some(a) = get("ansible_ssh_common_args") {
+            s.push_str(&format!(
+                " args='{}'",
+                a.split_whitespace().collect::<Vec<_>>().join(" ")
+            ));
+        }
+        described.insert(name.clone(), s);
+    }
+    // Hosts without variables are listed under their groups only.
+    fn walk(list: &serde_json::Value, group: &str, out: &mut BTreeMap<String, String>) {
+        if let Some(hosts) = list[group]["hosts"].as_array() {
+            for h in hosts {
+                let h = h.as_str().unwrap().to_string();
+                out.entry(h.clone()).or_insert(h);
+            }
+        }
+        if let Some(children) = list[group]["children"].as_array() {
+            for c in children {
+                walk(list, c.as_str().unwrap(), out);
+            }
+        }
+    }
+    walk(&list, "all", &mut described);
+    described
+}
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+/// Checks every pattern against Ansible on one inventory.
+fn check(inv: &Path, patterns: &[&str]) {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(home.path().join("tmp")).unwrap();
+    let connections = ansible_connections(inv, home.path());
+    for pattern in patterns {
+        let expected = ansible_hosts(inv, pattern, home.path());
+        let (got, stderr) = candor_hosts(inv, pattern);
+        let got_names: BTreeSet<String> = got.keys().cloned().collect();
+        assert_eq!(
+            got_names,
+            expected,
+            "{}: pattern '{pattern}' (candor's stderr: {stderr})",
+            inv.display()
+        );
+        for (name, how) in &got {
+            assert_eq!(
+                how,
+                &connections[name],
+                "{}: connection of {name}",
+                inv.display()
+            );
+        }
+    }
+}
+
+const PATTERNS: &[&str] = &[
+    "all",
+    "*",
+    "web",
+    "web:db",
+    "web,db",
+    "web:&prod",
+    "prod:!web02",
+    "all:!prod",
+    "!db",
+    "&web",
+    "web*",
+    "web0?",
+    "[dw]*",
+    "~(web|db)0[13]",
+    "~eb",
+    "web[0]",
+    "web[1:2]",
+    "prod[-1]",
+    "ungrouped",
+    "web:nope",
+    "db01",
+    "db01:web01",
+    "db0[12]",
+];
+
+#[test]
+fn ini_with_group_and_host_vars_matches_ansible() {
+    require_ansible();
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    write(
+        root,
+        "hosts",
+        "lone ansible_host=127.0.0.9\n\
+         [web]\nweb[01:03] ansible_user=deploy\n\
+         [db]\ndb01 ansible_port=2201\ndb02:2202\n\
+         [prod:children]\nweb\ndb\n\
+         [prod:vars]\nansible_user=produser\nansible_ssh_private_key_file=/keys/prod\n\
+         [all:vars]\nansible_port=2000\nansible_ssh_common_args='-o ConnectTimeout=5'\n",
+    );
+    // group_vars beat every group's inventory vars; host_vars beat the host's.
+    write(root, "group_vars/all.yml", "ansible_user: everyone\n");
+    write(root, "group_vars/web/10-port.yml", "ansible_port: 2100\n");
+    write(
+        root,
+        "group_vars/web/20-key.yaml",
+        "---\nansible_ssh_private_key_file: /keys/web\n",
+    );
+    write(root, "group_vars/web/notes.txt", "ansible_port: 9999\n");
+    write(root, "group_vars/web/.hidden.yml", "ansible_port: 9998\n");
+    write(root, "group_vars/db", "ansible_host: 127.0.0.7\n");
+    write(root, "group_vars/db.yml", "ansible_host: 127.0.0.8\n");
+    write(
+        root,
+        "host_vars/web02.json",
+        "{\"ansible_port\": 2222, \"ansible_host\": \"127.0.0.2\"}\n",
+    );
+    write(root, "host_vars/db02", "ansible_user: root\n");
+    check(&root.join("hosts"), PATTERNS);
+}
+
+#[test]
+fn yaml_with_priorities_matches_ansible() {
+    require_ansible();
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    write(
+        root,
+        "inv.yml",
+        "all:\n  hosts:\n    lone:\n  children:\n    web:\n      hosts:\n        web[01:03]:\n      vars:\n        ansible_user: webuser\n        ansible_group_priority: 5\n    \
+         fast:\n      hosts:\n        web01:\n        db01:\n      vars:\n        ansible_user: fastuser\n        ansible_port: 2400\n    \
+         prod:\n      children:\n        db:\n          hosts:\n            db01:\n              ansible_host: 127.0.0.3\n            db02:\n",
+    );
+    write(root, "host_vars/web03.yml", "ansible_port: 2303\n");
+    check(&root.join("inv.yml"), PATTERNS);
+}
+
+#[test]
+fn inventory_directory_matches_ansible() {
+    require_ansible();
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path().join("inventory");
+    // Sources in name order; a later one adds to the groups of an earlier.
+    write(&root, "10-web", "[web]\nweb[01:02]\n[prod:children]\nweb\n");
+    write(
+        &root,
+        "20-db.yml",
+        "prod:\n  children:\n    db:\n      hosts:\n        db01:\n          ansible_port: 2201\n",
+    );
+    write(&root, "sub/30-more", "[web]\nweb03 ansible_user=sub\n");
+    // Ansible ignores these in an inventory directory.
+    write(&root, "old.ini", "[web]\nignored1\n");
+    write(&root, "README.md", "[web]\nignored2\n");
+    write(&root, "hosts~", "[web]\nignored3\n");
+    write(&root, ".hidden", "[web]\nignored4\n");
+    write(&root, "group_vars/prod.yml", "ansible_user: prod\n");
+    write(&root, "host_vars/web01.yml", "ansible_host: 127.0.0.4\n");
+    check(&root, PATTERNS);
+}
+
+#[test]
+fn unknown_patterns_are_warned_as_ansible_warns() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "h.ini", "[web]\nweb1\n");
+    let (hosts, stderr) = candor_hosts(&d.path().join("h.ini"), "web:nope");
+    assert_eq!(hosts.keys().collect::<Vec<_>>(), ["web1"]);
+    assert!(
+        stderr.contains("warning: could not match supplied host pattern, ignoring: nope"),
+        "{stderr}"
+    );
+}
