@@ -121,7 +121,7 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
         "iterations": options.iterations,
         "dir": dir.display().to_string(),
     }));
-    let mut recorder = Recorder::create(run, args.output.as_deref(), "--output", args.force)?;
+    let mut recorder = Recorder::create(run, args.output.as_deref(), "--output", args.force, &[])?;
     if args.format == Format::Text && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
         eprintln!(
             "candor unixbench: {} tests x {} copy counts (about {})",
