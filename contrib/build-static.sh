@@ -1,30 +1,56 @@
 #!/usr/bin/env bash
 # Builds the static candor that `candor fleet run` pushes to hosts: glibc
-# linked statically (crt-static), so it runs on any x86_64 Linux whatever
-# its libc. candor resolves no host names itself (ssh does that on the
-# controller), so glibc's NSS, which static linking cannot carry, is never
+# linked statically (crt-static), so it runs on any Linux of its architecture
+# whatever its libc. candor resolves no host names itself (ssh does that on
+# the controller), so glibc's NSS, which static linking cannot carry, is never
 # needed. It is linked at a fixed address (relocation-model=static, not a
-# static PIE), which `ldd` reports as "not a dynamic executable". The debug
-# line tables of the release profile are stripped from the result: the
-# binary travels to every host.
+# static PIE): the ELF file has no interpreter. The debug line tables of the
+# release profile are stripped from the result: the binary travels to every host.
 #
-#   contrib/build-static.sh            # -> target/x86_64-unknown-linux-gnu/release/candor
+#   contrib/build-static.sh                                  # x86_64
+#   contrib/build-static.sh --target aarch64-unknown-linux-gnu
+#   contrib/build-static.sh --target armv7-unknown-linux-gnueabihf
 #
-# It fails unless `ldd` calls the result "not a dynamic executable".
+# -> target/TRIPLE/release/candor, where `candor fleet run` looks for each
+# architecture's build. The ARM targets use Debian's rustc and cross gcc
+# (contrib/cross-env.sh; README names the packages) and are run once under
+# qemu-user to prove they start. It fails unless the result has no
+# interpreter (readelf) and is of the target's machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=x86_64-unknown-linux-gnu
-RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+crt-static -C relocation-model=static" \
-  CARGO_PROFILE_RELEASE_STRIP=debuginfo \
-  cargo build --release --locked --target "$target"
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --target) target="${2:?--target needs a triple}"; shift 2 ;;
+    --target=*) target="${1#--target=}"; shift ;;
+    *) echo "error: unknown argument '$1' (usage: contrib/build-static.sh [--target TRIPLE])" >&2; exit 2 ;;
+  esac
+done
+case "$target" in
+  x86_64-unknown-linux-gnu)      machine="Advanced Micro Devices X86-64"; runner="" ;;
+  aarch64-unknown-linux-gnu)     machine="AArch64"; runner=qemu-aarch64-static ;;
+  armv7-unknown-linux-gnueabihf) machine="ARM"; runner=qemu-arm-static ;;
+  *) echo "error: no static build for target '$target' (x86_64-unknown-linux-gnu, aarch64-unknown-linux-gnu, armv7-unknown-linux-gnueabihf)" >&2; exit 2 ;;
+esac
+# shellcheck source=contrib/cross-env.sh
+. contrib/cross-env.sh "$target"
+cargo=cargo
+[[ -n "$runner" ]] && cargo="${CROSS_CARGO:-/usr/bin/cargo}"
+for tool in readelf ${runner:+"$runner"}; do
+  command -v "$tool" >/dev/null || { echo "error: $tool is not installed (README: Static binaries)" >&2; exit 2; }
+done
+CARGO_PROFILE_RELEASE_STRIP=debuginfo \
+  "$cargo" build --release --locked --target "$target"
 bin="target/$target/release/candor"
-# ldd exits 1 for a static file: read its words, not its status.
-says=$(ldd "$bin" 2>&1 || true)
-if [[ "$says" == *"not a dynamic executable"* ]]; then
-  echo "static: $bin ($(stat -c %s "$bin") bytes)"
-else
-  echo "$says"
-  echo "error: $bin is not static" >&2
+header=$(readelf -h "$bin")
+if [[ "$header" != *"Machine:"*"$machine"* ]]; then
+  echo "error: $bin is not an executable for $machine" >&2
   exit 1
 fi
-"$bin" --version
+if readelf -l "$bin" | grep -q "INTERP"; then
+  readelf -l "$bin" | grep -A1 INTERP
+  echo "error: $bin is not static (it names a program interpreter)" >&2
+  exit 1
+fi
+echo "static: $bin ($machine, $(stat -c %s "$bin") bytes, no interpreter)"
+${runner:+"$runner"} "$bin" --version

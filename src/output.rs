@@ -716,7 +716,7 @@ impl Drop for Reserve {
 fn allocate(file: &std::fs::File, size: u64) -> std::io::Result<()> {
     use std::os::fd::AsRawFd;
     // SAFETY: fallocate on a valid descriptor.
-    if unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, size as libc::off_t) } == 0 {
+    if unsafe { libc::fallocate64(file.as_raw_fd(), 0, 0, size as libc::off64_t) } == 0 {
         return Ok(());
     }
     let e = std::io::Error::last_os_error();

@@ -174,8 +174,16 @@ pub fn run(options: &ComputeOptions) -> anyhow::Result<Vec<ComputeMeasurement>> 
     );
     // An LZMA encoder needs ~94 MiB: do not run more of them than half of the
     // available memory holds.
-    let lzma_threads_max = super::stream::mem_available()
-        .map_or(u32::MAX, |a| ((a / 2) / LZMA_ENCODER_BYTES).max(1) as u32);
+    // A 32-bit process also has only its address space (about 3 GiB): the
+    // encoders must fit in 2 GiB of it whatever the machine's memory.
+    let address_space = if usize::BITS == 32 {
+        4u64 << 30
+    } else {
+        u64::MAX
+    };
+    let lzma_threads_max = super::stream::mem_available().map_or(u32::MAX, |a| {
+        ((a.min(address_space) / 2) / LZMA_ENCODER_BYTES).clamp(1, u32::MAX as u64) as u32
+    });
     let versions = super::library_versions();
     let mut out = Vec::new();
     for test in TESTS {

@@ -29,7 +29,8 @@ pub const MAX_PRIME: u64 = 20000;
 /// 11, which made candor's events/s read 1.03-1.12x sysbench's on this
 /// project's VM (callgrind: 3.14M against 3.37M instructions an event). So
 /// on x86_64 the inner loop is sysbench's own instruction sequence, in
-/// inline assembly; elsewhere it is the C source's loop.
+/// inline assembly; elsewhere it is the C source's loop as LLVM compiles it,
+/// and `what_runs` says so in the measurement's note.
 pub fn count_primes(max_prime: u64) -> u64 {
     // black_box: the optimizer must neither know the bound nor drop the loop.
     let max_prime = black_box(max_prime);
@@ -111,6 +112,25 @@ fn divide_from_3(c: u64, t: f64) -> u64 {
     }
 }
 
+/// What the inner loop is on this architecture, and how it relates to
+/// `sysbench cpu` there: the same work per event everywhere; sysbench's own
+/// instruction sequence only on x86_64, where it was read and copied.
+pub fn what_runs(arch: &str) -> String {
+    const WORK: &str =
+        "one event = trial division of every c < max_prime by 2..=sqrt(c), 64-bit integers";
+    match arch {
+        "x86_64" => format!(
+            "sysbench 1.0 `cpu` arithmetic, in the instruction sequence Debian's sysbench 1.0.20 runs on x86_64: {WORK}; comparable with `sysbench cpu --cpu-max-prime=20000` events/s"
+        ),
+        "arm" => format!(
+            "sysbench 1.0 `cpu` work per event ({WORK}) in LLVM's instruction sequence for 32-bit ARM, not copied from sysbench's armhf build: ARMv7 has no 64-bit divide instruction, so each division is a runtime library call (__aeabi_uldivmod); events/s compare with `sysbench cpu --cpu-max-prime=20000` on the same host only as the same work, not the same instructions"
+        ),
+        other => format!(
+            "sysbench 1.0 `cpu` work per event ({WORK}) in LLVM's instruction sequence for {other}, not copied from sysbench's {other} build; events/s compare with `sysbench cpu --cpu-max-prime=20000` on the same host as the same work, not the same instructions"
+        ),
+    }
+}
+
 pub fn run(options: &ComputeOptions) -> anyhow::Result<Vec<ComputeMeasurement>> {
     let expected = count_primes(MAX_PRIME);
     let mut out = Vec::new();
@@ -134,7 +154,7 @@ pub fn run(options: &ComputeOptions) -> anyhow::Result<Vec<ComputeMeasurement>> 
             Headline::Events,
             1.0,
             vec![
-                "sysbench 1.0 `cpu` arithmetic, in the instruction sequence Debian's sysbench 1.0.20 runs on x86_64: one event = trial division of every c < max_prime by 2..=sqrt(c), 64-bit integers; comparable with `sysbench cpu --cpu-max-prime=20000` events/s".into(),
+                what_runs(std::env::consts::ARCH),
                 "measures integer division speed of a core; says little about vector, floating-point or memory-bound work".into(),
             ],
         ));
@@ -147,6 +167,18 @@ mod tests {
     use super::*;
 
     /// pi(n - 1) - 1: sysbench counts primes from 3 up to max_prime - 1.
+    #[test]
+    fn the_note_names_what_runs_on_each_architecture() {
+        assert!(what_runs("x86_64")
+            .contains("instruction sequence Debian's sysbench 1.0.20 runs on x86_64"));
+        for arch in ["aarch64", "arm", "riscv64"] {
+            let note = what_runs(arch);
+            assert!(!note.contains("x86"), "{arch}: {note}");
+            assert!(note.contains("not copied from sysbench"), "{arch}: {note}");
+        }
+        assert!(what_runs("arm").contains("__aeabi_uldivmod"));
+    }
+
     #[test]
     fn known_prime_counts() {
         assert_eq!(count_primes(20000) + 1, 2262); // pi(20000) = 2262

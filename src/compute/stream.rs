@@ -283,7 +283,17 @@ pub fn run(
         Some(b) => chosen_array_bytes(b, llc, mem_available())?,
         None => array_bytes(llc, mem_available()),
     };
-    let elements = (bytes / 8) as usize;
+    // Three arrays must fit in this process's address space (32 bits on armv7).
+    let elements = usize::try_from(bytes / 8)
+        .ok()
+        .filter(|e| e.checked_mul(3 * 8).is_some())
+        .ok_or_else(|| {
+            crate::error::usage(format!(
+                "STREAM arrays of {} each do not fit in this {}-bit process's address space",
+                crate::units::fmt_bytes(bytes),
+                usize::BITS
+            ))
+        })?;
     let mut out = Vec::new();
     for kernel in Kernel::ALL {
         for threads in options.threads.counts() {

@@ -114,12 +114,14 @@ impl TestDir {
             )));
         }
         // SAFETY: statfs is plain data; fstatfs fills it for a valid fd.
-        let mut sfs: libc::statfs = unsafe { std::mem::zeroed() };
-        if unsafe { libc::fstatfs(fd.as_raw_fd(), &mut sfs) } != 0 {
+        let mut sfs: libc::statfs64 = unsafe { std::mem::zeroed() };
+        if unsafe { libc::fstatfs64(fd.as_raw_fd(), &mut sfs) } != 0 {
             let e = std::io::Error::last_os_error();
             return Err(usage(format!("--dir {shown}: statfs failed: {e}")));
         }
-        let fs_magic = sfs.f_type as i64;
+        // f_type is 32 bits on 32-bit ARM: a magic with the high bit set (CIFS
+        // 0xff534d42) must not become negative.
+        let fs_magic = (sfs.f_type as u64 & 0xffff_ffff) as i64;
         if fs_magic == TMPFS_MAGIC || fs_magic == RAMFS_MAGIC {
             return Err(usage(format!(
                 "--dir {shown} is on {} (RAM, not a disk): its figures would measure memory; use a directory on a disk, such as /var/tmp",
@@ -193,8 +195,8 @@ impl TestDir {
     /// Free bytes as of now (re-read: other files may have come and gone).
     pub fn free_bytes_now(&self) -> u64 {
         // SAFETY: as in open().
-        let mut sfs: libc::statfs = unsafe { std::mem::zeroed() };
-        if unsafe { libc::fstatfs(self.fd.as_raw_fd(), &mut sfs) } != 0 {
+        let mut sfs: libc::statfs64 = unsafe { std::mem::zeroed() };
+        if unsafe { libc::fstatfs64(self.fd.as_raw_fd(), &mut sfs) } != 0 {
             return self.free_bytes;
         }
         (sfs.f_bavail as u64).saturating_mul(sfs.f_frsize as u64)

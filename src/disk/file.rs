@@ -137,8 +137,8 @@ impl TestFile {
         fill(&file.held, size, seed, dir.buffer_alignment(), &file.path)?;
         file.fill_ns = started.elapsed().as_nanos() as u64;
         // SAFETY: stat is plain data filled by fstat for a valid fd.
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        if unsafe { libc::fstat(file.held.as_raw_fd(), &mut st) } != 0 {
+        let mut st: libc::stat64 = unsafe { std::mem::zeroed() };
+        if unsafe { libc::fstat64(file.held.as_raw_fd(), &mut st) } != 0 {
             let e = std::io::Error::last_os_error();
             return Err(anyhow::anyhow!("fstat {}: {e}", file.path.display()));
         }
@@ -209,9 +209,9 @@ impl TestFile {
         }
         // SAFETY: raw is a fresh descriptor.
         let fd = unsafe { OwnedFd::from_raw_fd(raw) };
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        let mut st: libc::stat64 = unsafe { std::mem::zeroed() };
         // SAFETY: plain data, valid fd.
-        if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } != 0
+        if unsafe { libc::fstat64(fd.as_raw_fd(), &mut st) } != 0
             || st.st_dev != self.dev
             || st.st_ino != self.ino
         {
@@ -233,10 +233,10 @@ impl TestFile {
         if let Ok(fd) = self.open_for_io(false, false) {
             // SAFETY: advice on a valid descriptor; nothing is read or written.
             unsafe {
-                libc::posix_fadvise(
+                libc::posix_fadvise64(
                     fd.as_raw_fd(),
-                    start as libc::off_t,
-                    len as libc::off_t,
+                    start as libc::off64_t,
+                    len as libc::off64_t,
                     libc::POSIX_FADV_DONTNEED,
                 )
             };
@@ -288,11 +288,11 @@ fn fill(fd: &OwnedFd, size: u64, seed: u64, align: usize, path: &Path) -> anyhow
         while done < len {
             // SAFETY: the buffer holds len valid bytes; fd is valid.
             let n = unsafe {
-                libc::pwrite(
+                libc::pwrite64(
                     fd.as_raw_fd(),
                     buf.as_slice()[done..].as_ptr() as *const libc::c_void,
                     len - done,
-                    (offset + done as u64) as libc::off_t,
+                    (offset + done as u64) as libc::off64_t,
                 )
             };
             if n < 0 {
@@ -348,8 +348,8 @@ fn set_nocow(fd: &OwnedFd) -> bool {
 fn allocation_settled(fd: &OwnedFd, size: u64) -> (u64, Option<bool>) {
     let stat_blocks = || {
         // SAFETY: plain data filled by fstat for a valid fd.
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } != 0 {
+        let mut st: libc::stat64 = unsafe { std::mem::zeroed() };
+        if unsafe { libc::fstat64(fd.as_raw_fd(), &mut st) } != 0 {
             return 0;
         }
         (st.st_blocks as u64) * 512
@@ -371,7 +371,7 @@ fn allocation_settled(fd: &OwnedFd, size: u64) -> (u64, Option<bool>) {
         return (allocated, None);
     }
     // SAFETY: lseek on a valid descriptor.
-    let hole = unsafe { libc::lseek(fd.as_raw_fd(), 0, libc::SEEK_HOLE) };
+    let hole = unsafe { libc::lseek64(fd.as_raw_fd(), 0, libc::SEEK_HOLE) };
     (allocated, (hole >= 0).then_some(hole as u64 >= size))
 }
 

@@ -588,7 +588,7 @@ fn worker_main(
     };
     if let (Some(fd), Some(advice)) = (fd.as_ref(), fadvise) {
         // SAFETY: posix_fadvise on a valid descriptor; advice only.
-        unsafe { libc::posix_fadvise(fd.as_raw_fd(), 0, 0, advice) };
+        unsafe { libc::posix_fadvise64(fd.as_raw_fd(), 0, 0, advice) };
     }
     let raw = fd.as_ref().map_or(-1, |f| f.as_raw_fd());
     fn go<E: Engine>(

@@ -65,8 +65,8 @@ impl ControllerClock {
         }
         Some(ControllerClock {
             synchronized: state != libc::TIME_ERROR && tx.status & libc::STA_UNSYNC == 0,
-            max_error_us: tx.maxerror,
-            est_error_us: tx.esterror,
+            max_error_us: tx.maxerror as i64,
+            est_error_us: tx.esterror as i64,
         })
     }
 }

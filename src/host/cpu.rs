@@ -7,7 +7,7 @@
 //! Inside a VM these are what the hypervisor presents (a VM may show 10
 //! "CPUs" on 5 "cores"): a claim about the virtual machine, not the host.
 
-use super::read_trimmed;
+use super::{arm_cpu, read_trimmed};
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -23,6 +23,8 @@ pub struct CpuFacts {
     pub governor: Option<String>,
     /// Where the topology came from (`sysfs` or `/proc/cpuinfo`).
     pub topology_source: Option<String>,
+    /// cpu0's caches from sysfs (`L1d 64K, L1i 64K, L2 1024K, L3 32768K`).
+    pub caches: Option<String>,
 }
 
 /// Reads this machine's CPU facts.
@@ -34,6 +36,7 @@ pub fn collect() -> CpuFacts {
         model: parsed.model,
         mhz: parsed.mhz,
         governor: read_trimmed(&sys.join("cpu0/cpufreq/scaling_governor")),
+        caches: caches(&sys.join("cpu0/cache")),
         ..CpuFacts::default()
     };
     let topology = sysfs_topology(sys)
@@ -70,18 +73,22 @@ pub struct CpuInfo {
     pub topology: Option<Topology>,
 }
 
-/// Parses /proc/cpuinfo. The model is `model name` (x86), else `Processor`,
-/// `cpu model` or `Hardware` (some ARM and MIPS kernels).
+/// Parses /proc/cpuinfo. The model is the ARM core named by each entry's
+/// `CPU implementer` and `CPU part` (arm64 kernels write no model name, armv7
+/// ones a generic "ARMv7 Processor"), else `model name` (x86), else
+/// `Processor`, `cpu model` or `Hardware` (some ARM and MIPS kernels).
 pub fn parse_cpuinfo(text: &str) -> CpuInfo {
     let mut info = CpuInfo::default();
     let mut fallback_model = None;
     let mut packages = BTreeSet::new();
     let mut cores = BTreeSet::new();
     let mut complete = true;
+    let mut arm_cores = Vec::new();
     for block in text.split("\n\n").filter(|b| !b.trim().is_empty()) {
         let mut package = None;
         let mut core = None;
         let mut is_processor = false;
+        let (mut implementer, mut part) = (None, None);
         for line in block.lines() {
             let Some((key, value)) = line.split_once(':') else {
                 continue;
@@ -100,11 +107,16 @@ pub fn parse_cpuinfo(text: &str) -> CpuInfo {
                 "cpu MHz" if info.mhz.is_none() => info.mhz = value.parse().ok(),
                 "physical id" => package = value.parse::<u32>().ok(),
                 "core id" => core = value.parse::<u32>().ok(),
+                "CPU implementer" => implementer = arm_cpu::parse_hex(value),
+                "CPU part" => part = arm_cpu::parse_hex(value),
                 _ => {}
             }
         }
         if is_processor {
             info.processors += 1;
+            if let (Some(i), Some(p)) = (implementer, part) {
+                arm_cores.push(arm_cpu::core_name(i, p));
+            }
             match (package, core) {
                 (Some(p), Some(c)) => {
                     packages.insert(p);
@@ -114,7 +126,9 @@ pub fn parse_cpuinfo(text: &str) -> CpuInfo {
             }
         }
     }
-    info.model = info.model.or(fallback_model);
+    info.model = arm_cpu::machine_model(&arm_cores)
+        .or(info.model)
+        .or(fallback_model);
     if complete && info.processors > 0 {
         info.topology = Some(Topology {
             sockets: packages.len() as u32,
@@ -147,6 +161,29 @@ pub fn sysfs_topology(root: &Path) -> Option<Topology> {
     })
 }
 
+/// The caches of one CPU from its sysfs `cache` directory: each `indexN`'s
+/// level, type and size, in index order; None when there are none (many
+/// ARM boards' kernels publish no cache topology).
+pub fn caches(dir: &Path) -> Option<String> {
+    let mut found = Vec::new();
+    for index in 0..16 {
+        let entry = dir.join(format!("index{index}"));
+        let (Some(level), Some(size)) = (
+            read_trimmed(&entry.join("level")),
+            read_trimmed(&entry.join("size")),
+        ) else {
+            continue;
+        };
+        let kind = match read_trimmed(&entry.join("type")).as_deref() {
+            Some("Data") => "d",
+            Some("Instruction") => "i",
+            _ => "",
+        };
+        found.push(format!("L{level}{kind} {size}"));
+    }
+    (!found.is_empty()).then(|| found.join(", "))
+}
+
 /// Parses a kernel CPU list such as `0-3,8,10-11`.
 pub fn parse_cpu_list(text: &str) -> Option<Vec<u32>> {
     let mut cpus = Vec::new();
@@ -168,6 +205,49 @@ pub fn parse_cpu_list(text: &str) -> Option<Vec<u32>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn arm64_cores_by_implementer_and_part() {
+        let core = |n: u32, part: &str| {
+            format!("processor\t: {n}\nBogoMIPS\t: 48.00\nFeatures\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 cpuid\n\
+                CPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x0\nCPU part\t: {part}\nCPU revision\t: 4\n")
+        };
+        let graviton2 = [core(0, "0xd0c"), core(1, "0xd0c")].join("\n");
+        let info = parse_cpuinfo(&graviton2);
+        assert_eq!(info.model.as_deref(), Some("ARM Neoverse-N1"));
+        assert_eq!(info.processors, 2);
+        assert_eq!(info.topology, None);
+        // An Amlogic S922X: two Cortex-A53 and four Cortex-A73.
+        let soc: Vec<String> = (0..6)
+            .map(|n| core(n, if n < 2 { "0xd03" } else { "0xd09" }))
+            .collect();
+        let info = parse_cpuinfo(&soc.join("\n"));
+        assert_eq!(
+            info.model.as_deref(),
+            Some("2x ARM Cortex-A53 + 4x ARM Cortex-A73")
+        );
+        // An armv7 board: the table's name, not "ARMv7 Processor".
+        let a20 = "processor\t: 0\nmodel name\t: ARMv7 Processor rev 4 (v7l)\nCPU implementer\t: 0x41\nCPU part\t: 0xc07\n\nHardware\t: Allwinner sun7i (A20) Family\n";
+        assert_eq!(parse_cpuinfo(a20).model.as_deref(), Some("ARM Cortex-A7"));
+    }
+
+    #[test]
+    fn caches_from_sysfs() {
+        let dir = tempfile::tempdir().unwrap();
+        for (i, level, kind, size) in [
+            (0, "1", "Data", "64K"),
+            (1, "1", "Instruction", "64K"),
+            (2, "2", "Unified", "1024K"),
+        ] {
+            let e = dir.path().join(format!("index{i}"));
+            std::fs::create_dir(&e).unwrap();
+            std::fs::write(e.join("level"), level).unwrap();
+            std::fs::write(e.join("type"), kind).unwrap();
+            std::fs::write(e.join("size"), format!("{size}\n")).unwrap();
+        }
+        assert_eq!(caches(dir.path()).unwrap(), "L1d 64K, L1i 64K, L2 1024K");
+        assert_eq!(caches(&dir.path().join("absent")), None);
+    }
 
     fn entry(n: u32, package: u32, core: u32) -> String {
         format!(

@@ -6,6 +6,8 @@
 //! guess: a fact that could not be read stays `None`. Every parser takes the
 //! text (or a root directory) so tests can feed it sample files.
 
+pub mod arch;
+pub mod arm_cpu;
 pub mod cpu;
 pub mod memory;
 pub mod os;
@@ -24,7 +26,24 @@ pub fn collect(test_dir: Option<&Path>) -> HostFacts {
     let mut facts = HostFacts::default();
 
     let cpu = cpu::collect();
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let emulated = arch::emulation(std::env::consts::ARCH, &cpuinfo);
+    facts.extra.insert("arch".into(), arch::kernel_machine());
     facts.cpu_model = cpu.model;
+    if let Some(why) = &emulated {
+        // The model is the emulator host's CPU, not the one the binary targets.
+        facts.extra.insert(
+            "cpu_model".into(),
+            format!(
+                "not-checked: {} is the emulator host's CPU",
+                facts.cpu_model.take().unwrap_or_default()
+            ),
+        );
+        facts.extra.insert("emulated".into(), why.clone());
+    }
+    if let Some(caches) = cpu.caches {
+        facts.extra.insert("cpu_caches".into(), caches);
+    }
     facts.cpu_sockets = cpu.sockets;
     facts.cpu_cores = cpu.cores;
     facts.cpu_threads = cpu.threads;
@@ -57,7 +76,13 @@ pub fn collect(test_dir: Option<&Path>) -> HostFacts {
     facts.nvme_devices = storage::nvme_devices(Path::new("/sys/class/nvme"));
 
     let uring = uring::collect();
-    facts.io_uring = Some(uring.summary);
+    facts.io_uring = Some(match &emulated {
+        Some(_) if uring.summary != "available" => format!(
+            "{}; here because of the emulator: qemu-user implements neither io_uring nor libaio",
+            uring.summary
+        ),
+        _ => uring.summary,
+    });
     if let Some(sysctl) = uring.sysctl {
         facts
             .extra

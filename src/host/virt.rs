@@ -15,7 +15,48 @@ pub fn collect() -> Virtualization {
     let cpuid = read_cpuid();
     let dmi = Dmi::read(Path::new("/sys/class/dmi/id"));
     let hypervisor_type = read_trimmed(Path::new("/sys/hypervisor/type"));
-    decide(cpuid, dmi, hypervisor_type)
+    let mut v = decide(cpuid, dmi, hypervisor_type);
+    device_tree(&mut v, Path::new("/proc/device-tree"));
+    v
+}
+
+/// ARM hosts without cpuid, and often without DMI: the device tree's
+/// `hypervisor` node (Xen and some KVM guests publish one, its `compatible`
+/// naming the hypervisor) decides where nothing else did; with no evidence
+/// at all the kind is `not-checked`, with the reason in `sources`.
+pub fn device_tree(v: &mut Virtualization, root: &Path) {
+    if root.is_dir() {
+        // `compatible` is a list of NUL-separated strings ("xen,xen-4.16\0xen,xen").
+        match std::fs::read(root.join("hypervisor/compatible")) {
+            Ok(bytes) => {
+                let text = String::from_utf8_lossy(&bytes).replace('\0', " ");
+                let text = text.trim();
+                v.sources.push(format!(
+                    "/proc/device-tree/hypervisor/compatible = {text:?}"
+                ));
+                if matches!(v.kind.as_str(), "unknown" | "none") {
+                    let kind = if text.contains("xen") {
+                        "xen"
+                    } else if text.contains("kvm") {
+                        "kvm"
+                    } else {
+                        "unknown"
+                    };
+                    v.kind = kind.into();
+                }
+            }
+            Err(_) => v
+                .sources
+                .push("/proc/device-tree: no hypervisor node".into()),
+        }
+    }
+    let no_cpuid = v.hypervisor_bit.is_none();
+    if v.kind == "unknown" && no_cpuid && !v.sources.iter().any(|s| s.contains(" = ")) {
+        v.kind = "not-checked".into();
+        v.sources.push(
+            "not-checked: no cpuid on this architecture, no DMI, no device-tree hypervisor node, no /sys/hypervisor".into(),
+        );
+    }
 }
 
 /// What cpuid said: leaf 1 ECX bit 31, and the vendor of leaf 0x40000000.
@@ -282,6 +323,39 @@ mod tests {
             Some("vmware")
         );
         assert_eq!(kind_from_dmi(&dmi("Supermicro", "X11")), None);
+    }
+
+    #[test]
+    fn device_tree_hypervisor_node_and_not_checked() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir(root.path().join("hypervisor")).unwrap();
+        std::fs::write(
+            root.path().join("hypervisor/compatible"),
+            b"xen,xen-4.16\0xen,xen\0",
+        )
+        .unwrap();
+        let mut v = decide(None, Dmi::default(), None);
+        device_tree(&mut v, root.path());
+        assert_eq!(v.kind, "xen");
+        assert!(v.sources.iter().any(|s| s.contains("xen,xen-4.16 xen,xen")));
+        // No evidence at all: not-checked, and why.
+        let mut v = decide(None, Dmi::default(), None);
+        device_tree(&mut v, &root.path().join("absent"));
+        assert_eq!(v.kind, "not-checked");
+        assert!(v
+            .sources
+            .last()
+            .unwrap()
+            .starts_with("not-checked: no cpuid"));
+        // DMI that was read decides: an ARM server's "none" stays.
+        let dmi = Dmi {
+            read: true,
+            sys_vendor: Some("Ampere".into()),
+            ..Dmi::default()
+        };
+        let mut v = decide(None, dmi, None);
+        device_tree(&mut v, &root.path().join("absent"));
+        assert_eq!(v.kind, "none");
     }
 
     #[cfg(target_arch = "x86_64")]

@@ -209,10 +209,10 @@ fn open_dir(dir: &Path) -> Option<OwnedFd> {
     (raw >= 0).then(|| unsafe { OwnedFd::from_raw_fd(raw) })
 }
 
-fn fstat(fd: &OwnedFd) -> Option<libc::stat> {
+fn fstat(fd: &OwnedFd) -> Option<libc::stat64> {
     // SAFETY: stat is plain data that fstat fills for a valid descriptor.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    (unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } == 0).then_some(st)
+    let mut st: libc::stat64 = unsafe { std::mem::zeroed() };
+    (unsafe { libc::fstat64(fd.as_raw_fd(), &mut st) } == 0).then_some(st)
 }
 
 /// Takes the exclusive lock that marks a candor file as in use by this

@@ -323,7 +323,9 @@ pub struct HostFacts {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Virtualization {
-    /// `none`, `kvm`, `vmware`, `microsoft`, `xen`, `firecracker`, ... or `unknown`.
+    /// `none`, `kvm`, `vmware`, `microsoft`, `xen`, `firecracker`, ... or `unknown`
+    /// (a hypervisor, but which is not known), or `not-checked` (no evidence
+    /// could be read: no cpuid off x86, no DMI, no device tree node).
     pub kind: String,
     /// cpuid leaf 1 ECX bit 31 (the hypervisor bit).
     pub hypervisor_bit: Option<bool>,

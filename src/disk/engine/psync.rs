@@ -32,17 +32,17 @@ impl Engine for PsyncEngine {
                 // slot for the duration of this call; fd is open.
                 let rc = unsafe {
                     match op.kind {
-                        OpKind::Read => libc::pread(
+                        OpKind::Read => libc::pread64(
                             self.fd,
                             op.buf as *mut libc::c_void,
                             op.len as usize,
-                            op.offset as libc::off_t,
+                            op.offset as libc::off64_t,
                         ) as i64,
-                        OpKind::Write => libc::pwrite(
+                        OpKind::Write => libc::pwrite64(
                             self.fd,
                             op.buf as *const libc::c_void,
                             op.len as usize,
-                            op.offset as libc::off_t,
+                            op.offset as libc::off64_t,
                         ) as i64,
                         OpKind::Sync => libc::fsync(self.fd) as i64,
                         OpKind::Datasync => libc::fdatasync(self.fd) as i64,
