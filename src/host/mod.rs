@@ -6,6 +6,7 @@
 //! guess: a fact that could not be read stays `None`. Every parser takes the
 //! text (or a root directory) so tests can feed it sample files.
 
+pub mod blockstack;
 pub mod cpu;
 pub mod memory;
 pub mod os;
