@@ -14,10 +14,11 @@
 //! without any foreign I/O; its sector count does not.
 
 use super::{checked, not_checked, pct, round_to};
-use crate::result::{DiskMeasurement, Finding, LayerCounters, LayerIo, Run, StackRelation};
+use crate::result::{
+    DiskMeasurement, Finding, LayerCounters, LayerIo, Run, StackLayer, StackRelation,
+};
 use crate::units::sig3;
 use serde_json::json;
-use std::collections::BTreeMap;
 
 /// Foreign bytes below this many in a measurement are background noise (a
 /// journal commit, a log line, candor's own Run being written back): a
@@ -103,7 +104,7 @@ fn foreign_bytes(d: &DiskMeasurement) -> (u64, u64, Vec<String>) {
         if l.layer.relation != StackRelation::WholeDisk {
             continue;
         }
-        let Some(child) = l.layer.above.and_then(|a| d.block_stack.get(a)) else {
+        let Some(child) = l.layer.above.first().and_then(|a| d.block_stack.get(*a)) else {
             continue;
         };
         let (c, own) = (io(child), io(l));
@@ -198,92 +199,130 @@ fn subject(d: &DiskMeasurement) -> String {
 }
 
 /// Bytes per layer (by device number) and candor's own, summed over the
-/// judged measurements.
+/// judged measurements; each layer's `above` as device numbers.
 struct Totals {
     candor: LayerCounters,
-    layers: Vec<(LayerIo, LayerCounters)>,
+    layers: Vec<Total>,
+}
+
+struct Total {
+    layer: StackLayer,
+    above: Vec<String>,
+    io: LayerCounters,
 }
 
 fn totals(judged: &[&DiskMeasurement]) -> Totals {
     let mut candor = LayerCounters::default();
-    let mut by_dev: BTreeMap<String, (usize, LayerIo, LayerCounters)> = BTreeMap::new();
+    let mut layers: Vec<Total> = Vec::new();
     for d in judged {
         candor.read_bytes += d.read.as_ref().map_or(0, |s| s.bytes);
         candor.write_bytes += d.write.as_ref().map_or(0, |s| s.bytes);
-        for (i, l) in d.block_stack.iter().enumerate() {
-            let e = by_dev
-                .entry(l.layer.dev.clone())
-                .or_insert_with(|| (i, l.clone(), LayerCounters::default()));
+        for l in &d.block_stack {
+            let at = match layers.iter().position(|t| t.layer.dev == l.layer.dev) {
+                Some(at) => at,
+                None => {
+                    layers.push(Total {
+                        layer: l.layer.clone(),
+                        above: l
+                            .layer
+                            .above
+                            .iter()
+                            .filter_map(|a| d.block_stack.get(*a).map(|u| u.layer.dev.clone()))
+                            .collect(),
+                        io: LayerCounters::default(),
+                    });
+                    layers.len() - 1
+                }
+            };
             let c = io(l);
-            e.2.read_bytes += c.read_bytes;
-            e.2.write_bytes += c.write_bytes;
+            layers[at].io.read_bytes += c.read_bytes;
+            layers[at].io.write_bytes += c.write_bytes;
         }
     }
-    let mut layers: Vec<_> = by_dev.into_values().collect();
-    layers.sort_by_key(|(i, _, _)| *i);
-    Totals {
-        candor,
-        layers: layers.into_iter().map(|(_, l, c)| (l, c)).collect(),
-    }
+    Totals { candor, layers }
 }
 
-/// Going down the stack: the filesystem's layers against candor, then
-/// every layer that lies below another (backing devices, slaves) against
-/// the one above it. Returns (layer above, layers below, bytes above,
-/// bytes below) per step, for one direction.
-fn steps(t: &Totals, read: bool) -> Vec<(String, String, u64, u64)> {
+/// One step down the stack: the layers above (candor's file for the
+/// first), the layers below them, and the bytes of each side in one
+/// direction.
+struct Step {
+    upper: String,
+    lower: String,
+    above: u64,
+    below: u64,
+}
+
+fn joined<'a>(layers: impl Iterator<Item = &'a Total>) -> String {
+    layers
+        .map(|t| {
+            let mut name = t.layer.name.clone();
+            if t.layer.loop_direct_io == Some(false) {
+                name.push_str(" (loop, direct I/O off)");
+            }
+            name
+        })
+        .collect::<Vec<_>>()
+        .join(" + ")
+}
+
+/// Going down the stack level by level: candor's file against the
+/// filesystem's devices, then those against the devices below them
+/// (backing devices, slaves), each level's bytes summed, so that one disk
+/// under two loop devices is compared with both. A partition's whole disk
+/// is no level: it holds its siblings' I/O too.
+fn steps(t: &Totals, read: bool) -> Vec<Step> {
     let pick = |c: &LayerCounters| if read { c.read_bytes } else { c.write_bytes };
-    let mut out = Vec::new();
-    let top: Vec<_> = t
+    let below_of = |upper: &[&Total]| -> Vec<&Total> {
+        t.layers
+            .iter()
+            .filter(|l| {
+                matches!(
+                    l.layer.relation,
+                    StackRelation::Backing | StackRelation::Slave
+                ) && l
+                    .above
+                    .iter()
+                    .any(|a| upper.iter().any(|u| &u.layer.dev == a))
+            })
+            .collect()
+    };
+    let mut level: Vec<&Total> = t
         .layers
         .iter()
-        .filter(|(l, _)| {
+        .filter(|l| {
             matches!(
                 l.layer.relation,
                 StackRelation::Filesystem | StackRelation::Member
             )
         })
         .collect();
-    if !top.is_empty() {
-        out.push((
-            "candor's file (the filesystem)".to_string(),
-            top.iter()
-                .map(|(l, _)| l.layer.name.clone())
-                .collect::<Vec<_>>()
-                .join(" + "),
-            pick(&t.candor),
-            top.iter().map(|(_, c)| pick(c)).sum(),
-        ));
+    let mut out = Vec::new();
+    if level.is_empty() {
+        return out;
     }
-    for (i, (upper, uc)) in t.layers.iter().enumerate() {
-        let below: Vec<_> = t
-            .layers
+    out.push(Step {
+        upper: "candor's file (the filesystem)".to_string(),
+        lower: joined(level.iter().copied()),
+        above: pick(&t.candor),
+        below: level.iter().map(|l| pick(&l.io)).sum(),
+    });
+    for _ in 0..t.layers.len() {
+        let lower = below_of(&level);
+        if lower.is_empty() {
+            break;
+        }
+        let feeding: Vec<&Total> = level
             .iter()
-            .filter(|(l, _)| {
-                l.layer.above == Some(i)
-                    && matches!(
-                        l.layer.relation,
-                        StackRelation::Backing | StackRelation::Slave
-                    )
-            })
+            .copied()
+            .filter(|u| lower.iter().any(|l| l.above.contains(&u.layer.dev)))
             .collect();
-        if below.is_empty() {
-            continue;
-        }
-        let mut name = upper.layer.name.clone();
-        if upper.layer.loop_direct_io == Some(false) {
-            name.push_str(" (loop, direct I/O off)");
-        }
-        out.push((
-            name,
-            below
-                .iter()
-                .map(|(l, _)| l.layer.name.clone())
-                .collect::<Vec<_>>()
-                .join(" + "),
-            pick(uc),
-            below.iter().map(|(_, c)| pick(c)).sum(),
-        ));
+        out.push(Step {
+            upper: joined(feeding.iter().copied()),
+            lower: joined(lower.iter().copied()),
+            above: feeding.iter().map(|l| pick(&l.io)).sum(),
+            below: lower.iter().map(|l| pick(&l.io)).sum(),
+        });
+        level = lower;
     }
     out
 }
@@ -291,13 +330,13 @@ fn steps(t: &Totals, read: bool) -> Vec<(String, String, u64, u64)> {
 fn layer_evidence(t: &Totals) -> serde_json::Value {
     json!({
         "candor": { "read_bytes": t.candor.read_bytes, "write_bytes": t.candor.write_bytes },
-        "layers": t.layers.iter().map(|(l, c)| json!({
+        "layers": t.layers.iter().map(|l| json!({
             "name": l.layer.name,
             "dev": l.layer.dev,
             "relation": l.layer.relation,
             "via": l.layer.via,
-            "read_bytes": c.read_bytes,
-            "write_bytes": c.write_bytes,
+            "read_bytes": l.io.read_bytes,
+            "write_bytes": l.io.write_bytes,
         })).collect::<Vec<_>>(),
     })
 }
@@ -321,10 +360,14 @@ pub fn cache_layer(run: &Run) -> Vec<Finding> {
             "direct-I/O reads with block counters of every layer",
         )];
     }
-    let Some((upper, lower, above, below)) =
-        steps(&t, true).into_iter().find(|(_, _, above, below)| {
-            *above >= STACK_MIN_BYTES && (*below as f64) < CACHE_LAYER_MAX_SHARE * *above as f64
-        })
+    let Some(Step {
+        upper,
+        lower,
+        above,
+        below,
+    }) = steps(&t, true).into_iter().find(|s| {
+        s.above >= STACK_MIN_BYTES && (s.below as f64) < CACHE_LAYER_MAX_SHARE * s.above as f64
+    })
     else {
         return Vec::new();
     };
@@ -357,16 +400,16 @@ pub fn write_amplification(run: &Run) -> Vec<Finding> {
         return Vec::new();
     }
     let steps = steps(&t, false);
-    let mut factor = 1.0;
+    // The lowest level against candor's bytes; the step that added most.
+    let Some(lowest) = steps.last() else {
+        return Vec::new();
+    };
+    let factor = lowest.below as f64 / t.candor.write_bytes as f64;
     let mut largest: Option<(f64, String, String)> = None;
-    for (upper, lower, above, below) in &steps {
-        if *above == 0 {
-            continue;
-        }
-        let step = *below as f64 / *above as f64;
-        factor *= step;
+    for s in steps.iter().filter(|s| s.above > 0) {
+        let step = s.below as f64 / s.above as f64;
         if largest.as_ref().map_or(true, |l| step > l.0) {
-            largest = Some((step, upper.clone(), lower.clone()));
+            largest = Some((step, s.upper.clone(), s.lower.clone()));
         }
     }
     if factor < WRITE_AMPLIFICATION_MIN {
@@ -391,16 +434,16 @@ pub fn write_amplification(run: &Run) -> Vec<Finding> {
 mod tests {
     use super::*;
     use crate::findings::synth;
-    use crate::result::{Measurement, StackLayer};
+    use crate::result::Measurement;
 
-    fn layer(name: &str, relation: StackRelation, above: Option<usize>, r: u64, w: u64) -> LayerIo {
+    fn layer(name: &str, relation: StackRelation, above: &[usize], r: u64, w: u64) -> LayerIo {
         LayerIo {
             layer: StackLayer {
                 name: name.into(),
                 dev: format!("1:{name}"),
                 kind: "disk".into(),
                 relation,
-                above,
+                above: above.to_vec(),
                 via: String::new(),
                 backing_file: None,
                 loop_direct_io: None,
@@ -441,7 +484,7 @@ mod tests {
         let stack = vec![layer(
             "vda",
             StackRelation::Filesystem,
-            None,
+            &[],
             400 * MB + 4096,
             0,
         )];
@@ -453,7 +496,7 @@ mod tests {
 
     #[test]
     fn reads_beyond_candors_are_foreign() {
-        let stack = vec![layer("vda", StackRelation::Filesystem, None, 600 * MB, 0)];
+        let stack = vec![layer("vda", StackRelation::Filesystem, &[], 600 * MB, 0)];
         let f = foreign_io(&run_with(400 * MB, 0, stack));
         assert_eq!(f.len(), 1, "{f:?}");
         assert!(f[0].verdict.contains("33 %"), "{}", f[0].verdict);
@@ -461,26 +504,26 @@ mod tests {
 
     #[test]
     fn writes_during_a_read_test_are_foreign_but_small_ones_are_noise() {
-        let small = vec![layer("vda", StackRelation::Filesystem, None, 400 * MB, MB)];
+        let small = vec![layer("vda", StackRelation::Filesystem, &[], 400 * MB, MB)];
         assert!(foreign_io(&run_with(400 * MB, 0, small)).is_empty());
         let big = vec![layer(
             "vda",
             StackRelation::Filesystem,
-            None,
+            &[],
             400 * MB,
             100 * MB,
         )];
         assert_eq!(foreign_io(&run_with(400 * MB, 0, big)).len(), 1);
         // A write test's extra writes are amplification, not foreign.
-        let w = vec![layer("vda", StackRelation::Filesystem, None, 0, 300 * MB)];
+        let w = vec![layer("vda", StackRelation::Filesystem, &[], 0, 300 * MB)];
         assert!(foreign_io(&run_with(0, 200 * MB, w)).is_empty());
     }
 
     #[test]
     fn a_sibling_partition_shares_the_disk() {
         let stack = vec![
-            layer("vda1", StackRelation::Filesystem, None, 400 * MB, 0),
-            layer("vda", StackRelation::WholeDisk, Some(0), 500 * MB, 0),
+            layer("vda1", StackRelation::Filesystem, &[], 400 * MB, 0),
+            layer("vda", StackRelation::WholeDisk, &[0], 500 * MB, 0),
         ];
         let f = foreign_io(&run_with(400 * MB, 0, stack));
         assert_eq!(f.len(), 1);
@@ -493,9 +536,9 @@ mod tests {
 
     #[test]
     fn a_loop_device_over_the_page_cache_is_a_cache_layer() {
-        let mut lp = layer("loop0", StackRelation::Filesystem, None, 400 * MB, 0);
+        let mut lp = layer("loop0", StackRelation::Filesystem, &[], 400 * MB, 0);
         lp.layer.loop_direct_io = Some(false);
-        let stack = vec![lp, layer("vda", StackRelation::Backing, Some(0), 8 * MB, 0)];
+        let stack = vec![lp, layer("vda", StackRelation::Backing, &[0], 8 * MB, 0)];
         let f = cache_layer(&run_with(400 * MB, 0, stack));
         assert_eq!(f.len(), 1, "{f:?}");
         assert_eq!(
@@ -504,8 +547,8 @@ mod tests {
         );
         // The same loop device with direct I/O passes the reads through.
         let stack = vec![
-            layer("loop0", StackRelation::Filesystem, None, 400 * MB, 0),
-            layer("vda", StackRelation::Backing, Some(0), 400 * MB, 0),
+            layer("loop0", StackRelation::Filesystem, &[], 400 * MB, 0),
+            layer("vda", StackRelation::Backing, &[0], 400 * MB, 0),
         ];
         assert!(cache_layer(&run_with(400 * MB, 0, stack)).is_empty());
     }
@@ -513,17 +556,23 @@ mod tests {
     #[test]
     fn a_mirrored_filesystem_writes_twice() {
         let stack = vec![
-            layer("loop1", StackRelation::Member, None, 0, 200 * MB),
-            layer("loop2", StackRelation::Member, None, 0, 200 * MB),
+            layer("loop1", StackRelation::Member, &[], 0, 200 * MB),
+            layer("loop2", StackRelation::Member, &[], 0, 200 * MB),
         ];
-        let f = write_amplification(&run_with(0, 200 * MB, stack));
+        let f = write_amplification(&run_with(0, 200 * MB, stack.clone()));
         assert_eq!(f.len(), 1, "{f:?}");
         assert!(f[0].verdict.contains("2.0x"), "{}", f[0].verdict);
+        // Both members' backing files on one disk: that disk is compared
+        // with both of them, not with one (it is 2x, not 4x).
+        let mut two = stack;
+        two.push(layer("vda", StackRelation::Backing, &[0, 1], 0, 400 * MB));
+        let f = write_amplification(&run_with(0, 200 * MB, two));
+        assert_eq!(f[0].evidence["factor"], 2.0, "{}", f[0].verdict);
     }
 
     #[test]
     fn too_few_bytes_is_not_checked_and_no_stack_is_silent() {
-        let stack = vec![layer("vda", StackRelation::Filesystem, None, MB, 0)];
+        let stack = vec![layer("vda", StackRelation::Filesystem, &[], MB, 0)];
         let f = cache_layer(&run_with(MB, 0, stack));
         assert_eq!(f[0].status, crate::result::FindingStatus::NotChecked);
         assert!(cache_layer(&run_with(MB, 0, Vec::new())).is_empty());

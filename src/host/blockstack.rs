@@ -104,8 +104,15 @@ fn push(
     via: String,
     depth: u32,
 ) {
-    if layers.len() >= MAX_LAYERS || depth > MAX_DEPTH || layers.iter().any(|l| l.dev == found.dev)
-    {
+    if let Some(at) = layers.iter().position(|l| l.dev == found.dev) {
+        // A second way down to a layer already mapped: it carries both
+        // (a layer below itself is a cycle in sysfs, not a second way).
+        if let Some(a) = above.filter(|a| *a != at && !layers[at].above.contains(a)) {
+            layers[at].above.push(a);
+        }
+        return;
+    }
+    if layers.len() >= MAX_LAYERS || depth > MAX_DEPTH {
         return;
     }
     let kind = kind_of(&found);
@@ -118,7 +125,7 @@ fn push(
         dev: found.dev.clone(),
         kind: kind.to_string(),
         relation,
-        above,
+        above: above.into_iter().collect(),
         via,
         backing_file: backing_file.clone(),
         loop_direct_io: if kind == "loop" { direct_io } else { None },
@@ -329,7 +336,15 @@ mod tests {
     fn names(layers: &[StackLayer]) -> Vec<String> {
         layers
             .iter()
-            .map(|l| format!("{} {} {:?} {:?}", l.name, l.kind, l.relation, l.above))
+            .map(|l| {
+                format!(
+                    "{} {} {:?} {:?}",
+                    l.name,
+                    l.kind,
+                    l.relation,
+                    l.above.first()
+                )
+            })
             .collect()
     }
 

@@ -31,9 +31,11 @@ pub struct StackLayer {
     /// `disk`, `partition`, `loop`, `dm` or `md`.
     pub kind: String,
     pub relation: StackRelation,
-    /// The index (in the same list) of the layer whose I/O this one carries.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub above: Option<usize>,
+    /// The indices (in the same list) of the layers whose I/O this one
+    /// carries: one, or several when they share it (two loop devices whose
+    /// backing files lie on one disk).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub above: Vec<usize>,
     /// How it is reached, in words ("holds loop0's backing file /var/tmp/x").
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub via: String,
