@@ -90,6 +90,8 @@ fn job(
         fio_command: String::new(),
         notes: vec![],
         job: None,
+        block_stack: Vec::new(),
+        beside_other_jobs: false,
     })
 }
 

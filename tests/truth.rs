@@ -120,7 +120,10 @@ fn warnings(run: &Run, ids: &[&str]) -> Vec<String> {
 /// (`/sys/block/vda/queue/write_cache`: write back), so QD1 writes beating
 /// reads there is the truth, not an alarm; the finding says what the device
 /// reports.
-const ALARMS: [&str; 6] = [
+const ALARMS: [&str; 9] = [
+    "foreign-io",
+    "cache-layer",
+    "write-amplification",
     "limiter-",
     "round-plateau",
     "caps",

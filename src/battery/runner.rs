@@ -370,6 +370,8 @@ mod tests {
             fio_command: String::new(),
             notes: Vec::new(),
             job: None,
+            block_stack: Vec::new(),
+            beside_other_jobs: false,
         }
     }
 

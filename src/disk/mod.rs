@@ -27,7 +27,10 @@ pub use file::{space_margin, TestFile};
 pub use job::{BlockSizes, EngineChoice, EngineKind, JobSpec, Modifier, Rw};
 
 use crate::error::usage;
-use crate::result::{CpuUse, DiskMeasurement, FileSpan, SteadyState, ThreadStats};
+use crate::host::blockstack;
+use crate::result::{
+    CpuUse, DiskMeasurement, FileSpan, LayerIo, StackLayer, SteadyState, ThreadStats,
+};
 use buffer::AlignedBuf;
 use cpu_usage::CpuSnapshot;
 use engine::{aio::AioEngine, null::NullEngine, psync::PsyncEngine, uring::UringEngine, Engine};
@@ -162,7 +165,25 @@ pub fn run(
     let Prepared { job, engine, notes } = prepare(job, places, control)?;
     let started_at = crate::units::now_rfc3339();
     let window = Window::of(&job);
-    let driven = drive(&job, places, &engine, buffer_align, control, window)?;
+    // The stack under the job's first file (a job's files share a directory
+    // but for job files that name others: the first one's stack is kept).
+    let under = places
+        .iter()
+        .find_map(|p| {
+            p.file
+                .map(|f| f.path().parent().unwrap_or(dir).to_path_buf())
+        })
+        .unwrap_or_else(|| dir.to_path_buf());
+    let stack = if engine.kind == EngineKind::Null {
+        Vec::new()
+    } else {
+        crate::host::blockstack::map(
+            &crate::host::blockstack::system(),
+            &under,
+            crate::host::storage::mount_source(&under).as_deref(),
+        )
+    };
+    let driven = drive(&job, places, &engine, buffer_align, control, window, &stack)?;
     Ok(assemble(
         &job, places, &engine, notes, dir, started_at, driven,
     ))
@@ -270,6 +291,10 @@ struct Driven {
     all_registered: bool,
     started: Instant,
     ended: Instant,
+    /// What each layer under the file did during the measured interval.
+    block_stack: Vec<LayerIo>,
+    /// The job ran beside other jobs (their I/O is in the layers' counters).
+    shared: bool,
 }
 
 /// Starts the job's threads, releases them together once all are set up
@@ -283,7 +308,9 @@ fn drive(
     buffer_align: usize,
     control: &Control,
     window: Window,
+    stack: &[StackLayer],
 ) -> anyhow::Result<Driven> {
+    let sys_root = std::path::Path::new("/sys");
     let Window { ramp_ns, end_ns } = window;
     let null = selected.kind == EngineKind::Null;
     let progress: Vec<Option<Arc<Progress>>> = (0..places.len())
@@ -303,7 +330,7 @@ fn drive(
     let registered = AtomicUsize::new(0);
 
     let attained = AtomicBool::new(false);
-    let (outcomes, cpu, steady_record, t0) = std::thread::scope(|scope| {
+    let (outcomes, cpu, steady_record, t0, block_stack) = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 let place = places[t];
@@ -372,6 +399,7 @@ fn drive(
         };
         sleep_until(t0, ramp_ns, &all_done, &watch);
         let before = CpuSnapshot::now();
+        let stack_before = blockstack::snapshot(sys_root, stack);
         let mut monitor = control.steady.clone().map(steady::Monitor::new);
         loop {
             // Wake for the end, the next steady-state sample, or every 20 ms.
@@ -397,6 +425,15 @@ fn drive(
             }
         }
         let after = CpuSnapshot::now();
+        let stack_after = blockstack::snapshot(sys_root, stack);
+        let block_stack: Vec<LayerIo> = stack
+            .iter()
+            .zip(stack_before.iter().zip(&stack_after))
+            .map(|(layer, (b, a))| LayerIo {
+                layer: layer.clone(),
+                io: a.zip(*b).map(|(a, b)| a.since(&b)),
+            })
+            .collect();
         let outcomes: Vec<_> = handles
             .into_iter()
             .map(|h| {
@@ -409,6 +446,7 @@ fn drive(
             before.until(&after),
             monitor.map(|m| m.record()),
             t0,
+            block_stack,
         )
     });
     let ended = Instant::now();
@@ -453,6 +491,8 @@ fn drive(
         all_registered: registered.load(Ordering::SeqCst) == threads,
         started: t0,
         ended,
+        block_stack,
+        shared: control.shared,
     })
 }
 
@@ -477,6 +517,8 @@ fn assemble(
         all_registered,
         started,
         ended,
+        block_stack: driven_stack,
+        shared: driven_shared,
     } = driven;
     let ended_by = if attained {
         "steadystate"
@@ -554,6 +596,8 @@ fn assemble(
         file: None,
         notes,
         job: None,
+        block_stack: driven_stack,
+        beside_other_jobs: driven_shared,
     };
     Outcome {
         measurement,

@@ -3,7 +3,9 @@
 //! long explanation for `candor explain ID`, and the named thresholds with
 //! their current values. Ids are a contract: add, never rename.
 
-use super::{cache, caps, cpu_bound, cross, host, jobfile, limiter, round, series, stability};
+use super::{
+    cache, caps, cpu_bound, cross, host, jobfile, limiter, round, series, stability, stack,
+};
 use crate::history::drift;
 use crate::result::Severity;
 
@@ -256,6 +258,42 @@ static CATALOGUE: &[FindingInfo] = &[
         thresholds: &[("IO_CPU_BOUND_PCT", cpu_bound::IO_CPU_BOUND_PCT)],
     },
     FindingInfo {
+        id: "foreign-io",
+        title: "the device did I/O that candor did not issue",
+        severity: Severity::Warning,
+        meaning: "while candor measured, the device under the test file (or its whole disk) read or wrote bytes that were not candor's: another process shared the device, and the figure is a share of it",
+        not_proven: "who did the other I/O (a backup, a database, writeback of earlier writes), nor how much faster the device is alone: rerun when it is quiet",
+        explanation: "Each disk measurement keeps every stack layer's block counters (/sys/dev/block/MAJ:MIN/stat) over its measured interval. For direct-I/O measurements that ran alone: reads on the filesystem's device beyond what candor read (direct I/O reads no more than asked), writes while candor wrote nothing, and on a partition's whole disk what sibling partitions did. Fires when the foreign bytes of a measurement reach FOREIGN_MIN_BYTES and FOREIGN_MIN_SHARE of what the device did. Bytes, not requests: the kernel merges and splits requests. Not-checked when no stack was recorded.",
+        thresholds: &[
+            ("FOREIGN_MIN_BYTES", stack::FOREIGN_MIN_BYTES as f64),
+            ("FOREIGN_MIN_SHARE", stack::FOREIGN_MIN_SHARE),
+        ],
+    },
+    FindingInfo {
+        id: "cache-layer",
+        title: "a cache between the file and the disk served the reads",
+        severity: Severity::Warning,
+        meaning: "the layers below the test file saw a small share of the bytes candor read: a cache inside the guest (a loop device over the page cache, ZFS's ARC, bcache, a network filesystem's client cache) served the rest, so the read figures are that cache's",
+        not_proven: "what the disk alone does; nor anything about caches outside the guest (the host's, which the control file checks)",
+        explanation: "Over the Run's direct-I/O measurements that ran alone, candor's read bytes against the filesystem's devices, then each layer against the layers below it (a loop device's backing device, dm/md slaves). Fires at the first step where the lower side saw less than CACHE_LAYER_MAX_SHARE of the upper side's bytes, once candor read STACK_MIN_BYTES, and names the layer where the bytes disappear.",
+        thresholds: &[
+            ("CACHE_LAYER_MAX_SHARE", stack::CACHE_LAYER_MAX_SHARE),
+            ("STACK_MIN_BYTES", stack::STACK_MIN_BYTES as f64),
+        ],
+    },
+    FindingInfo {
+        id: "write-amplification",
+        title: "the devices wrote more than candor did",
+        severity: Severity::Info,
+        meaning: "the lowest layers under the test file wrote a multiple of candor's bytes (a mirrored filesystem, a journal, copy-on-write, RAID): the write figure is the disk's divided by that factor",
+        not_proven: "which feature amplified (the layer is named, not the cause); writes a layer below buffers and writes back after a measurement are not counted in it",
+        explanation: "Over the Run's direct-I/O measurements that ran alone, the written bytes of each step down the stack against the step above (candor's file to the filesystem's devices, a loop device to its backing device, dm/md to their slaves); the product of the steps is the factor. Fires at WRITE_AMPLIFICATION_MIN once candor wrote STACK_MIN_BYTES, naming the largest step.",
+        thresholds: &[
+            ("WRITE_AMPLIFICATION_MIN", stack::WRITE_AMPLIFICATION_MIN),
+            ("STACK_MIN_BYTES", stack::STACK_MIN_BYTES as f64),
+        ],
+    },
+    FindingInfo {
         id: "cpu-steal",
         title: "CPU steal during the measurements",
         severity: Severity::Warning,
@@ -468,6 +506,9 @@ mod tests {
             "not-steady",
             "cpu-steal",
             "io-cpu-bound",
+            "foreign-io",
+            "cache-layer",
+            "write-amplification",
             "smt",
             "media-unverifiable",
             "metric-disagreement",

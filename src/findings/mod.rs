@@ -26,6 +26,7 @@ pub mod metrics;
 mod round;
 mod series;
 mod stability;
+mod stack;
 #[cfg(test)]
 pub(crate) mod synth;
 mod unixbench;
@@ -64,6 +65,9 @@ pub(crate) fn analyze_checks(run: &Run) -> Vec<Finding> {
         out.extend(cache::write_back(run));
         out.extend(series::not_steady(run));
         out.extend(host::media_unverifiable(run));
+        out.extend(stack::foreign_io(run));
+        out.extend(stack::cache_layer(run));
+        out.extend(stack::write_amplification(run));
     }
     if !run.measurements.is_empty() {
         out.extend(stability::unstable(run));

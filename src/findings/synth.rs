@@ -73,6 +73,8 @@ pub fn job(profile: Option<&str>, rw: &str, bs: u64, qd: u32, pass: u32, iops: f
         fio_command: String::new(),
         notes: Vec::new(),
         job: None,
+        block_stack: Vec::new(),
+        beside_other_jobs: false,
     })
 }
 

@@ -269,6 +269,8 @@ pub(super) fn measurement(
             fio_command: cmd,
             notes: Vec::new(),
             job: None,
+            block_stack: Vec::new(),
+            beside_other_jobs: false,
         },
         notes,
         error,

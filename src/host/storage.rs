@@ -39,6 +39,11 @@ pub fn collect(dir: &Path) -> StorageFacts {
         }
     }
     dio_alignment(&canonical, &mut facts);
+    facts.stack = super::blockstack::map(
+        &super::blockstack::system(),
+        &canonical,
+        facts.mount_source.as_deref(),
+    );
 
     let sys_dev = Path::new("/sys/dev/block");
     let mut device = rustix::fs::stat(&canonical).ok().and_then(|st| {
@@ -67,6 +72,14 @@ pub fn collect(dir: &Path) -> StorageFacts {
         facts.write_cache = dev.write_cache;
     }
     facts
+}
+
+/// The source of the mount `dir` lies on (`/dev/vda1`, `/dev/loop0`), from
+/// /proc/self/mountinfo.
+pub fn mount_source(dir: &Path) -> Option<String> {
+    let canonical = dir.canonicalize().ok()?;
+    let text = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    find_mount(&parse_mountinfo(&text), &canonical).map(|m| m.source.clone())
 }
 
 /// statx STATX_DIOALIGN (Linux 6.1+): the alignment O_DIRECT needs here.

@@ -374,6 +374,9 @@ pub struct StorageFacts {
     pub dio_offset_align: Option<u64>,
     pub free_bytes: Option<u64>,
     pub total_bytes: Option<u64>,
+    /// The block stack under the directory, top first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stack: Vec<crate::result::StackLayer>,
 }
 
 /// One measurement; `kind` tells which.
@@ -489,6 +492,14 @@ pub struct DiskMeasurement {
     /// The job's place in the fio job file it came from (`candor disk --job`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub job: Option<JobInfo>,
+    /// What every layer under the test file did during the measured
+    /// interval (empty when the stack could not be read).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub block_stack: Vec<crate::result::LayerIo>,
+    /// The measured interval overlapped other jobs of the same job file:
+    /// the layers' counters hold their I/O too.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub beside_other_jobs: bool,
 }
 
 impl DiskMeasurement {

@@ -115,6 +115,8 @@ fn disk(
         fio_command: format!("fio --name=x --rw={rw} --bs={bs} --iodepth={qd}"),
         notes: Vec::new(),
         job: None,
+        block_stack: Vec::new(),
+        beside_other_jobs: false,
     })
 }
 

@@ -1,0 +1,580 @@
+//! What the block stack under the test file saw during the measurements:
+//! `foreign-io` (the device did I/O candor did not issue), `cache-layer`
+//! (the lower layers saw a small share of the bytes candor read) and
+//! `write-amplification` (the lower layers wrote more than candor did).
+//!
+//! Each measurement keeps every layer's block counters over its measured
+//! interval (`DiskMeasurement::block_stack`). candor's own bytes are the
+//! measurement's read and write bytes. Only direct-I/O measurements that ran
+//! alone are judged: buffered I/O reads ahead and writes back later, and a
+//! job beside other jobs shares the counters with them.
+//!
+//! Byte counts, not request counts: the kernel merges adjacent requests and
+//! splits large ones, so a device's request count differs from candor's
+//! without any foreign I/O; its sector count does not.
+
+use super::{checked, not_checked, pct, round_to};
+use crate::result::{
+    DiskMeasurement, Finding, LayerCounters, LayerIo, Run, StackLayer, StackRelation,
+};
+use crate::units::sig3;
+use serde_json::json;
+
+/// Foreign bytes below this many in a measurement are background noise (a
+/// journal commit, a log line, candor's own Run being written back): a
+/// journald flush on this project's VM writes tens of KiB.
+pub const FOREIGN_MIN_BYTES: u64 = 4 << 20;
+
+/// ...and below this share of what the device did in the interval.
+pub const FOREIGN_MIN_SHARE: f64 = 0.05;
+
+/// The stack's share verdicts need this many bytes from candor in a
+/// direction over the Run: below it a metadata read or a journal block is a
+/// large share of nothing.
+pub const STACK_MIN_BYTES: u64 = 64 << 20;
+
+/// A layer that saw less than this share of the bytes read through the
+/// layer above it served the rest from a cache.
+pub const CACHE_LAYER_MAX_SHARE: f64 = 0.5;
+
+/// The lowest layers wrote at least this many times candor's bytes.
+pub const WRITE_AMPLIFICATION_MIN: f64 = 1.5;
+
+/// The measurements whose stack counters can be judged.
+fn judged(run: &Run) -> Vec<&DiskMeasurement> {
+    run.disk()
+        .filter(|d| {
+            d.spec.direct
+                && !d.beside_other_jobs
+                && d.spec.engine != "null"
+                && !d.block_stack.is_empty()
+                && d.block_stack.iter().all(|l| l.io.is_some())
+        })
+        .collect()
+}
+
+fn has_stack(run: &Run) -> bool {
+    run.disk().any(|d| !d.block_stack.is_empty())
+}
+
+fn io(l: &LayerIo) -> LayerCounters {
+    l.io.unwrap_or_default()
+}
+
+/// The layers directly under the filesystem: its device, or a btrfs's members.
+fn top(stack: &[LayerIo]) -> Vec<&LayerIo> {
+    stack
+        .iter()
+        .filter(|l| {
+            matches!(
+                l.layer.relation,
+                StackRelation::Filesystem | StackRelation::Member
+            )
+        })
+        .collect()
+}
+
+fn names(layers: &[&LayerIo]) -> String {
+    layers
+        .iter()
+        .map(|l| l.layer.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn mb(bytes: u64) -> String {
+    format!("{} MB", sig3(bytes as f64 / 1e6))
+}
+
+/// I/O on a layer that neither candor nor the layers above explain: reads
+/// beyond what candor read (direct I/O reads no more than asked), writes
+/// while candor wrote nothing (a read test makes no writes), and on a
+/// partition's whole disk whatever its sibling partitions did.
+fn foreign_bytes(d: &DiskMeasurement) -> (u64, u64, Vec<String>) {
+    let candor_r = d.read.as_ref().map_or(0, |s| s.bytes);
+    let candor_w = d.write.as_ref().map_or(0, |s| s.bytes);
+    let top = top(&d.block_stack);
+    let (r, w) = top.iter().fold((0, 0), |(r, w), l| {
+        (r + io(l).read_bytes, w + io(l).write_bytes)
+    });
+    let mut foreign = r.saturating_sub(candor_r) + if candor_w == 0 { w } else { 0 };
+    let mut total = r + w;
+    let mut at = vec![names(&top)];
+    for (i, l) in d.block_stack.iter().enumerate() {
+        if l.layer.relation != StackRelation::WholeDisk {
+            continue;
+        }
+        let Some(child) = l.layer.above.first().and_then(|a| d.block_stack.get(*a)) else {
+            continue;
+        };
+        let (c, own) = (io(child), io(l));
+        let extra = own.read_bytes.saturating_sub(c.read_bytes)
+            + own.write_bytes.saturating_sub(c.write_bytes);
+        if extra > 0 {
+            foreign += extra;
+            total = total.max(own.read_bytes + own.write_bytes);
+            at.push(format!(
+                "{} (other partitions)",
+                d.block_stack[i].layer.name
+            ));
+        }
+    }
+    (foreign, total, at)
+}
+
+/// `foreign-io`: a measurement during which the device completed I/O that
+/// candor did not issue.
+pub fn foreign_io(run: &Run) -> Vec<Finding> {
+    if !has_stack(run) {
+        // One line for the three checks of this family.
+        if run
+            .disk()
+            .any(|d| d.spec.engine != "null" && d.measured_ns > 0)
+        {
+            return vec![not_checked(
+                "foreign-io",
+                "the block stack under the test file was not recorded (a Run recorded before candor kept stack counters, an import, or a host without /sys): foreign I/O, cache layers and write amplification were not checked".into(),
+                "block counters of every layer under the test file",
+            )];
+        }
+        return Vec::new();
+    }
+    let judged = judged(run);
+    if judged.is_empty() {
+        return vec![not_checked(
+            "foreign-io",
+            "no direct-I/O measurement alone on the device with readable counters: whether another process shared the device was not checked".into(),
+            "block counters of every layer at both ends of a direct-I/O measurement",
+        )];
+    }
+    let mut shared = Vec::new();
+    for d in &judged {
+        let (foreign, total, at) = foreign_bytes(d);
+        let share = foreign as f64 / total.max(1) as f64;
+        if foreign >= FOREIGN_MIN_BYTES && share >= FOREIGN_MIN_SHARE {
+            shared.push((share, foreign, d, at));
+        }
+    }
+    if shared.is_empty() {
+        return Vec::new();
+    }
+    shared.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let (share, foreign, worst, at) = &shared[0];
+    let what = subject(worst);
+    vec![checked(
+        "foreign-io",
+        Some(what.clone()),
+        format!(
+            "{} of {} measurements shared the device with other I/O: during {what}, {} of the {} {} did was not candor's ({} %)",
+            shared.len(),
+            judged.len(),
+            mb(*foreign),
+            mb((*foreign as f64 / share.max(f64::MIN_POSITIVE)) as u64),
+            at.join(" and "),
+            pct(*share)
+        ),
+        json!({
+            "measurements": shared.iter().map(|(s, f, d, at)| json!({
+                "measurement": subject(d),
+                "foreign_bytes": f,
+                "share": round_to(*s, 4),
+                "layers": at,
+            })).collect::<Vec<_>>(),
+            "judged": judged.len(),
+            "thresholds": {
+                "FOREIGN_MIN_BYTES": FOREIGN_MIN_BYTES,
+                "FOREIGN_MIN_SHARE": FOREIGN_MIN_SHARE,
+            },
+        }),
+    )]
+}
+
+fn subject(d: &DiskMeasurement) -> String {
+    format!(
+        "{} {}{}",
+        d.label(),
+        d.spec.rw,
+        d.pass.map(|p| format!(" pass {p}")).unwrap_or_default()
+    )
+}
+
+/// Bytes per layer (by device number) and candor's own, summed over the
+/// judged measurements; each layer's `above` as device numbers.
+struct Totals {
+    candor: LayerCounters,
+    layers: Vec<Total>,
+}
+
+struct Total {
+    layer: StackLayer,
+    above: Vec<String>,
+    io: LayerCounters,
+}
+
+fn totals(judged: &[&DiskMeasurement]) -> Totals {
+    let mut candor = LayerCounters::default();
+    let mut layers: Vec<Total> = Vec::new();
+    for d in judged {
+        candor.read_bytes += d.read.as_ref().map_or(0, |s| s.bytes);
+        candor.write_bytes += d.write.as_ref().map_or(0, |s| s.bytes);
+        for l in &d.block_stack {
+            let at = match layers.iter().position(|t| t.layer.dev == l.layer.dev) {
+                Some(at) => at,
+                None => {
+                    layers.push(Total {
+                        layer: l.layer.clone(),
+                        above: l
+                            .layer
+                            .above
+                            .iter()
+                            .filter_map(|a| d.block_stack.get(*a).map(|u| u.layer.dev.clone()))
+                            .collect(),
+                        io: LayerCounters::default(),
+                    });
+                    layers.len() - 1
+                }
+            };
+            let c = io(l);
+            layers[at].io.read_bytes += c.read_bytes;
+            layers[at].io.write_bytes += c.write_bytes;
+        }
+    }
+    Totals { candor, layers }
+}
+
+/// One step down the stack: the layers above (candor's file for the
+/// first), the layers below them, and the bytes of each side in one
+/// direction.
+struct Step {
+    upper: String,
+    lower: String,
+    above: u64,
+    below: u64,
+}
+
+fn joined<'a>(layers: impl Iterator<Item = &'a Total>) -> String {
+    layers
+        .map(|t| {
+            let mut name = t.layer.name.clone();
+            if t.layer.loop_direct_io == Some(false) {
+                name.push_str(" (loop, direct I/O off)");
+            }
+            name
+        })
+        .collect::<Vec<_>>()
+        .join(" + ")
+}
+
+/// Going down the stack level by level: candor's file against the
+/// filesystem's devices, then those against the devices below them
+/// (backing devices, slaves), each level's bytes summed, so that one disk
+/// under two loop devices is compared with both. A partition's whole disk
+/// is no level: it holds its siblings' I/O too.
+fn steps(t: &Totals, read: bool) -> Vec<Step> {
+    let pick = |c: &LayerCounters| if read { c.read_bytes } else { c.write_bytes };
+    let below_of = |upper: &[&Total]| -> Vec<&Total> {
+        t.layers
+            .iter()
+            .filter(|l| {
+                matches!(
+                    l.layer.relation,
+                    StackRelation::Backing | StackRelation::Slave
+                ) && l
+                    .above
+                    .iter()
+                    .any(|a| upper.iter().any(|u| &u.layer.dev == a))
+            })
+            .collect()
+    };
+    let mut level: Vec<&Total> = t
+        .layers
+        .iter()
+        .filter(|l| {
+            matches!(
+                l.layer.relation,
+                StackRelation::Filesystem | StackRelation::Member
+            )
+        })
+        .collect();
+    let mut out = Vec::new();
+    if level.is_empty() {
+        return out;
+    }
+    out.push(Step {
+        upper: "candor's file (the filesystem)".to_string(),
+        lower: joined(level.iter().copied()),
+        above: pick(&t.candor),
+        below: level.iter().map(|l| pick(&l.io)).sum(),
+    });
+    for _ in 0..t.layers.len() {
+        let lower = below_of(&level);
+        if lower.is_empty() {
+            break;
+        }
+        let feeding: Vec<&Total> = level
+            .iter()
+            .copied()
+            .filter(|u| lower.iter().any(|l| l.above.contains(&u.layer.dev)))
+            .collect();
+        out.push(Step {
+            upper: joined(feeding.iter().copied()),
+            lower: joined(lower.iter().copied()),
+            above: feeding.iter().map(|l| pick(&l.io)).sum(),
+            below: lower.iter().map(|l| pick(&l.io)).sum(),
+        });
+        level = lower;
+    }
+    out
+}
+
+fn layer_evidence(t: &Totals) -> serde_json::Value {
+    json!({
+        "candor": { "read_bytes": t.candor.read_bytes, "write_bytes": t.candor.write_bytes },
+        "layers": t.layers.iter().map(|l| json!({
+            "name": l.layer.name,
+            "dev": l.layer.dev,
+            "relation": l.layer.relation,
+            "via": l.layer.via,
+            "read_bytes": l.io.read_bytes,
+            "write_bytes": l.io.write_bytes,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// `cache-layer`: a layer below the file saw a small share of the bytes read
+/// through the one above it.
+pub fn cache_layer(run: &Run) -> Vec<Finding> {
+    if !has_stack(run) {
+        return Vec::new();
+    }
+    let judged = judged(run);
+    let t = totals(&judged);
+    if t.candor.read_bytes < STACK_MIN_BYTES {
+        return vec![not_checked(
+            "cache-layer",
+            format!(
+                "candor read {} with direct I/O alone on the device (needs {}): whether a cache between the file and the disk served reads was not checked",
+                mb(t.candor.read_bytes),
+                mb(STACK_MIN_BYTES)
+            ),
+            "direct-I/O reads with block counters of every layer",
+        )];
+    }
+    let Some(Step {
+        upper,
+        lower,
+        above,
+        below,
+    }) = steps(&t, true).into_iter().find(|s| {
+        s.above >= STACK_MIN_BYTES && (s.below as f64) < CACHE_LAYER_MAX_SHARE * s.above as f64
+    })
+    else {
+        return Vec::new();
+    };
+    let share = below as f64 / above as f64;
+    let mut evidence = layer_evidence(&t);
+    evidence["cache_above"] = json!(upper);
+    evidence["share_reaching_below"] = json!(round_to(share, 4));
+    vec![checked(
+        "cache-layer",
+        Some(upper.clone()),
+        format!(
+            "of the {} read through {upper}, {lower} read {} ({} %): a cache at {upper} served the rest, so the read figures are that cache's, not the disk's",
+            mb(above),
+            mb(below),
+            pct(share)
+        ),
+        evidence,
+    )]
+}
+
+/// `write-amplification`: the lowest layers wrote a multiple of what
+/// candor wrote.
+pub fn write_amplification(run: &Run) -> Vec<Finding> {
+    if !has_stack(run) {
+        return Vec::new();
+    }
+    let judged = judged(run);
+    let t = totals(&judged);
+    if t.candor.write_bytes < STACK_MIN_BYTES {
+        return Vec::new();
+    }
+    let steps = steps(&t, false);
+    // The lowest level against candor's bytes; the step that added most.
+    let Some(lowest) = steps.last() else {
+        return Vec::new();
+    };
+    let factor = lowest.below as f64 / t.candor.write_bytes as f64;
+    let mut largest: Option<(f64, String, String)> = None;
+    for s in steps.iter().filter(|s| s.above > 0) {
+        let step = s.below as f64 / s.above as f64;
+        if largest.as_ref().map_or(true, |l| step > l.0) {
+            largest = Some((step, s.upper.clone(), s.lower.clone()));
+        }
+    }
+    if factor < WRITE_AMPLIFICATION_MIN {
+        return Vec::new();
+    }
+    let (step, upper, lower) = largest.expect("a factor above 1 comes from a step");
+    let mut evidence = layer_evidence(&t);
+    evidence["factor"] = json!(round_to(factor, 2));
+    vec![checked(
+        "write-amplification",
+        Some(lower.clone()),
+        format!(
+            "the lowest layers wrote {:.1}x the {} candor wrote; the largest step is {upper} to {lower} ({step:.1}x): the disk wrote more than the figure says, which is the disk's divided by that factor",
+            factor,
+            mb(t.candor.write_bytes)
+        ),
+        evidence,
+    )]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::findings::synth;
+    use crate::result::Measurement;
+
+    fn layer(name: &str, relation: StackRelation, above: &[usize], r: u64, w: u64) -> LayerIo {
+        LayerIo {
+            layer: StackLayer {
+                name: name.into(),
+                dev: format!("1:{name}"),
+                kind: "disk".into(),
+                relation,
+                above: above.to_vec(),
+                via: String::new(),
+                backing_file: None,
+                loop_direct_io: None,
+            },
+            io: Some(LayerCounters {
+                read_bytes: r,
+                write_bytes: w,
+                ..Default::default()
+            }),
+        }
+    }
+
+    /// A Run of one direct random-read job that read `read` bytes and wrote `write`, with `stack`.
+    fn run_with(read: u64, write: u64, stack: Vec<LayerIo>) -> Run {
+        let mut run = synth::run();
+        run.measurements
+            .push(synth::job(None, "randrw", 4096, 1, 1, 1000.0));
+        for m in &mut run.measurements {
+            if let Measurement::Disk(d) = m {
+                d.spec.direct = true;
+                d.spec.engine = "io_uring".into();
+                d.read.get_or_insert_with(Default::default).bytes = read;
+                if write > 0 {
+                    d.write.get_or_insert_with(Default::default).bytes = write;
+                } else {
+                    d.write = None;
+                }
+                d.block_stack = stack.clone();
+            }
+        }
+        run
+    }
+
+    const MB: u64 = 1 << 20;
+
+    #[test]
+    fn a_clean_device_raises_nothing() {
+        let stack = vec![layer(
+            "vda",
+            StackRelation::Filesystem,
+            &[],
+            400 * MB + 4096,
+            0,
+        )];
+        let run = run_with(400 * MB, 0, stack);
+        assert!(foreign_io(&run).is_empty());
+        assert!(cache_layer(&run).is_empty());
+        assert!(write_amplification(&run).is_empty());
+    }
+
+    #[test]
+    fn reads_beyond_candors_are_foreign() {
+        let stack = vec![layer("vda", StackRelation::Filesystem, &[], 600 * MB, 0)];
+        let f = foreign_io(&run_with(400 * MB, 0, stack));
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(f[0].verdict.contains("33 %"), "{}", f[0].verdict);
+    }
+
+    #[test]
+    fn writes_during_a_read_test_are_foreign_but_small_ones_are_noise() {
+        let small = vec![layer("vda", StackRelation::Filesystem, &[], 400 * MB, MB)];
+        assert!(foreign_io(&run_with(400 * MB, 0, small)).is_empty());
+        let big = vec![layer(
+            "vda",
+            StackRelation::Filesystem,
+            &[],
+            400 * MB,
+            100 * MB,
+        )];
+        assert_eq!(foreign_io(&run_with(400 * MB, 0, big)).len(), 1);
+        // A write test's extra writes are amplification, not foreign.
+        let w = vec![layer("vda", StackRelation::Filesystem, &[], 0, 300 * MB)];
+        assert!(foreign_io(&run_with(0, 200 * MB, w)).is_empty());
+    }
+
+    #[test]
+    fn a_sibling_partition_shares_the_disk() {
+        let stack = vec![
+            layer("vda1", StackRelation::Filesystem, &[], 400 * MB, 0),
+            layer("vda", StackRelation::WholeDisk, &[0], 500 * MB, 0),
+        ];
+        let f = foreign_io(&run_with(400 * MB, 0, stack));
+        assert_eq!(f.len(), 1);
+        assert!(
+            f[0].verdict.contains("other partitions"),
+            "{}",
+            f[0].verdict
+        );
+    }
+
+    #[test]
+    fn a_loop_device_over_the_page_cache_is_a_cache_layer() {
+        let mut lp = layer("loop0", StackRelation::Filesystem, &[], 400 * MB, 0);
+        lp.layer.loop_direct_io = Some(false);
+        let stack = vec![lp, layer("vda", StackRelation::Backing, &[0], 8 * MB, 0)];
+        let f = cache_layer(&run_with(400 * MB, 0, stack));
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(
+            f[0].subject.as_deref(),
+            Some("loop0 (loop, direct I/O off)")
+        );
+        // The same loop device with direct I/O passes the reads through.
+        let stack = vec![
+            layer("loop0", StackRelation::Filesystem, &[], 400 * MB, 0),
+            layer("vda", StackRelation::Backing, &[0], 400 * MB, 0),
+        ];
+        assert!(cache_layer(&run_with(400 * MB, 0, stack)).is_empty());
+    }
+
+    #[test]
+    fn a_mirrored_filesystem_writes_twice() {
+        let stack = vec![
+            layer("loop1", StackRelation::Member, &[], 0, 200 * MB),
+            layer("loop2", StackRelation::Member, &[], 0, 200 * MB),
+        ];
+        let f = write_amplification(&run_with(0, 200 * MB, stack.clone()));
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(f[0].verdict.contains("2.0x"), "{}", f[0].verdict);
+        // Both members' backing files on one disk: that disk is compared
+        // with both of them, not with one (it is 2x, not 4x).
+        let mut two = stack;
+        two.push(layer("vda", StackRelation::Backing, &[0, 1], 0, 400 * MB));
+        let f = write_amplification(&run_with(0, 200 * MB, two));
+        assert_eq!(f[0].evidence["factor"], 2.0, "{}", f[0].verdict);
+    }
+
+    #[test]
+    fn too_few_bytes_is_not_checked_and_no_stack_is_silent() {
+        let stack = vec![layer("vda", StackRelation::Filesystem, &[], MB, 0)];
+        let f = cache_layer(&run_with(MB, 0, stack));
+        assert_eq!(f[0].status, crate::result::FindingStatus::NotChecked);
+        assert!(cache_layer(&run_with(MB, 0, Vec::new())).is_empty());
+    }
+}
