@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The truth table: runs tests/truth.rs (conditions planted for real on this
+# The truth table: runs tests/truth.rs and tests/stack.rs (conditions planted for real on this
 # machine: cgroup throttles, a host cache on a loop device, tmpfs/ramfs,
 # btrfs/xfs, fio imports) one test at a time and prints each row as a
 # Markdown table line: condition planted | verdict expected | verdict and
@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
-cargo test --test truth -- --test-threads=1 --nocapture ${1:+"$1"} >"$log" 2>&1 || status=$?
+cargo test --test truth --test stack -- --test-threads=1 --nocapture ${1:+"$1"} >"$log" 2>&1 || status=$?
 echo "| condition planted | verdict expected | verdict and figure measured |"
 echo "|---|---|---|"
 grep -o 'TRUTH|.*' "$log" | sed -e 's/^TRUTH|/| /' -e 's/$/ |/' -e 's/|\([^ ]\)/| \1/g'
