@@ -4,9 +4,15 @@ use clap::Parser;
 
 fn main() {
     // Execl Throughput's links exec before anything else runs (see compute::unixbench::execl).
-    let args: Vec<String> = std::env::args().collect();
-    if args.get(1).map(String::as_str) == Some(candor::compute::unixbench::execl::FLAG) {
-        candor::compute::unixbench::execl::chain(&args[2..]);
+    // args_os: a path argument need not be UTF-8 (std::env::args panics on one).
+    let mut args = std::env::args_os();
+    if args.nth(1).as_deref()
+        == Some(std::ffi::OsStr::new(
+            candor::compute::unixbench::execl::FLAG,
+        ))
+    {
+        let rest: Vec<String> = args.map(|a| a.to_string_lossy().into_owned()).collect();
+        candor::compute::unixbench::execl::chain(&rest);
     }
     let cli = candor::cli::Cli::try_parse().unwrap_or_else(|e| exit_on_bad_arguments(e));
     candor::cancel::install_handlers();

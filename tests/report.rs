@@ -796,3 +796,27 @@ fn compare_lists_findings_across_hosts() {
         "{one}"
     );
 }
+
+/// `candor explain X | head -1`: the reader closes the pipe after one line;
+/// candor must end quietly (exit 0, no panic), not die on the closed pipe.
+#[test]
+fn explain_into_a_closed_pipe_ends_quietly() {
+    use std::process::{Command as Std, Stdio};
+    for args in [&["explain", "host-cache"][..], &["explain", "--list"][..]] {
+        let mut child = Std::new(env!("CARGO_BIN_EXE_candor"))
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Close the read end before candor writes a byte.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success() && !stderr.contains("panicked"),
+            "{args:?}: {:?} {stderr}",
+            out.status
+        );
+    }
+}

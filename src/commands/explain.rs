@@ -15,16 +15,21 @@ pub struct Args {
 }
 
 pub fn execute(args: Args) -> anyhow::Result<()> {
+    use std::fmt::Write;
+    // Built as text and written at once: `candor explain X | head` closes
+    // the pipe early, which is not an error (println! would panic).
+    let mut out = String::new();
     if args.list {
         for f in catalogue() {
-            println!(
+            let _ = writeln!(
+                out,
                 "{:<20} {:<8} {}",
                 f.id,
                 format!("{:?}", f.severity).to_lowercase(),
                 f.title
             );
         }
-        return Ok(());
+        return crate::output::write_text(None, &out, false);
     }
     let Some(id) = args.id else {
         return Err(crate::error::usage(
@@ -36,25 +41,30 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
             "unknown finding id '{id}': `candor explain --list` lists them"
         )));
     };
-    println!(
+    let _ = writeln!(
+        out,
         "{} ({}): {}",
         f.id,
         format!("{:?}", f.severity).to_lowercase(),
         f.title
     );
-    println!();
-    println!("{}", wrap(f.explanation, 78));
-    println!();
-    println!("{}", wrap(&format!("Means: {}", f.meaning), 78));
-    println!("{}", wrap(&format!("Does not prove: {}", f.not_proven), 78));
+    let _ = writeln!(out);
+    let _ = writeln!(out, "{}", wrap(f.explanation, 78));
+    let _ = writeln!(out);
+    let _ = writeln!(out, "{}", wrap(&format!("Means: {}", f.meaning), 78));
+    let _ = writeln!(
+        out,
+        "{}",
+        wrap(&format!("Does not prove: {}", f.not_proven), 78)
+    );
     if !f.thresholds.is_empty() {
-        println!();
-        println!("Thresholds:");
+        let _ = writeln!(out);
+        let _ = writeln!(out, "Thresholds:");
         for (name, value) in f.thresholds {
-            println!("  {name} = {value}");
+            let _ = writeln!(out, "  {name} = {value}");
         }
     }
-    Ok(())
+    crate::output::write_text(None, &out, false)
 }
 
 /// Greedy word wrap at `width` columns.
