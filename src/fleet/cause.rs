@@ -85,6 +85,15 @@ pub fn remote_failure(stderr: &[String]) -> Option<String> {
 }
 
 /// What an exit status of the remote candor means, as a sentence.
+/// How ssh ended, in words for a message: `ssh exit 255`, or `ssh was
+/// killed by a signal` when there is no exit code (never Rust's `Some(255)`).
+pub fn ssh_exit(code: Option<i32>) -> String {
+    match code {
+        Some(c) => format!("ssh exit {c}"),
+        None => "ssh was killed by a signal".into(),
+    }
+}
+
 pub fn exit_status(code: i32) -> String {
     match code {
         137 => "candor was killed (SIGKILL) during the run: out of memory, or killed by someone on the host".into(),
@@ -128,6 +137,12 @@ mod tests {
 
     fn lines(text: &str) -> Vec<String> {
         text.lines().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn ssh_exits_are_words_not_debug_values() {
+        assert_eq!(ssh_exit(Some(255)), "ssh exit 255");
+        assert_eq!(ssh_exit(None), "ssh was killed by a signal");
     }
 
     #[test]

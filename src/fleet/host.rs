@@ -152,7 +152,9 @@ pub fn run(
             } else {
                 cause::ssh_failure(&e.stderr, &destination)
                     .or_else(|| cause::last_line(&e.stderr))
-                    .unwrap_or_else(|| format!("ssh ended without a word (exit {:?})", e.exit))
+                    .unwrap_or_else(|| {
+                        format!("ssh ended without a word ({})", cause::ssh_exit(e.exit))
+                    })
             };
             w.fail(Phase::Connect, why, &e.stderr);
             return finish(w, None);
@@ -404,7 +406,7 @@ pub fn run(
                         (None, None) => {
                             let code = status.and_then(|s| s.code());
                             cause::ssh_failure(&stderr, &destination).unwrap_or_else(|| {
-                                format!("the connection ended during the run (ssh exit {code:?}): the host went away, or its candor was killed with its shell")
+                                format!("the connection ended during the run ({}): the host went away, or its candor was killed with its shell", cause::ssh_exit(code))
                             })
                         }
                     };
