@@ -191,9 +191,45 @@ impl Lab {
     }
 }
 
+/// Every process below `pid` (from /proc's parent ids), deepest last.
+fn descendants(pid: u32) -> Vec<u32> {
+    let parents: Vec<(u32, u32)> = std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let child: u32 = e.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+            // pid (comm) state ppid ...: comm may hold spaces, so read after the last ')'.
+            let ppid = stat
+                .rsplit(')')
+                .next()?
+                .split_whitespace()
+                .nth(1)?
+                .parse()
+                .ok()?;
+            Some((child, ppid))
+        })
+        .collect();
+    let mut found = vec![pid];
+    let mut i = 0;
+    while i < found.len() {
+        let p = found[i];
+        found.extend(parents.iter().filter(|(_, pp)| *pp == p).map(|(c, _)| *c));
+        i += 1;
+    }
+    found.remove(0);
+    found
+}
+
 impl Drop for Lab {
     fn drop(&mut self) {
         for h in &mut self.hosts {
+            // Each connection's sshd is a child of the listener and outlives
+            // it (re-parented to init) unless it is stopped first.
+            for pid in descendants(h.sshd.id()) {
+                unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+            }
             let _ = h.sshd.kill();
             let _ = h.sshd.wait();
             // A home that a test made a small tmpfs (not a mount point: EINVAL, ignored).
