@@ -310,7 +310,7 @@ fn drive(
     window: Window,
     stack: &[StackLayer],
 ) -> anyhow::Result<Driven> {
-    let sys_root = std::path::Path::new("/sys");
+    let sys_root = blockstack::system().root;
     let Window { ramp_ns, end_ns } = window;
     let null = selected.kind == EngineKind::Null;
     let progress: Vec<Option<Arc<Progress>>> = (0..places.len())
@@ -399,7 +399,7 @@ fn drive(
         };
         sleep_until(t0, ramp_ns, &all_done, &watch);
         let before = CpuSnapshot::now();
-        let stack_before = blockstack::snapshot(sys_root, stack);
+        let stack_before = blockstack::snapshot(&sys_root, stack);
         let mut monitor = control.steady.clone().map(steady::Monitor::new);
         loop {
             // Wake for the end, the next steady-state sample, or every 20 ms.
@@ -425,7 +425,7 @@ fn drive(
             }
         }
         let after = CpuSnapshot::now();
-        let stack_after = blockstack::snapshot(sys_root, stack);
+        let stack_after = blockstack::snapshot(&sys_root, stack);
         let block_stack: Vec<LayerIo> = stack
             .iter()
             .zip(stack_before.iter().zip(&stack_after))

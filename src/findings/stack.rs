@@ -152,14 +152,14 @@ pub fn foreign_io(run: &Run) -> Vec<Finding> {
         let (foreign, total, at) = foreign_bytes(d);
         let share = foreign as f64 / total.max(1) as f64;
         if foreign >= FOREIGN_MIN_BYTES && share >= FOREIGN_MIN_SHARE {
-            shared.push((share, foreign, d, at));
+            shared.push((share, foreign, total, d, at));
         }
     }
     if shared.is_empty() {
         return Vec::new();
     }
     shared.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let (share, foreign, worst, at) = &shared[0];
+    let (share, foreign, total, worst, at) = &shared[0];
     let what = subject(worst);
     vec![checked(
         "foreign-io",
@@ -169,12 +169,12 @@ pub fn foreign_io(run: &Run) -> Vec<Finding> {
             shared.len(),
             judged.len(),
             mb(*foreign),
-            mb((*foreign as f64 / share.max(f64::MIN_POSITIVE)) as u64),
+            mb(*total),
             at.join(" and "),
             pct(*share)
         ),
         json!({
-            "measurements": shared.iter().map(|(s, f, d, at)| json!({
+            "measurements": shared.iter().map(|(s, f, _, d, at)| json!({
                 "measurement": subject(d),
                 "foreign_bytes": f,
                 "share": round_to(*s, 4),
