@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 /// One group of tests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Group {
+pub enum BatteryGroup {
     /// The disk profiles on the main test file.
     Disk,
     /// The read profiles again on a file larger than RAM (host-cache check).
@@ -18,32 +18,32 @@ pub enum Group {
     Os,
 }
 
-impl Group {
+impl BatteryGroup {
     /// Every group, in the order a pass runs them.
-    pub const ALL: [Group; 7] = [
-        Group::Disk,
-        Group::Control,
-        Group::Cpu,
-        Group::Memory,
-        Group::Crypto,
-        Group::Compress,
-        Group::Os,
+    pub const ALL: [BatteryGroup; 7] = [
+        BatteryGroup::Disk,
+        BatteryGroup::Control,
+        BatteryGroup::Cpu,
+        BatteryGroup::Memory,
+        BatteryGroup::Crypto,
+        BatteryGroup::Compress,
+        BatteryGroup::Os,
     ];
 
     pub fn as_str(self) -> &'static str {
         match self {
-            Group::Disk => "disk",
-            Group::Control => "control",
-            Group::Cpu => "cpu",
-            Group::Memory => "memory",
-            Group::Crypto => "crypto",
-            Group::Compress => "compress",
-            Group::Os => "os",
+            BatteryGroup::Disk => "disk",
+            BatteryGroup::Control => "control",
+            BatteryGroup::Cpu => "cpu",
+            BatteryGroup::Memory => "memory",
+            BatteryGroup::Crypto => "crypto",
+            BatteryGroup::Compress => "compress",
+            BatteryGroup::Os => "os",
         }
     }
 
-    pub fn parse(text: &str) -> Option<Group> {
-        Group::ALL
+    pub fn parse(text: &str) -> Option<BatteryGroup> {
+        BatteryGroup::ALL
             .into_iter()
             .find(|g| g.as_str() == text.trim().to_ascii_lowercase())
     }
@@ -52,34 +52,34 @@ impl Group {
     pub fn compute(self) -> Option<crate::compute::Group> {
         use crate::compute::Group as C;
         Some(match self {
-            Group::Disk | Group::Control => return None,
-            Group::Cpu => C::Cpu,
-            Group::Memory => C::Memory,
-            Group::Crypto => C::Crypto,
-            Group::Compress => C::Compress,
-            Group::Os => C::Os,
+            BatteryGroup::Disk | BatteryGroup::Control => return None,
+            BatteryGroup::Cpu => C::Cpu,
+            BatteryGroup::Memory => C::Memory,
+            BatteryGroup::Crypto => C::Crypto,
+            BatteryGroup::Compress => C::Compress,
+            BatteryGroup::Os => C::Os,
         })
     }
 }
 
-impl From<crate::compute::Group> for Group {
-    fn from(g: crate::compute::Group) -> Group {
+impl From<crate::compute::Group> for BatteryGroup {
+    fn from(g: crate::compute::Group) -> BatteryGroup {
         use crate::compute::Group as C;
         match g {
-            C::Cpu => Group::Cpu,
-            C::Memory => Group::Memory,
-            C::Crypto => Group::Crypto,
-            C::Compress => Group::Compress,
-            C::Os => Group::Os,
+            C::Cpu => BatteryGroup::Cpu,
+            C::Memory => BatteryGroup::Memory,
+            C::Crypto => BatteryGroup::Crypto,
+            C::Compress => BatteryGroup::Compress,
+            C::Os => BatteryGroup::Os,
         }
     }
 }
 
 /// Parses `disk,cpu` (commas and/or spaces); the error names the flag and the bad word.
-pub fn parse_list(flag: &str, text: &str) -> Result<Vec<Group>, String> {
+pub fn parse_list(flag: &str, text: &str) -> Result<Vec<BatteryGroup>, String> {
     let mut groups = Vec::new();
     for word in text.split([',', ' ']).filter(|w| !w.trim().is_empty()) {
-        let g = Group::parse(word).ok_or_else(|| {
+        let g = BatteryGroup::parse(word).ok_or_else(|| {
             format!(
                 "{flag}: unknown group '{}' (groups: disk, control, cpu, memory, crypto, compress, os)",
                 word.trim()
@@ -103,9 +103,9 @@ mod tests {
     fn lists() {
         assert_eq!(
             parse_list("--only", "disk,cpu"),
-            Ok(vec![Group::Disk, Group::Cpu])
+            Ok(vec![BatteryGroup::Disk, BatteryGroup::Cpu])
         );
-        assert_eq!(parse_list("--only", "OS, os"), Ok(vec![Group::Os]));
+        assert_eq!(parse_list("--only", "OS, os"), Ok(vec![BatteryGroup::Os]));
         let e = parse_list("--skip", "disk,gpu").unwrap_err();
         assert!(e.starts_with("--skip: unknown group 'gpu'"), "{e}");
         assert!(parse_list("--only", " , ").is_err());

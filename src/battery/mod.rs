@@ -10,6 +10,6 @@ pub mod profiles;
 pub mod progress;
 pub mod runner;
 
-pub use groups::Group;
+pub use groups::BatteryGroup;
 pub use plan::{Overrides, Plan, Step};
 pub use presets::{ControlRequest, Preset};

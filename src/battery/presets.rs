@@ -13,7 +13,7 @@
 //! - `peak`, `realworld`, `nvme`: CrystalDiskMark's selections, with
 //!   standard's timing and the control series, disk only.
 
-use super::groups::Group;
+use super::groups::BatteryGroup;
 use std::time::Duration;
 
 /// The named presets.
@@ -51,7 +51,7 @@ pub struct PresetValues {
     /// Runtime of each compute test.
     pub compute_runtime: Duration,
     pub profiles: &'static [&'static str],
-    pub groups: &'static [Group],
+    pub groups: &'static [BatteryGroup],
 }
 
 const GIB: u64 = 1 << 30;
@@ -64,8 +64,8 @@ const ALL_PROFILES: &[&str] = &[
     "MIX70",
     "RW75 QD64",
 ];
-const ALL_GROUPS: &[Group] = &Group::ALL;
-const DISK_GROUPS: &[Group] = &[Group::Disk, Group::Control];
+const ALL_GROUPS: &[BatteryGroup] = &BatteryGroup::ALL;
+const DISK_GROUPS: &[BatteryGroup] = &[BatteryGroup::Disk, BatteryGroup::Control];
 
 impl Preset {
     pub const NAMES: &'static str = "quick, standard, full, peak, realworld, nvme";
@@ -182,6 +182,6 @@ mod tests {
         assert_eq!(Preset::Standard.values().passes, 3);
         let nvme = Preset::Nvme.values();
         assert_eq!(nvme.profiles.len(), 4);
-        assert!(!nvme.groups.contains(&Group::Cpu));
+        assert!(!nvme.groups.contains(&BatteryGroup::Cpu));
     }
 }

@@ -17,8 +17,8 @@ use super::plan::{measurement_key, Plan, Step};
 use super::profiles::DiskTest;
 use super::progress::Progress;
 use crate::error::Interrupted;
-use crate::recorder::Recorder;
 use crate::result::{ComputeMeasurement, DiskMeasurement, FileRole, Measurement, Run, RunStatus};
+use crate::session::recorder::Recorder;
 use anyhow::Context;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -269,7 +269,7 @@ mod tests {
     use super::*;
     use crate::battery::plan::{Environment, Overrides};
     use crate::battery::presets::{ControlRequest, Preset};
-    use crate::battery::Group;
+    use crate::battery::BatteryGroup;
     use crate::result::{read_run, ComputeSpec, DirectionStats, DiskSpec};
     use std::path::Path;
 
@@ -409,7 +409,11 @@ mod tests {
             passes: Some(2),
             pause: Some(Duration::ZERO),
             control: Some(ControlRequest::Size(8 << 30)),
-            only: Some(vec![Group::Disk, Group::Control, Group::Cpu]),
+            only: Some(vec![
+                BatteryGroup::Disk,
+                BatteryGroup::Control,
+                BatteryGroup::Cpu,
+            ]),
             ..Overrides::default()
         };
         Plan::build(Preset::Peak, &flags, &env).unwrap()

@@ -3,11 +3,10 @@
 //! one group into a Run. Measuring is `compute`'s, printing `report`'s.
 
 use crate::compute::{ComputeOptions, Group, Threads};
-use crate::recorder::Recorder;
 use crate::report::Format;
-use crate::result::{ComputeMeasurement, Run, RunStatus};
+use crate::result::ComputeMeasurement;
+use crate::session::{self, Session};
 use crate::units::parse_duration;
-use std::path::PathBuf;
 use std::time::Duration;
 
 /// Flags every compute subcommand takes.
@@ -25,12 +24,8 @@ pub struct ComputeArgs {
     /// or a report: `md`, `csv`, `html`.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
-    /// Also write the Run (JSON) to FILE, atomically.
-    #[arg(long, short = 'o', value_name = "FILE")]
-    pub output: Option<PathBuf>,
-    /// Replace FILE if it exists (candor never overwrites a file otherwise).
-    #[arg(long)]
-    pub force: bool,
+    #[command(flatten)]
+    pub out: crate::session::OutputFlags,
 }
 
 /// Parses `--threads`: a positive number or `all`.
@@ -92,15 +87,14 @@ pub fn execute_with(
     };
     let options = ComputeOptions { threads, runtime };
 
-    let mut run = Run::of_this_process();
-    run.host = crate::host::collect(None);
+    let mut run = session::new_run(None, None);
     run.tool.libraries = crate::compute::library_versions();
     run.plan = Some(serde_json::json!({
         "group": group.name(),
         "threads": threads.counts(),
         "runtime_ns": runtime.as_nanos() as u64,
     }));
-    let mut recorder = Recorder::create(run, args.output.as_deref(), "--output", args.force, &[])?;
+    let mut session = Session::start(run, &args.out, None, &[])?;
     if args.format == Format::Text && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
         let n = group.planned_measurements(threads) as u32;
         eprintln!(
@@ -110,20 +104,15 @@ pub fn execute_with(
             crate::units::fmt_duration(runtime * n)
         );
     }
-    let measurements = match run_group(&options) {
-        Ok(m) => m,
-        Err(e) => return Err(recorder.stop(e)),
-    };
-    recorder.run_mut().measurements = measurements.into_iter().map(|m| group.wrap(m)).collect();
-    let saved = recorder.finish(RunStatus::Complete);
-    // The figures are printed even when the Run file could not take them.
-    let run = recorder.into_run();
-    let text = match args.format {
-        Format::Text => crate::report::compute_text(&run),
-        other => crate::report::render(&run, other),
-    };
-    crate::output::write_text(None, &text, false)?;
-    saved
+    session.measure(|recorder| {
+        let measurements = run_group(&options)?;
+        recorder.run_mut().measurements = measurements.into_iter().map(|m| group.wrap(m)).collect();
+        Ok(())
+    })?;
+    session.finish(|run| match args.format {
+        Format::Text => crate::report::compute_text(run),
+        other => crate::report::render(run, other),
+    })
 }
 
 #[cfg(test)]

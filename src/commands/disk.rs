@@ -2,11 +2,12 @@
 
 use crate::disk::{self, EngineChoice, EngineKind, JobSpec, Rw, TestDir, TestFile};
 use crate::error::usage;
-use crate::recorder::Recorder;
 use crate::report::Format;
-use crate::result::{Measurement, Run, RunStatus};
+use crate::result::Measurement;
+use crate::session::recorder::Recorder;
+use crate::session::{self, Session};
 use crate::units::{parse_duration, parse_size};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Flags of `candor disk`. Sizes take 4k, 1M, 1G; durations 500ms, 30s, 2m.
 #[derive(Debug, clap::Args)]
@@ -82,17 +83,13 @@ pub struct Args {
     /// Output on stdout: text (default), md, csv, json (the Run) or html.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
-    /// Also write the Run (JSON) to this file.
-    #[arg(long, short = 'o')]
-    pub output: Option<PathBuf>,
-    /// Replace the Run file if it exists (candor never overwrites a file otherwise).
-    #[arg(long)]
-    pub force: bool,
+    #[command(flatten)]
+    pub out: crate::session::OutputFlags,
     /// A name for this host in reports.
     #[arg(long)]
     pub label: Option<String>,
     #[command(flatten)]
-    pub history: crate::commands::record::HistoryFlags,
+    pub history: crate::session::history::HistoryFlags,
 }
 
 /// The job the flags describe (usage errors name the flag).
@@ -123,58 +120,34 @@ pub fn job_from_args(args: &Args) -> anyhow::Result<JobSpec> {
     Ok(job)
 }
 
-/// The test directory of a job given by flags.
-fn test_dir(args: &Args) -> PathBuf {
-    args.dir
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("/var/tmp"))
-}
-
 pub fn execute(args: Args) -> anyhow::Result<()> {
     if let Some(path) = args.job.clone() {
         return super::jobfile::execute(&args, &path);
     }
     let job = job_from_args(&args)?;
-    let mut run = Run::of_this_process();
-    run.label = args.label.clone();
-    run.host = crate::host::collect(Some(&test_dir(&args)));
-    let mut recorder = Recorder::create(
-        run,
-        args.output.as_deref(),
-        "--output",
-        args.force,
-        &args.history.inputs(),
-    )?;
-    let saved = match measure(&args, &job, &mut recorder) {
-        Ok(m) => {
-            recorder.run_mut().notes.extend(m.notes.iter().cloned());
-            recorder
-                .add(Measurement::Disk(m))
-                .and_then(|()| recorder.finish(RunStatus::Complete))
-        }
-        Err(e) => return Err(recorder.stop(e)),
-    };
-    // The figures are printed even when the Run file could not take them.
-    let run = recorder.into_run();
-    let printed = crate::output::write_text(None, &crate::report::render(&run, args.format), false);
-    args.history.record(&run, args.output.as_deref(), false);
-    printed.and(saved)
+    let dir = session::test_dir_or_default(args.dir.as_deref());
+    let run = session::new_run(args.label.clone(), Some(&dir));
+    let mut session = Session::start(run, &args.out, Some(&args.history), &[])?;
+    session.measure(|recorder| {
+        let m = measure(&dir, &job, recorder)?;
+        recorder.run_mut().notes.extend(m.notes.iter().cloned());
+        recorder.add(Measurement::Disk(m))
+    })?;
+    session.finish(|run| crate::report::render(run, args.format))
 }
 
 /// Runs the job on a fresh test file (removed whatever happens), or with
 /// the null engine on none.
 fn measure(
-    args: &Args,
+    dir: &Path,
     job: &JobSpec,
     recorder: &mut Recorder,
 ) -> anyhow::Result<crate::result::DiskMeasurement> {
     if job.engine == EngineChoice::Exact(EngineKind::Null) {
         return disk::run_null_job(job);
     }
-    let dir = TestDir::open(&test_dir(args))?;
-    for w in dir.warnings() {
-        eprintln!("candor: warning: {w}");
-    }
+    let dir = TestDir::open(dir)?;
+    session::warn_about(&dir);
     recorder.run_mut().notes.extend(dir.notes().cloned());
     // Refuse a misaligned block size before spending time on the fill.
     dir.check_block_size(job.bs, job.direct)?;

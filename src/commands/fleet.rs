@@ -94,7 +94,7 @@ pub struct RunArgs {
     pub run_flags: Vec<String>,
     /// Each host's Run goes into this machine's history (never the hosts').
     #[command(flatten)]
-    pub history: crate::commands::record::HistoryFlags,
+    pub history: crate::session::history::HistoryFlags,
 }
 
 /// Flags of `candor fleet report`.

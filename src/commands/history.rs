@@ -5,7 +5,7 @@
 //! layouts are `report::history`.
 
 use crate::error::usage;
-use crate::history::export::{export, ExportFormat};
+use crate::history::export::each_figure;
 use crate::history::figures::Metric;
 use crate::history::query::{self, Filter, HostRow};
 use crate::history::schema::Open;
@@ -13,6 +13,7 @@ use crate::history::{self, History, Incoming, ADD_BATCH};
 use crate::output::{prepare, Replace};
 use crate::report::history::{self as layout, HostView, TrendView};
 use crate::report::HostSection;
+use crate::report::{ExportFormat, FigureWriter};
 use std::path::{Path, PathBuf};
 
 /// Flags of `candor history`.
@@ -294,7 +295,7 @@ fn add(db: &Path, a: AddArgs) -> anyhow::Result<()> {
                 continue;
             }
             let findings = history::drift::for_run(&store, run, host)?;
-            for (important, line) in crate::commands::record::drift_lines(&findings) {
+            for (important, line) in crate::session::history::drift_lines(&findings) {
                 if important {
                     lines.push(format!(
                         "{} ({}, Run {}): {line}",
@@ -388,7 +389,7 @@ fn host_data(store: &History, host: HostRow) -> anyhow::Result<HostData> {
     let standings = query::standings(store.conn(), &host).map_err(e)?;
     let latest = query::latest_run(store.conn(), &host).map_err(e)?;
     let findings = match &latest {
-        Some(r) => query::findings_of(store.conn(), &r.run).map_err(e)?,
+        Some(r) => query::stored_findings(store.conn(), &r.run).map_err(e)?,
         None => Vec::new(),
     };
     Ok(HostData {
@@ -435,7 +436,7 @@ fn trend(db: &Path, a: TrendArgs) -> anyhow::Result<()> {
         })
         .transpose()?;
     if let Some(out) = &a.output {
-        let inputs = crate::commands::record::database_files(db);
+        let inputs = crate::session::history::database_files(db);
         let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
         prepare(out, "--output", Replace::from_force(a.force), &inputs)?;
     }
@@ -466,14 +467,16 @@ fn trend(db: &Path, a: TrendArgs) -> anyhow::Result<()> {
 fn export_cmd(db: &Path, a: ExportArgs) -> anyhow::Result<()> {
     let filter = a.filter.filter()?;
     if let Some(out) = &a.output {
-        let inputs = crate::commands::record::database_files(db);
+        let inputs = crate::session::history::database_files(db);
         let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
         prepare(out, "--output", Replace::from_force(a.force), &inputs)?;
     }
     let store = History::open(db, Open::Existing)?;
     let mut failure: Option<anyhow::Error> = None;
     let mut run = |w: &mut dyn std::io::Write| -> std::io::Result<()> {
-        export(store.conn(), &filter, a.format, w)
+        FigureWriter::start(a.format, w)
+            .map_err(anyhow::Error::from)
+            .and_then(|mut rows| each_figure(store.conn(), &filter, &mut |row| rows.row(row)))
             .map(|_| ())
             .map_err(|e| match e.downcast::<std::io::Error>() {
                 Ok(io) => io,
@@ -508,7 +511,7 @@ fn export_cmd(db: &Path, a: ExportArgs) -> anyhow::Result<()> {
 fn report(db: &Path, a: ReportArgs) -> anyhow::Result<()> {
     let PageFormat::Html = a.format;
     if let Some(out) = &a.output {
-        let inputs = crate::commands::record::database_files(db);
+        let inputs = crate::session::history::database_files(db);
         let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
         prepare(out, "--output", Replace::from_force(a.force), &inputs)?;
     }
@@ -549,7 +552,7 @@ fn report(db: &Path, a: ReportArgs) -> anyhow::Result<()> {
 
 fn get(db: &Path, a: GetArgs) -> anyhow::Result<()> {
     if let Some(out) = &a.output {
-        let inputs = crate::commands::record::database_files(db);
+        let inputs = crate::session::history::database_files(db);
         let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
         prepare(out, "--output", Replace::from_force(a.force), &inputs)?;
     }
@@ -559,7 +562,7 @@ fn get(db: &Path, a: GetArgs) -> anyhow::Result<()> {
         None => None,
     };
     let store = History::open(db, Open::Existing)?;
-    let (_, json) = query::run_json(store.conn(), &a.run)?;
+    let (_, json) = query::stored_run(store.conn(), &a.run)?;
     crate::output::write_text(a.output.as_deref(), &json, a.force)
 }
 

@@ -24,7 +24,7 @@ pub struct Args {
     #[arg(long)]
     pub force: bool,
     #[command(flatten)]
-    pub history: crate::commands::record::HistoryFlags,
+    pub history: crate::session::history::HistoryFlags,
 }
 
 pub fn execute(args: Args) -> anyhow::Result<()> {

@@ -14,11 +14,10 @@ use crate::disk::schedule::{self, Planned};
 use crate::disk::{EngineChoice, EngineKind, Placement, TestDir, TestFile};
 use crate::error::usage;
 use crate::fio::jobfile::{self, lower, Env, FileSystem, JobFile};
-use crate::recorder::Recorder;
-use crate::result::{
-    DiskMeasurement, JobFileRecord, JobFileText, JobInfo, Measurement, Run, RunStatus,
-};
-use std::path::Path;
+use crate::result::{DiskMeasurement, JobFileRecord, JobFileText, JobInfo, Measurement};
+use crate::session::recorder::Recorder;
+use crate::session::{self, Session};
+use std::path::{Path, PathBuf};
 
 /// Reads the job file and lowers it; every problem is a usage error.
 pub fn plan(args: &Args, path: &Path) -> anyhow::Result<(JobFile, lower::Plan)> {
@@ -48,31 +47,18 @@ pub fn execute(args: &Args, path: &Path) -> anyhow::Result<()> {
     // directory, and every file's room are checked before any file exists.
     check_memory(&file, &plan)?;
     let dirs = open_dirs(&file, &plan)?;
-    let mut run = Run::of_this_process();
-    run.label = args.label.clone();
-    run.host = crate::host::collect(Some(&plan.files[0].dir));
+    let mut run = session::new_run(args.label.clone(), Some(&plan.files[0].dir));
     run.job_file = Some(record(&file, &plan, &args.section));
     run.notes.extend(plan.ignored.iter().cloned());
     for d in &dirs {
-        for w in d.warnings() {
-            eprintln!("candor: warning: {w}");
-            run.notes.push(w.clone());
-        }
+        session::warn_about(d);
+        run.notes.extend(d.warnings().iter().cloned());
     }
-    let mut recorder = {
-        // The job file and its includes are inputs too.
-        let mut inputs = args.history.inputs();
-        inputs.extend(file.files.iter().map(|f| std::path::PathBuf::from(&f.path)));
-        Recorder::create(run, args.output.as_deref(), "--output", args.force, &inputs)?
-    };
-    if let Err(e) = measure(&plan, &dirs, &mut recorder) {
-        return Err(recorder.stop(e));
-    }
-    recorder.finish(RunStatus::Complete)?;
-    let run = recorder.into_run();
-    let printed = crate::output::write_text(None, &crate::report::render(&run, args.format), false);
-    args.history.record(&run, args.output.as_deref(), false);
-    printed
+    // The job file and its includes are inputs too.
+    let inputs: Vec<PathBuf> = file.files.iter().map(|f| PathBuf::from(&f.path)).collect();
+    let mut session = Session::start(run, &args.out, Some(&args.history), &inputs)?;
+    session.measure(|recorder| measure(&plan, &dirs, recorder))?;
+    session.finish(|run| crate::report::render(run, args.format))
 }
 
 /// The jobs' buffers, all at once, must fit in half the available memory

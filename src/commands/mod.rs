@@ -15,7 +15,6 @@ pub mod import;
 pub mod jobfile;
 pub mod memory;
 pub mod os;
-pub mod record;
 pub mod report;
 pub mod run;
 pub mod sweep;

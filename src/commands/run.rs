@@ -10,9 +10,11 @@ use crate::battery::runner::{self, Outcome};
 use crate::battery::{groups, ControlRequest, Plan, Preset};
 use crate::disk::TestDir;
 use crate::error::usage;
-use crate::recorder::Recorder;
 use crate::report::Format;
 use crate::result::{Run, RunStatus};
+use crate::session::history::HistoryFlags;
+use crate::session::recorder::Recorder;
+use crate::session::{self, Session};
 use crate::units::{parse_duration, parse_size};
 use anyhow::Context;
 use std::path::{Path, PathBuf};
@@ -76,7 +78,7 @@ pub struct Args {
     #[arg(long, short)]
     pub quiet: bool,
     #[command(flatten)]
-    pub history: crate::commands::record::HistoryFlags,
+    pub history: crate::session::history::HistoryFlags,
     /// Started by `candor fleet` over ssh (no terminal): progress lines on
     /// stderr all the same, the process id announced first (the controller
     /// removes a killed run's test files by it), and the run stopped as by
@@ -159,19 +161,24 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
         eprintln!("{}{}", crate::fleet::AGENT_PID_PREFIX, std::process::id());
         crate::cancel::stop_when_stdin_closes();
     }
+    // A fleet's hosts keep no history: the controller adds the Runs it fetches.
+    let history = (!args.fleet_agent).then_some(&args.history);
     // The recorder holds the Run's lock: no other candor writes it until we return.
-    let (plan, mut recorder, test_dir) = match &args.resume {
-        Some(file) => resume(&args, file)?,
-        None => start(&args)?,
+    let (plan, session, test_dir) = match &args.resume {
+        Some(file) => resume(&args, file, history)?,
+        None => start(&args, history)?,
     };
-    let mut backend = crate::battery::engines::Engines::new(test_dir).continuing(recorder.run());
+    let mut session = session.quiet(args.quiet);
+    let mut backend =
+        crate::battery::engines::Engines::new(test_dir).continuing(session.recorder().run());
     let mut progress = if args.fleet_agent {
         crate::battery::progress::Progress::new(!args.quiet)
     } else {
         crate::battery::progress::Progress::for_terminal(args.quiet)
     };
-    let outcome = runner::execute(&plan, &mut recorder, &mut backend, &mut progress)?;
+    let outcome = runner::execute(&plan, session.recorder(), &mut backend, &mut progress)?;
     drop(backend);
+    let recorder = session.recorder();
     let output = recorder.output().map(Path::to_path_buf).unwrap_or_default();
     if !args.quiet {
         eprintln!(
@@ -182,14 +189,7 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     }
     match outcome {
         Outcome::Complete => {
-            let run = recorder.into_run();
-            let printed =
-                crate::output::write_text(None, &crate::report::render(&run, args.format), false);
-            // A fleet's hosts keep no history: the controller adds the Runs it fetches.
-            if !args.fleet_agent {
-                args.history.record(&run, Some(&output), args.quiet);
-            }
-            printed
+            session.print_and_record(|run| crate::report::render(run, args.format))
         }
         Outcome::Interrupted(i) => {
             if !args.quiet {
@@ -205,13 +205,9 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
 }
 
 /// A new battery: flags, host facts, plan, a new Run file.
-fn start(args: &Args) -> anyhow::Result<(Plan, Recorder, TestDir)> {
+fn start(args: &Args, history: Option<&HistoryFlags>) -> anyhow::Result<(Plan, Session, TestDir)> {
     let (preset, flags) = parse_flags(args)?;
-    let dir = args
-        .dir
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("/var/tmp"));
-    let test_dir = TestDir::open(&dir)?;
+    let test_dir = TestDir::open(&session::test_dir_or_default(args.dir.as_deref()))?;
     let host = crate::host::collect(Some(test_dir.path()));
     let env = Environment {
         dir: test_dir.path().display().to_string(),
@@ -247,22 +243,25 @@ fn start(args: &Args) -> anyhow::Result<(Plan, Recorder, TestDir)> {
             skipped.reason
         ));
     }
-    let recorder = Recorder::create(
+    // The history database is an input, whether or not this Run goes there.
+    let session = Session::start_at(
         run,
         Some(&output),
-        "--output",
         args.force,
+        history,
         &args.history.inputs(),
     )?;
     // Said once this candor is sure to run (another may hold the Run).
-    for w in test_dir.warnings() {
-        eprintln!("candor: warning: {w}");
-    }
-    Ok((plan, recorder, test_dir))
+    session::warn_about(&test_dir);
+    Ok((plan, session, test_dir))
 }
 
 /// An interrupted battery: its Run, its plan, the same file.
-fn resume(args: &Args, file: &Path) -> anyhow::Result<(Plan, Recorder, TestDir)> {
+fn resume(
+    args: &Args,
+    file: &Path,
+    history: Option<&HistoryFlags>,
+) -> anyhow::Result<(Plan, Session, TestDir)> {
     let given: Vec<&str> = [
         ("--preset", args.preset.is_some()),
         ("--dir", args.dir.is_some()),
@@ -327,11 +326,9 @@ fn resume(args: &Args, file: &Path) -> anyhow::Result<(Plan, Recorder, TestDir)>
     // Opening the directory removes the test files the interrupted run left.
     let test_dir = TestDir::open(Path::new(&plan.dir))
         .with_context(|| format!("--resume {}: the Run's test directory", file.display()))?;
-    for w in test_dir.warnings() {
-        eprintln!("candor: warning: {w}");
-    }
+    session::warn_about(&test_dir);
     recorder.run_mut().notes.extend(test_dir.notes().cloned());
-    Ok((plan, recorder, test_dir))
+    Ok((plan, Session::of(recorder, history), test_dir))
 }
 
 /// `candor-<hostname>-<20261130T064950Z>.json`, with the hostname made safe for a file name.
@@ -344,7 +341,7 @@ pub fn default_output_name(hostname: Option<&str>, rfc3339: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::battery::Group;
+    use crate::battery::BatteryGroup;
 
     fn args() -> Args {
         Args::default()
@@ -367,7 +364,7 @@ mod tests {
         assert_eq!(o.runtime, Some(Duration::from_secs(2)));
         assert_eq!(o.size, Some(256 << 20));
         assert_eq!(o.control, Some(ControlRequest::Off));
-        assert_eq!(o.only, Some(vec![Group::Disk, Group::Cpu]));
+        assert_eq!(o.only, Some(vec![BatteryGroup::Disk, BatteryGroup::Cpu]));
         let (preset, o) = parse_flags(&args()).unwrap();
         assert_eq!(preset, Preset::Standard);
         assert!(o.passes.is_none() && o.only.is_none());

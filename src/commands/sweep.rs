@@ -14,9 +14,10 @@
 
 use crate::disk::{self, JobSpec, Rw, TestDir, TestFile};
 use crate::error::usage;
-use crate::recorder::Recorder;
 use crate::report::Format;
-use crate::result::{Measurement, Run, RunStatus};
+use crate::result::Measurement;
+use crate::session::recorder::Recorder;
+use crate::session::{self, Session};
 use crate::units::{block_label, parse_duration, parse_size};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -41,7 +42,7 @@ pub const SWEEP_SEQ_DEPTHS: [u32; 2] = [1, 8];
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Directory for the test file (tmpfs and ramfs are refused).
-    #[arg(long, default_value = "/var/tmp")]
+    #[arg(long, default_value = crate::session::DEFAULT_TEST_DIR)]
     pub dir: PathBuf,
     /// Measured time per point (e.g. 2s, 500ms). Limiters enforce their
     /// rate over windows: under a cgroup write throttle single seconds came
@@ -55,12 +56,8 @@ pub struct Args {
     /// Size of the test file (e.g. 256M, 1G).
     #[arg(long, default_value = "256M")]
     pub size: String,
-    /// Write the Run (JSON) here, rewritten after every point.
-    #[arg(long, short = 'o', value_name = "FILE")]
-    pub output: Option<PathBuf>,
-    /// Replace FILE if it exists (candor never overwrites a file otherwise).
-    #[arg(long)]
-    pub force: bool,
+    #[command(flatten)]
+    pub out: crate::session::OutputFlags,
     /// Output on stdout: text (the points, the caps and the findings), or a
     /// report: md, csv, json (the Run), html.
     #[arg(long, value_enum, default_value = "text")]
@@ -69,7 +66,7 @@ pub struct Args {
     #[arg(long)]
     pub seed: Option<u64>,
     #[command(flatten)]
-    pub history: crate::commands::record::HistoryFlags,
+    pub history: crate::session::history::HistoryFlags,
 }
 
 /// The sweep's jobs in the order they run: random read, random write (each
@@ -158,35 +155,20 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     }
     let dir = TestDir::open(&args.dir)?;
 
-    let mut run = Run::of_this_process();
-    run.host = crate::host::collect(Some(dir.path()));
+    let mut run = session::new_run(None, Some(dir.path()));
     run.plan = Some(plan_json(&jobs, dir.path()));
     run.notes.extend(dir.notes().cloned());
-    let mut recorder = Recorder::create(
-        run,
-        args.output.as_deref(),
-        "--output",
-        args.force,
-        &args.history.inputs(),
-    )?;
-    // Said once this candor is sure to run (another may hold the Run).
-    for w in dir.warnings() {
-        eprintln!("candor: warning: {w}");
-    }
-    if let Err(e) = measure(&dir, &jobs, size, seed, &mut recorder) {
-        return Err(recorder.stop(e));
-    }
-    recorder.run_mut().notes.dedup();
-    let saved = recorder.finish(RunStatus::Complete);
-    // The figures are printed even when the Run file could not take them.
-    let run = recorder.into_run();
-    let text = match args.format {
-        Format::Text => crate::report::sweep_text(&run),
-        other => crate::report::render(&run, other),
-    };
-    let printed = crate::output::write_text(None, &text, false);
-    args.history.record(&run, args.output.as_deref(), false);
-    printed.and(saved)
+    let mut session = Session::start(run, &args.out, Some(&args.history), &[])?;
+    session::warn_about(&dir);
+    session.measure(|recorder| {
+        measure(&dir, &jobs, size, seed, recorder)?;
+        recorder.run_mut().notes.dedup();
+        Ok(())
+    })?;
+    session.finish(|run| match args.format {
+        Format::Text => crate::report::sweep_text(run),
+        other => crate::report::render(run, other),
+    })
 }
 
 /// Runs the points one after another on one test file, each saved as it finishes.

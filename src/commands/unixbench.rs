@@ -4,9 +4,9 @@
 
 use super::compute::parse_runtime;
 use crate::compute::unixbench::{self, catalogue, Options, Test};
-use crate::recorder::Recorder;
 use crate::report::Format;
-use crate::result::{Measurement, Run, RunStatus};
+use crate::result::Measurement;
+use crate::session::{self, Session};
 use std::path::PathBuf;
 
 /// Flags of `candor unixbench`.
@@ -33,12 +33,8 @@ pub struct Args {
     /// What to print on stdout: `text` or `json` (the Run).
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
-    /// Also write the Run (JSON) to FILE, atomically.
-    #[arg(long, short = 'o', value_name = "FILE")]
-    pub output: Option<PathBuf>,
-    /// Replace FILE if it exists.
-    #[arg(long)]
-    pub force: bool,
+    #[command(flatten)]
+    pub out: crate::session::OutputFlags,
 }
 
 /// `--copies`: a positive number or `all`; None: 1 then all (once on 1 CPU).
@@ -93,10 +89,7 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
             "--format: unixbench prints text or json",
         ));
     }
-    let dir = args
-        .dir
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("/var/tmp"));
+    let dir = session::test_dir_or_default(args.dir.as_deref());
     if !dir.is_dir() {
         return Err(crate::error::usage(format!(
             "--dir {}: not a directory",
@@ -111,8 +104,7 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
         dir: dir.clone(),
     };
 
-    let mut run = Run::of_this_process();
-    run.host = crate::host::collect(Some(&dir));
+    let mut run = session::new_run(None, Some(&dir));
     run.plan = Some(serde_json::json!({
         "group": "unixbench",
         "copies": options.copies,
@@ -121,7 +113,7 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
         "iterations": options.iterations,
         "dir": dir.display().to_string(),
     }));
-    let mut recorder = Recorder::create(run, args.output.as_deref(), "--output", args.force, &[])?;
+    let mut session = Session::start(run, &args.out, None, &[])?;
     if args.format == Format::Text && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
         eprintln!(
             "candor unixbench: {} tests x {} copy counts (about {})",
@@ -130,11 +122,8 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
             crate::units::fmt_duration(options.planned())
         );
     }
-    let (measurements, not_run) = match unixbench::run(&options) {
-        Ok(r) => r,
-        Err(e) => return Err(recorder.stop(e)),
-    };
-    {
+    session.measure(|recorder| {
+        let (measurements, not_run) = unixbench::run(&options)?;
         let run = recorder.run_mut();
         run.measurements = measurements
             .into_iter()
@@ -156,15 +145,12 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
                     .collect(),
             );
         }
-    }
-    let saved = recorder.finish(RunStatus::Complete);
-    let run = recorder.into_run();
-    let text = match args.format {
-        Format::Json => crate::report::render(&run, Format::Json),
-        _ => crate::report::unixbench_text(&run),
-    };
-    crate::output::write_text(None, &text, false)?;
-    saved
+        Ok(())
+    })?;
+    session.finish(|run| match args.format {
+        Format::Json => crate::report::render(run, Format::Json),
+        _ => crate::report::unixbench_text(run),
+    })
 }
 
 #[cfg(test)]

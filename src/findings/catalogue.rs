@@ -4,9 +4,8 @@
 //! their current values. Ids are a contract: add, never rename.
 
 use super::{
-    cache, caps, cpu_bound, cross, host, jobfile, limiter, round, series, stability, stack,
+    cache, caps, cpu_bound, cross, drift, host, jobfile, limiter, round, series, stability, stack,
 };
-use crate::history::drift;
 use crate::result::Severity;
 
 /// One catalogued finding.

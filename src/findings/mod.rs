@@ -18,6 +18,7 @@ mod catalogue;
 mod claims;
 mod cpu_bound;
 mod cross;
+pub mod drift;
 mod file;
 mod host;
 mod jobfile;

@@ -30,28 +30,13 @@
 use super::figures::{figures, Figure, Key, Metric};
 use super::query;
 use super::History;
+use crate::findings::drift::{
+    DRIFT_FLOOR_COMPUTE, DRIFT_FLOOR_DISK, DRIFT_MAD_K, DRIFT_MIN_EARLIER, DRIFT_WINDOW,
+};
 use crate::findings::{checked, not_checked, round_to};
 use crate::result::{median, Finding, Run};
 use serde_json::json;
 
-/// Earlier Runs of a workload needed before drift is judged: with one or
-/// two, the odd one out may be one of them, and the range means nothing.
-pub const DRIFT_MIN_EARLIER: usize = 3;
-/// How many of the host's most recent earlier Runs a figure is compared
-/// with. A host followed for years is judged against what it has been
-/// lately: a provider that improved threefold last year is not compared
-/// with its old self, and a lasting change becomes the usual after ten Runs.
-pub const DRIFT_WINDOW: usize = 10;
-/// The least noise allowed for a disk figure, as a fraction of the earlier
-/// median. A shared VM's disk moves by 10-50 % within minutes
-/// (BENCHMARKS.md, alternated pairs); 10 % beyond the earlier range is the
-/// smallest change worth a warning when the earlier Runs agreed closely.
-pub const DRIFT_FLOOR_DISK: f64 = 0.10;
-/// The same floor for compute figures: a CPU, memory or crypto rate of one
-/// machine repeats within a few percent unless something changed.
-pub const DRIFT_FLOOR_COMPUTE: f64 = 0.05;
-/// Robust standard deviations of noise beyond the earlier range.
-pub const DRIFT_MAD_K: f64 = 3.0;
 /// The median absolute deviation times this estimates a normal standard deviation.
 const MAD_TO_SIGMA: f64 = 1.4826;
 
@@ -206,7 +191,7 @@ pub struct Judged<'a> {
 /// finding per key figure that left its range; one not-checked finding per
 /// id listing the figures with too few earlier Runs. `host_changed` goes
 /// into the evidence of each finding.
-pub fn findings_of(
+pub fn drift_findings(
     host: &str,
     judged: &[Judged],
     host_changed: &serde_json::Map<String, serde_json::Value>,
@@ -359,7 +344,7 @@ pub fn for_run(history: &History, run: &Run, host: Option<&str>) -> anyhow::Resu
         },
         None => Default::default(),
     };
-    Ok(findings_of(&name, &judged, &changed))
+    Ok(drift_findings(&name, &judged, &changed))
 }
 
 #[cfg(test)]

@@ -1,14 +1,14 @@
-//! `candor history export`: one row per figure with its host, time and
-//! workload key, for spreadsheets, pandas, ClickHouse or BigQuery. CSV (a
-//! header, RFC 4180 quoting) or NDJSON (one JSON object per line, the same
-//! names). Streamed row by row: a history of ten thousand Runs exports
-//! without holding it in memory. Rows come in primary-key order: host by
-//! host, workload by workload, each in time order (a Run's metrics together).
+//! `candor history export`'s rows: one per figure with its host, time and
+//! workload key, for spreadsheets, pandas, ClickHouse or BigQuery (laid out
+//! as CSV or NDJSON by `report::figure_rows`). Streamed row by row: a
+//! history of ten thousand Runs exports without holding it in memory. Rows
+//! come in primary-key order: host by host, workload by workload, each in
+//! time order (a Run's metrics together).
 
 use super::figures::Key;
 use super::query::Filter;
 use rusqlite::Connection;
-use std::io::Write;
+use serde_json::Value;
 
 /// The export's columns, in order. A contract with outside scripts: append only.
 pub const COLUMNS: [&str; 20] = [
@@ -34,20 +34,15 @@ pub const COLUMNS: [&str; 20] = [
     "key_figure",
 ];
 
-/// CSV or NDJSON.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ExportFormat {
-    Csv,
-    /// Newline-delimited JSON: one object per figure.
-    Ndjson,
-}
+/// One figure: the values of `COLUMNS`, in order (null where unknown).
+pub type Row = [Value; 20];
 
-/// Writes every figure of the Runs that pass `filter`; returns the number of rows.
-pub fn export(
+/// Hands every figure of the Runs that pass `filter` to `each`, in order;
+/// returns the number of rows.
+pub fn each_figure(
     conn: &Connection,
     filter: &Filter,
-    format: ExportFormat,
-    out: &mut dyn Write,
+    each: &mut dyn FnMut(&Row) -> anyhow::Result<()>,
 ) -> anyhow::Result<u64> {
     let (clause, values) = filter.sql();
     let sql = format!(
@@ -60,12 +55,8 @@ pub fn export(
     );
     let mut stmt = conn.prepare(&sql)?;
     let mut rows = stmt.query(rusqlite::params_from_iter(values))?;
-    if format == ExportFormat::Csv {
-        writeln!(out, "{}", COLUMNS.join(","))?;
-    }
     let mut n = 0u64;
     while let Some(r) = rows.next()? {
-        use serde_json::Value;
         let text = |i: usize| -> rusqlite::Result<Value> {
             Ok(r.get::<_, Option<String>>(i)?
                 .map_or(Value::Null, Value::String))
@@ -75,7 +66,7 @@ pub fn export(
             Key::Felt => "felt",
             Key::Other => "",
         };
-        let cells: [Value; 20] = [
+        let cells: Row = [
             text(0)?,
             text(1)?,
             text(2)?,
@@ -97,25 +88,7 @@ pub fn export(
             (r.get::<_, i64>(18)? != 0).into(),
             key.into(),
         ];
-        match format {
-            ExportFormat::Csv => {
-                let line: Vec<String> = cells
-                    .iter()
-                    .map(|c| match c {
-                        Value::Null => String::new(),
-                        Value::String(s) => crate::report::csv_field(s),
-                        other => other.to_string(),
-                    })
-                    .collect();
-                writeln!(out, "{}", line.join(","))?;
-            }
-            ExportFormat::Ndjson => {
-                let object: serde_json::Map<String, Value> =
-                    COLUMNS.iter().map(|c| c.to_string()).zip(cells).collect();
-                serde_json::to_writer(&mut *out, &object)?;
-                out.write_all(b"\n")?;
-            }
-        }
+        each(&cells)?;
         n += 1;
     }
     Ok(n)

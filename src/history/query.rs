@@ -3,9 +3,10 @@
 //! stands. Every query uses an index: a trend is one range scan of the
 //! `figures` table's primary key (series, time).
 
-use super::drift::{assess, Assessment, Facts, DRIFT_WINDOW};
+use super::drift::{assess, Assessment, Facts};
 use super::figures::{Key, Metric};
 use crate::error::usage;
+use crate::findings::drift::DRIFT_WINDOW;
 use rusqlite::{params, Connection, OptionalExtension};
 
 /// A host and its Runs' extent.
@@ -498,7 +499,7 @@ pub fn standings(conn: &Connection, host: &HostRow) -> rusqlite::Result<Vec<Stan
 
 /// The stored JSON of the Run whose hash starts with `prefix` (at least 6
 /// hex digits), exactly as it was added. A usage error when none or several match.
-pub fn run_json(conn: &Connection, prefix: &str) -> anyhow::Result<(String, String)> {
+pub fn stored_run(conn: &Connection, prefix: &str) -> anyhow::Result<(String, String)> {
     let p = prefix.trim().to_ascii_lowercase();
     if p.len() < 6 || !p.chars().all(|c| c.is_ascii_hexdigit()) {
         return Err(usage(format!(
@@ -543,7 +544,7 @@ pub fn latest_run(conn: &Connection, host: &HostRow) -> rusqlite::Result<Option<
 }
 
 /// The stored findings of the Run with this hash, in their order.
-pub fn findings_of(conn: &Connection, hash: &str) -> rusqlite::Result<Vec<FindingRow>> {
+pub fn stored_findings(conn: &Connection, hash: &str) -> rusqlite::Result<Vec<FindingRow>> {
     let mut stmt = conn.prepare(
         "SELECT f.id, f.severity, f.status, f.subject, f.verdict FROM findings f JOIN runs r ON r.id = f.run_id
          WHERE r.hash = ?1 ORDER BY f.seq",

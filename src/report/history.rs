@@ -252,8 +252,8 @@ pub fn show_text(view: &HostView) -> String {
         let _ = writeln!(
             out,
             "\n  earlier: this host's last {} Runs of the test before the latest one; usual range: their\n  min–max, odd ones left out. drift: regressed or improved when the latest figure leaves it by\n  more than the noise (candor explain regressed); not judged with fewer than {} earlier Runs.",
-            crate::history::drift::DRIFT_WINDOW,
-            crate::history::drift::DRIFT_MIN_EARLIER
+            crate::findings::drift::DRIFT_WINDOW,
+            crate::findings::drift::DRIFT_MIN_EARLIER
         );
     }
     if let Some(r) = view.latest {

@@ -35,8 +35,8 @@ pub fn history_html(db: &Path, sections: &[HostSection]) -> String {
         sections.len(),
         runs,
         esc(&db.display().to_string()),
-        crate::history::drift::DRIFT_WINDOW,
-        crate::history::drift::DRIFT_MIN_EARLIER
+        crate::findings::drift::DRIFT_WINDOW,
+        crate::findings::drift::DRIFT_MIN_EARLIER
     );
     body.push_str("<h2>Hosts</h2>\n<div class=\"scroll\"><table class=\"hosts\"><tr><th>host</th><th>Runs</th><th>first</th><th>last</th><th>regressed</th><th>improved</th><th>facts</th></tr>\n");
     for (i, s) in sections.iter().enumerate() {

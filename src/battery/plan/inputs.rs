@@ -1,7 +1,7 @@
 //! What a plan is built from besides the preset: the user's flags that
 //! override its values, and the few facts about the machine it needs.
 
-use super::super::groups::Group;
+use super::super::groups::BatteryGroup;
 use super::super::presets::ControlRequest;
 use std::time::Duration;
 
@@ -15,8 +15,8 @@ pub struct Overrides {
     pub size: Option<u64>,
     pub control: Option<ControlRequest>,
     pub compute_runtime: Option<Duration>,
-    pub only: Option<Vec<Group>>,
-    pub skip: Vec<Group>,
+    pub only: Option<Vec<BatteryGroup>>,
+    pub skip: Vec<BatteryGroup>,
 }
 
 /// What the plan needs to know about the machine and this build.
@@ -31,7 +31,7 @@ pub struct Environment {
     /// The free space every test file must leave (`disk::space_margin`).
     pub margin_bytes: u64,
     /// Groups this build cannot run, with the reason.
-    pub unavailable: Vec<(Group, String)>,
+    pub unavailable: Vec<(BatteryGroup, String)>,
     /// The random seed of this run (offsets and payloads).
     pub seed: u64,
 }

@@ -20,7 +20,7 @@ pub use control::{control_size, ControlDecision, ControlPlan, CONTROL_RULE, MIN_
 pub use inputs::{Environment, Overrides};
 pub use steps::{disk_key, measurement_key, Step};
 
-use super::groups::Group;
+use super::groups::BatteryGroup;
 use super::presets::{ControlRequest, Preset};
 use super::profiles::{self, DiskTest};
 use crate::units::{fmt_bytes, fmt_duration};
@@ -59,7 +59,7 @@ pub struct Plan {
     /// The control series.
     pub control: ControlPlan,
     /// Groups that run, in order.
-    pub groups_run: Vec<Group>,
+    pub groups_run: Vec<BatteryGroup>,
     /// Groups that do not run, and why.
     pub groups_skipped: Vec<SkippedGroup>,
     /// Random seed for the files' contents and the jobs' offsets.
@@ -69,7 +69,7 @@ pub struct Plan {
 /// A group that does not run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SkippedGroup {
-    pub group: Group,
+    pub group: BatteryGroup,
     pub reason: String,
 }
 
@@ -124,12 +124,14 @@ impl Plan {
         }
 
         // Which groups were asked for, and why the others were not.
-        let asked: Vec<Group> = flags.only.clone().unwrap_or_else(|| v.groups.to_vec());
+        let asked: Vec<BatteryGroup> = flags.only.clone().unwrap_or_else(|| v.groups.to_vec());
         let mut groups_run = Vec::new();
         let mut groups_skipped = Vec::new();
-        let mut skip =
-            |group: Group, reason: String| groups_skipped.push(SkippedGroup { group, reason });
-        let wants_disk = asked.contains(&Group::Disk) && !flags.skip.contains(&Group::Disk);
+        let mut skip = |group: BatteryGroup, reason: String| {
+            groups_skipped.push(SkippedGroup { group, reason })
+        };
+        let wants_disk =
+            asked.contains(&BatteryGroup::Disk) && !flags.skip.contains(&BatteryGroup::Disk);
         if wants_disk {
             if let Some(free) = env.free_bytes {
                 if size.saturating_add(env.margin_bytes) > free {
@@ -158,7 +160,7 @@ impl Plan {
             seq_share: None,
         };
 
-        for group in Group::ALL {
+        for group in BatteryGroup::ALL {
             if flags.skip.contains(&group) {
                 skip(group, "--skip".to_string());
                 continue;
@@ -176,7 +178,7 @@ impl Plan {
                 skip(group, why.clone());
                 continue;
             }
-            if group == Group::Control {
+            if group == BatteryGroup::Control {
                 if !disk_tests.iter().any(|t| t.is_read_only()) {
                     skip(group, "no read test in the selected profiles".to_string());
                     continue;
@@ -208,13 +210,13 @@ impl Plan {
             }
             groups_run.push(group);
         }
-        if !groups_run.contains(&Group::Control) && control.reason.is_none() {
+        if !groups_run.contains(&BatteryGroup::Control) && control.reason.is_none() {
             control.reason = groups_skipped
                 .iter()
-                .find(|s| s.group == Group::Control)
+                .find(|s| s.group == BatteryGroup::Control)
                 .map(|s| s.reason.clone());
         }
-        if groups_run.contains(&Group::Control) {
+        if groups_run.contains(&BatteryGroup::Control) {
             let seq_tests = disk_tests
                 .iter()
                 .filter(|t| t.is_read_only() && !t.rw.is_random())
@@ -251,7 +253,7 @@ impl Plan {
         })
     }
 
-    pub fn runs(&self, group: Group) -> bool {
+    pub fn runs(&self, group: BatteryGroup) -> bool {
         self.groups_run.contains(&group)
     }
 
@@ -299,7 +301,7 @@ mod tests {
         assert_eq!(p.passes, 1);
         assert_eq!(p.disk_tests.len(), 11);
         assert!(p.runtime() + p.ramp() <= Duration::from_secs(5));
-        assert!(!p.runs(Group::Control));
+        assert!(!p.runs(BatteryGroup::Control));
         assert!(p
             .control
             .reason
@@ -316,7 +318,7 @@ mod tests {
     fn standard_and_full_presets() {
         let s = Plan::build(Preset::Standard, &Overrides::default(), &big()).unwrap();
         assert_eq!(s.passes, 3);
-        assert!(s.runs(Group::Control));
+        assert!(s.runs(BatteryGroup::Control));
         assert_eq!(s.control.size, Some(16 * GIB));
         // Two sequential read tests in three passes share the control file.
         assert_eq!(s.control.seq_share, Some(16 * GIB / 6 / MIB * MIB));
@@ -327,11 +329,14 @@ mod tests {
         );
         let peak = Plan::build(Preset::Peak, &Overrides::default(), &big()).unwrap();
         assert_eq!(peak.disk_tests.len(), 4);
-        assert_eq!(peak.groups_run, vec![Group::Disk, Group::Control]);
+        assert_eq!(
+            peak.groups_run,
+            vec![BatteryGroup::Disk, BatteryGroup::Control]
+        );
         let cpu = peak
             .groups_skipped
             .iter()
-            .find(|s| s.group == Group::Cpu)
+            .find(|s| s.group == BatteryGroup::Cpu)
             .unwrap();
         assert_eq!(cpu.reason, "not part of the peak preset");
     }
@@ -346,8 +351,12 @@ mod tests {
             size: Some(256 * MIB),
             control: Some(ControlRequest::Size(GIB)),
             compute_runtime: Some(Duration::from_millis(500)),
-            only: Some(vec![Group::Disk, Group::Control, Group::Cpu]),
-            skip: vec![Group::Cpu],
+            only: Some(vec![
+                BatteryGroup::Disk,
+                BatteryGroup::Control,
+                BatteryGroup::Cpu,
+            ]),
+            skip: vec![BatteryGroup::Cpu],
         };
         let p = Plan::build(Preset::Full, &flags, &big()).unwrap();
         assert_eq!(p.passes, 5);
@@ -357,7 +366,10 @@ mod tests {
         assert_eq!(p.size, 256 * MIB);
         assert_eq!(p.control.size, Some(GIB));
         assert_eq!(p.compute_runtime(), Duration::from_millis(500));
-        assert_eq!(p.groups_run, vec![Group::Disk, Group::Control]);
+        assert_eq!(
+            p.groups_run,
+            vec![BatteryGroup::Disk, BatteryGroup::Control]
+        );
         assert_eq!(p.overridden.len(), 9);
         let reason = |g| {
             &p.groups_skipped
@@ -366,8 +378,8 @@ mod tests {
                 .unwrap()
                 .reason
         };
-        assert_eq!(reason(Group::Cpu), "--skip");
-        assert_eq!(reason(Group::Memory), "not in --only");
+        assert_eq!(reason(BatteryGroup::Cpu), "--skip");
+        assert_eq!(reason(BatteryGroup::Memory), "not in --only");
         // The quick preset gains a control series when asked for one.
         let q = Plan::build(
             Preset::Quick,
@@ -378,7 +390,7 @@ mod tests {
             &big(),
         )
         .unwrap();
-        assert!(q.runs(Group::Control));
+        assert!(q.runs(BatteryGroup::Control));
     }
 
     #[test]
@@ -410,8 +422,8 @@ mod tests {
         })
         .contains("does not fit"));
         let e = build(Overrides {
-            only: Some(vec![Group::Cpu]),
-            skip: vec![Group::Cpu],
+            only: Some(vec![BatteryGroup::Cpu]),
+            skip: vec![BatteryGroup::Cpu],
             ..Default::default()
         });
         assert!(e.starts_with("nothing to run: disk (not in --only)"), "{e}");
@@ -428,11 +440,11 @@ mod tests {
     #[test]
     fn unavailable_groups_are_listed() {
         let mut env = big();
-        env.unavailable = vec![(Group::Crypto, "not built".into())];
+        env.unavailable = vec![(BatteryGroup::Crypto, "not built".into())];
         let p = Plan::build(Preset::Quick, &Overrides::default(), &env).unwrap();
-        assert!(!p.runs(Group::Crypto));
+        assert!(!p.runs(BatteryGroup::Crypto));
         assert!(p.groups_skipped.contains(&SkippedGroup {
-            group: Group::Crypto,
+            group: BatteryGroup::Crypto,
             reason: "not built".into()
         }));
     }
@@ -442,7 +454,11 @@ mod tests {
         let flags = Overrides {
             passes: Some(2),
             control: Some(ControlRequest::Size(8 * GIB)),
-            only: Some(vec![Group::Disk, Group::Control, Group::Cpu]),
+            only: Some(vec![
+                BatteryGroup::Disk,
+                BatteryGroup::Control,
+                BatteryGroup::Cpu,
+            ]),
             ..Overrides::default()
         };
         let p = Plan::build(Preset::Peak, &flags, &big()).unwrap();
@@ -491,7 +507,7 @@ mod tests {
             &machine(24 * GIB, 5 * GIB),
         )
         .unwrap();
-        assert!(!p.runs(Group::Control));
+        assert!(!p.runs(BatteryGroup::Control));
         assert!(p
             .control
             .reason
@@ -501,7 +517,7 @@ mod tests {
         let skipped = p
             .groups_skipped
             .iter()
-            .find(|s| s.group == Group::Control)
+            .find(|s| s.group == BatteryGroup::Control)
             .unwrap();
         assert_eq!(Some(&skipped.reason), p.control.reason.as_ref());
     }

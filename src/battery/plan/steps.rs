@@ -3,7 +3,7 @@
 //! the key of the measurement it produced: that is how `--resume` knows
 //! what is done.
 
-use super::super::groups::Group;
+use super::super::groups::BatteryGroup;
 use super::Plan;
 use crate::result::FileRole;
 use std::time::Duration;
@@ -37,7 +37,7 @@ impl Plan {
     pub fn steps(&self) -> Vec<Step> {
         let mut steps = Vec::new();
         for pass in 1..=self.passes {
-            if self.runs(Group::Disk) {
+            if self.runs(BatteryGroup::Disk) {
                 for test in 0..self.disk_tests.len() {
                     steps.push(Step::Disk {
                         pass,
@@ -46,7 +46,7 @@ impl Plan {
                     });
                 }
             }
-            if self.runs(Group::Control) {
+            if self.runs(BatteryGroup::Control) {
                 for (test, t) in self.disk_tests.iter().enumerate() {
                     if t.is_read_only() {
                         steps.push(Step::Disk {
@@ -113,7 +113,7 @@ impl Plan {
                     | (*role == FileRole::Control) as u64
             }
             Step::Compute { pass, group } => {
-                (u64::from(*pass) << 32) | (Group::from(*group) as u64) << 16
+                (u64::from(*pass) << 32) | (BatteryGroup::from(*group) as u64) << 16
             }
         };
         crate::seed::splitmix64(self.seed ^ salt)
