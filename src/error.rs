@@ -45,8 +45,40 @@ pub fn printable(text: &str) -> String {
         .collect()
 }
 
+/// `text` safe to print on a terminal as it is laid out: line breaks and
+/// tabs stay, every other control character (ESC, BEL, DEL, the C1 controls
+/// such as U+009B, a one-character escape sequence) is written as an escape.
+/// Reports print labels, job names and notes from Run files, and a hostile
+/// Run may carry sequences that retitle a window, clear the screen or hide text.
+pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(unsafe_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(
+        text.chars()
+            .map(|c| {
+                if unsafe_char(c) {
+                    c.escape_default().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn terminal_safe_keeps_the_layout_and_escapes_the_rest() {
+        assert_eq!(super::terminal_safe("a\n\tb"), "a\n\tb");
+        assert_eq!(
+            super::terminal_safe("\u{1b}]0;x\u{7}\r\u{9b}2J\u{7f}"),
+            "\\u{1b}]0;x\\u{7}\\r\\u{9b}2J\\u{7f}"
+        );
+    }
+
     #[test]
     fn printable_is_one_line_without_escapes() {
         assert_eq!(

@@ -739,14 +739,21 @@ fn allocate(file: &std::fs::File, size: u64) -> std::io::Result<()> {
 pub fn write_text(path: Option<&Path>, text: &str, force: bool) -> anyhow::Result<()> {
     match path {
         None => {
+            // Whatever a Run file held, nothing reaches the terminal raw.
+            let text = crate::error::terminal_safe(text);
             let mut out = std::io::stdout().lock();
             match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
                 other => Ok(other?),
             }
         }
-        Some(path) => write_atomic(path, text.as_bytes(), Replace::from_force(force))
-            .map_err(|e| anyhow::anyhow!("--output: cannot write: {e}")),
+        Some(path) => {
+            // A command stopped by a signal while it made the text leaves
+            // the file as it was.
+            crate::cancel::check()?;
+            write_atomic(path, text.as_bytes(), Replace::from_force(force))
+                .map_err(|e| anyhow::anyhow!("--output: cannot write: {e}"))
+        }
     }
 }
 

@@ -1237,3 +1237,145 @@ fn a_symlinked_dir_is_resolved_and_named() {
     assert!(run.notes.iter().any(|n| n.contains("resolves to")));
     assert!(leftovers(&real).is_empty());
 }
+
+/// A Run whose label, notes and test names carry terminal escape sequences
+/// (retitle the window, clear the screen, a C1 CSI, BEL): report, analyze,
+/// compare, history add/list/show/export printed them raw; now every
+/// control character but a line break or tab reaches stdout and stderr escaped.
+#[test]
+fn terminal_escapes_from_a_run_are_never_printed_raw() {
+    let dir = scratch("escapes");
+    let evil = "\u{1b}]0;owned\u{7}\u{1b}[2J\u{9b}31mred\u{7f}";
+    let text = std::fs::read_to_string(a_run(dir.path(), "good.json")).unwrap();
+    let mut run: serde_json::Value = serde_json::from_str(&text).unwrap();
+    run["label"] = serde_json::json!(format!("web{evil}"));
+    run["notes"] = serde_json::json!([format!("note{evil}")]);
+    run["measurements"][0]["test"] = serde_json::json!(format!("primes{evil}"));
+    let bad = put(dir.path(), "evil.json", run.to_string());
+    run["label"] = serde_json::json!(format!("db{evil}"));
+    let other = put(dir.path(), "evil2.json", run.to_string());
+    let db = dir.path().join("h.db");
+    let db_flag = ["--db", p(&db)];
+    let mut cases: Vec<Vec<&str>> = vec![
+        vec!["report", p(&bad)],
+        vec!["report", p(&bad), "--format", "md"],
+        vec!["report", p(&bad), "--format", "csv"],
+        vec!["analyze", p(&bad)],
+        vec!["compare", p(&bad), p(&other)],
+    ];
+    let add: Vec<&str> = ["history", "add", p(&bad), p(&other)]
+        .into_iter()
+        .chain(db_flag)
+        .collect();
+    cases.push(add);
+    for sub in [
+        vec!["history", "list"],
+        vec!["history", "show", "web"],
+        vec!["history", "export"],
+    ] {
+        cases.push(sub.into_iter().chain(db_flag).collect());
+    }
+    for args in &cases {
+        let o = candor(args);
+        assert_eq!(o.code, 0, "{args:?}: {}", o.stderr);
+        for (stream, out) in [("stdout", &o.stdout), ("stderr", &o.stderr)] {
+            let raw: Vec<char> = out
+                .chars()
+                .filter(|&c| c.is_control() && c != '\n' && c != '\t')
+                .collect();
+            assert!(raw.is_empty(), "{args:?}: {stream} holds {raw:?}:\n{out}");
+        }
+        // `history add` prints only counts; every other command shows the label.
+        assert!(
+            args[1] == "add" || o.stdout.contains("\\u{1b}") || o.stderr.contains("\\u{1b}"),
+            "{args:?}: the escaped label is shown: {}",
+            o.stdout
+        );
+    }
+}
+
+/// `history add` of many Runs and `history export` of a large history ran
+/// to the end after the first SIGINT and exited 0; now the first signal
+/// stops them: exit 130, the add says how far it got (each batch is one
+/// transaction: the database holds whole batches), export's `-o` file is
+/// never made.
+#[test]
+fn the_first_signal_stops_commands_that_do_not_measure() {
+    let dir = scratch("signal");
+    let text = std::fs::read_to_string(a_run(dir.path(), "seed.json")).unwrap();
+    let template: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let runs = dir.path().join("runs");
+    std::fs::create_dir(&runs).unwrap();
+    let mut files = Vec::new();
+    for i in 0..6000u32 {
+        let mut run = template.clone();
+        let (day, sec) = (i / 86_400, i % 86_400);
+        run["started_at"] = serde_json::json!(format!(
+            "2025-{:02}-{:02}T{:02}:{:02}:{:02}Z",
+            1 + day / 28,
+            1 + day % 28,
+            sec / 3600,
+            sec / 60 % 60,
+            sec % 60
+        ));
+        run["label"] = serde_json::json!(format!("host{}", i % 20));
+        files.push(put(&runs, &format!("r{i}.json"), run.to_string()));
+    }
+    let db = dir.path().join("h.db");
+    let stop_after = |args: Vec<String>, after: Duration| -> (Outcome, Duration) {
+        let started = Instant::now();
+        let child = command(&bin())
+            .args(&args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(after);
+        // SAFETY: kill(2) on the child's pid.
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        let o = finish(child);
+        (o, started.elapsed())
+    };
+    let mut add: Vec<String> = vec!["history".into(), "add".into(), "--quiet".into()];
+    add.extend(files.iter().map(|f| p(f).to_string()));
+    add.extend(["--db".into(), p(&db).to_string()]);
+    // How long the whole add takes, into a database of its own.
+    let whole = Instant::now();
+    let all_db = dir.path().join("all.db");
+    let mut all = add.clone();
+    *all.last_mut().unwrap() = p(&all_db).to_string();
+    assert_eq!(
+        command(&bin()).args(&all).output().unwrap().status.code(),
+        Some(0)
+    );
+    let whole = whole.elapsed();
+    assert!(
+        whole > Duration::from_millis(800),
+        "the add must take a while to be stopped: {whole:?}"
+    );
+    let (o, took) = stop_after(add, whole / 4);
+    assert_eq!(o.code, 130, "{}", o.stderr);
+    assert!(took < whole * 3 / 4, "stopped after {took:?} of {whole:?}");
+    assert!(error_line(&o).contains("SIGINT"), "{}", o.stderr);
+    // Export of the whole history to a file: stopped, no file, no temporary.
+    let out = dir.path().join("export.csv");
+    let export: Vec<String> = ["history", "export", "-o", p(&out), "--db", p(&all_db)]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let whole = Instant::now();
+    let o = candor(&export);
+    ok(&o);
+    let whole = whole.elapsed();
+    std::fs::remove_file(&out).unwrap();
+    if whole > Duration::from_millis(400) {
+        let (o, _) = stop_after(export, whole / 4);
+        assert_eq!(o.code, 130, "{}", o.stderr);
+        assert!(!out.exists());
+        assert!(
+            leftovers(dir.path()).is_empty(),
+            "{:?}",
+            leftovers(dir.path())
+        );
+    }
+}

@@ -58,6 +58,7 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
                     .map_err(|e| usage(format!("{}: cannot read: {e}", path.display())))?,
             );
         }
+        crate::cancel::check()?;
         runs.push(read_run(path)?);
     }
     let per_run: Vec<Vec<Finding>> = runs.iter().map(analyze).collect();

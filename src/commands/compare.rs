@@ -41,6 +41,7 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     }
     let mut runs = Vec::with_capacity(args.files.len());
     for f in &args.files {
+        crate::cancel::check()?;
         runs.push(crate::result::read_run(f)?);
     }
     let text = render_compare_with(

@@ -234,6 +234,7 @@ fn add(db: &Path, a: AddArgs) -> anyhow::Result<()> {
     let one_batch = a.files.len() <= ADD_BATCH;
     let mut kept = Vec::new();
     for f in &a.files {
+        crate::cancel::check()?;
         let loaded = read(f, host)?;
         if one_batch {
             kept.push(loaded);
@@ -244,6 +245,13 @@ fn add(db: &Path, a: AddArgs) -> anyhow::Result<()> {
     let mut hosts: Vec<String> = Vec::new();
     let mut lines: Vec<String> = Vec::new();
     for chunk in a.files.chunks(ADD_BATCH) {
+        // Each batch is one transaction: a signal stops between two, and
+        // says how far the add got.
+        if let Err(stop) = crate::cancel::check() {
+            return Err(anyhow::Error::from(stop).context(format!(
+                "{new} Runs were added before the signal; run the command again to add the rest"
+            )));
+        }
         let loaded: Vec<(String, crate::result::Run)> = if one_batch {
             std::mem::take(&mut kept)
         } else {

@@ -57,6 +57,8 @@ pub fn each_figure(
     let mut rows = stmt.query(rusqlite::params_from_iter(values))?;
     let mut n = 0u64;
     while let Some(r) = rows.next()? {
+        // A history of years exports for a while: the first signal stops it.
+        crate::cancel::check()?;
         let text = |i: usize| -> rusqlite::Result<Value> {
             Ok(r.get::<_, Option<String>>(i)?
                 .map_or(Value::Null, Value::String))

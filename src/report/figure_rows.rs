@@ -38,7 +38,8 @@ impl<'a> FigureWriter<'a> {
                     .iter()
                     .map(|c| match c {
                         Value::Null => String::new(),
-                        Value::String(s) => super::csv_field(s),
+                        // A label's control characters are never data: escaped, as on a terminal.
+                        Value::String(s) => super::csv_field(&crate::error::terminal_safe(s)),
                         other => other.to_string(),
                     })
                     .collect();

@@ -77,7 +77,7 @@ impl HistoryFlags {
             Ok(lines) => {
                 for (important, line) in lines {
                     if important || !quiet {
-                        eprintln!("candor: history: {line}");
+                        eprintln!("candor: history: {}", crate::error::printable(&line));
                     }
                 }
             }
