@@ -999,6 +999,56 @@ fn paths_that_are_not_utf8_work() {
     assert!(leftovers(&odd).is_empty());
 }
 
+/// A small VPS: the quick battery inside a 256 MiB memory cgroup (v1, no
+/// swap) ends complete. STREAM sized its three arrays from MemAvailable
+/// alone (4x the guest's L3: 3 x 128 MiB here) and was killed by the OOM
+/// killer; now every size that follows memory asks the cgroup too, and the
+/// cut arrays carry the note that says the figure may include cache.
+#[test]
+fn the_quick_battery_completes_in_256_mib() {
+    let dir = scratch("small-vps");
+    let d = p(dir.path());
+    let group =
+        Path::new("/sys/fs/cgroup/memory").join(format!("candor-small-{}", std::process::id()));
+    std::fs::create_dir(&group).unwrap();
+    std::fs::write(
+        group.join("memory.limit_in_bytes"),
+        (256u64 << 20).to_string(),
+    )
+    .unwrap();
+    let run = dir.path().join("r.json");
+    let script = format!(
+        "echo $$ > {}/cgroup.procs && exec {} run --preset quick --dir {d} --runtime 500ms --ramp 200ms --pause 0s --quiet -o {}",
+        group.display(),
+        bin(),
+        p(&run)
+    );
+    let o: Outcome = command("sh").args(["-c", &script]).output().unwrap().into();
+    let peak = std::fs::read_to_string(group.join("memory.max_usage_in_bytes")).unwrap_or_default();
+    let _ = std::fs::remove_dir(&group);
+    assert_eq!(o.code, 0, "peak {peak}: {}", o.stderr);
+    let run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&run).unwrap()).unwrap();
+    assert_eq!(run["status"], "complete");
+    let stream: Vec<&serde_json::Value> = run["measurements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| {
+            m["spec"]["test"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("stream"))
+        })
+        .collect();
+    assert!(!stream.is_empty());
+    assert!(
+        stream
+            .iter()
+            .all(|m| m.to_string().contains("arrays cut to")),
+        "{stream:?}"
+    );
+}
+
 /// Buffers that cannot fit (in the machine, or in a memory cgroup's limit)
 /// are refused before any file is written; so are runtimes too short to
 /// measure and output names too long to write.

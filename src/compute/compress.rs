@@ -181,7 +181,7 @@ pub fn run(options: &ComputeOptions) -> anyhow::Result<Vec<ComputeMeasurement>> 
     } else {
         u64::MAX
     };
-    let lzma_threads_max = super::stream::mem_available().map_or(u32::MAX, |a| {
+    let lzma_threads_max = crate::host::memory::available_bytes().map_or(u32::MAX, |a| {
         ((a.min(address_space) / 2) / LZMA_ENCODER_BYTES).clamp(1, u32::MAX as u64) as u32
     });
     let versions = super::library_versions();

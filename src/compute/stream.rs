@@ -208,14 +208,6 @@ pub fn sum_last_level(caches: &[CacheEntry]) -> Option<u64> {
     Some(total)
 }
 
-/// MemAvailable from /proc/meminfo in bytes; None if unknown.
-pub fn mem_available() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
-
 /// Bytes per array and a note when the size had to be cut below 4x the LLC.
 pub fn array_bytes(llc: Option<u64>, available: Option<u64>) -> (u64, Option<String>) {
     const MIB: u64 = 1 << 20;
@@ -280,8 +272,8 @@ pub fn run(
 ) -> anyhow::Result<Vec<ComputeMeasurement>> {
     let llc = llc_bytes();
     let (bytes, size_note) = match asked {
-        Some(b) => chosen_array_bytes(b, llc, mem_available())?,
-        None => array_bytes(llc, mem_available()),
+        Some(b) => chosen_array_bytes(b, llc, crate::host::memory::available_bytes())?,
+        None => array_bytes(llc, crate::host::memory::available_bytes()),
     };
     // Three arrays must fit in this process's address space (32 bits on armv7).
     let elements = usize::try_from(bytes / 8)
