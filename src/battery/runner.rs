@@ -165,12 +165,11 @@ fn run_steps(
     prepared: &mut Vec<FileRole>,
 ) -> Result<(), StepError> {
     let stop = StepError::Stopped;
-    let mut remaining: Duration = steps.iter().map(|s| plan.step_estimate(s)).sum();
-    let mut first_disk = true;
+    let mut remaining: Duration = (0..steps.len()).map(|i| plan.step_estimate(steps, i)).sum();
     for (index, step) in steps.iter().enumerate() {
         crate::cancel::check().map_err(|e| stop(e.into()))?;
         let label = plan.step_label(step);
-        let estimate = plan.step_estimate(step);
+        let estimate = plan.step_estimate(steps, index);
         if let Step::Disk { role, .. } = *step {
             if !prepared.contains(&role) {
                 progress.note(&file_note(plan, role));
@@ -188,10 +187,7 @@ fn run_steps(
         );
         match *step {
             Step::Disk { pass, test, role } => {
-                if !first_disk {
-                    pause(plan.pause()).map_err(|e| stop(e.into()))?;
-                }
-                first_disk = false;
+                pause(plan.pause_before(steps, index)).map_err(|e| stop(e.into()))?;
                 let t = &plan.disk_tests[test];
                 let mut m = backend
                     .disk(plan, t, role, plan.step_seed(step))

@@ -92,15 +92,43 @@ impl Plan {
         }
     }
 
-    /// About how long a step takes, for the ETA (compute groups run several
-    /// tests each; the count is an estimate the runner corrects as it goes).
-    pub fn step_estimate(&self, step: &Step) -> Duration {
-        match step {
-            Step::Disk { .. } => self.ramp() + self.runtime() + self.pause(),
-            Step::Compute { group, .. } => {
-                let tests = group.planned_measurements(crate::compute::Threads::All);
-                self.compute_runtime() * tests.max(1) as u32
+    /// About how long `steps[index]` takes with the pause before it, for the
+    /// ETA (compute groups run several tests each; the count is an estimate
+    /// the runner corrects as it goes).
+    pub fn step_estimate(&self, steps: &[Step], index: usize) -> Duration {
+        self.pause_before(steps, index)
+            + match &steps[index] {
+                Step::Disk { .. } => self.ramp() + self.runtime(),
+                Step::Compute { group, .. } => {
+                    let tests = group.planned_measurements(crate::compute::Threads::All);
+                    self.compute_runtime() * tests.max(1) as u32
+                }
             }
+    }
+
+    /// The pause before `steps[index]`: the plan's pause when something
+    /// wrote just before it, so that write's write-back (the guest's or the
+    /// host's) does not land in this measurement: the disk step before it
+    /// was not read-only, or this is the first step on its file (laid out
+    /// just now). None after a read, which leaves nothing behind to wait
+    /// for (BENCHMARKS.md, "Pauses between disk tests", has the measurement).
+    pub fn pause_before(&self, steps: &[Step], index: usize) -> Duration {
+        let Step::Disk { role, .. } = steps[index] else {
+            return Duration::ZERO;
+        };
+        let laid_out_now = !steps[..index]
+            .iter()
+            .any(|s| matches!(s, Step::Disk { role: r, .. } if *r == role));
+        if laid_out_now {
+            return self.pause();
+        }
+        let previous = steps[..index].iter().rev().find_map(|s| match s {
+            Step::Disk { test, .. } => Some(*test),
+            Step::Compute { .. } => None,
+        });
+        match previous {
+            Some(test) if !self.disk_tests[test].is_read_only() => self.pause(),
+            _ => Duration::ZERO,
         }
     }
 
@@ -140,5 +168,53 @@ pub fn measurement_key(m: &crate::result::Measurement) -> Option<String> {
             d.pass?,
         )),
         other => Some(format!("{}/{}", other.kind(), other.pass()?)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Environment, Overrides, Plan};
+    use super::*;
+    use crate::battery::presets::Preset;
+
+    /// A pause follows every write and every file layout, never a read.
+    #[test]
+    fn pauses_only_after_writes_and_layouts() {
+        let env = Environment {
+            dir: "/var/tmp".into(),
+            ram_bytes: Some(8 << 30),
+            free_bytes: Some(500 << 30),
+            margin_bytes: 1 << 30,
+            unavailable: Vec::new(),
+            seed: 42,
+        };
+        let plan = Plan::build(Preset::Standard, &Overrides::default(), &env).unwrap();
+        let steps = plan.steps();
+        let mut paused = 0;
+        for (i, step) in steps.iter().enumerate() {
+            let pause = plan.pause_before(&steps, i);
+            let Step::Disk { role, .. } = *step else {
+                assert_eq!(pause, Duration::ZERO, "{}", plan.step_label(step));
+                continue;
+            };
+            let first_on_file = !steps[..i]
+                .iter()
+                .any(|s| matches!(s, Step::Disk { role: r, .. } if *r == role));
+            let after_write = steps[..i].iter().rev().find_map(|s| match s {
+                Step::Disk { test, .. } => Some(!plan.disk_tests[*test].is_read_only()),
+                _ => None,
+            });
+            let expected = first_on_file || after_write == Some(true);
+            assert_eq!(pause > Duration::ZERO, expected, "step {i}");
+            paused += usize::from(expected);
+        }
+        // Each pass: 11 tests on the main file, 7 of them writing (each
+        // followed by a disk step, the last by the control reads), then 4
+        // control reads; the main file's layout before the very first step
+        // (the control file's coincides with the pause after RW75). Before,
+        // every disk step but the first paused: 44.
+        let writes = plan.disk_tests.iter().filter(|t| !t.is_read_only()).count();
+        assert_eq!(writes, 7);
+        assert_eq!(paused, 3 * writes + 1);
     }
 }
