@@ -291,3 +291,100 @@ fn syscall_and_pipe_are_of_unixbenchs_order_of_magnitude() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A report of the real UnixBench (its `Run`, built from the reference
+/// source, one pass of System Call Overhead with 1 copy) imports into a Run
+/// with UnixBench's own score and index, and into the history, where the
+/// host's index can then be followed.
+#[test]
+fn a_real_unixbench_report_imports_into_a_run_and_the_history() {
+    let dir = temp_dir("import");
+    build_unixbench(&dir);
+    let ub = dir.join("byte-unixbench/UnixBench");
+    let out = std::process::Command::new("./Run")
+        .args(["-c", "1", "-i", "1", "syscall"])
+        .current_dir(&ub)
+        .env("LANG", "C")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = std::fs::read_dir(ub.join("results"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_none())
+        .expect("UnixBench wrote its text report");
+    let text = std::fs::read_to_string(&report).unwrap();
+    let theirs = |prefix: &str| -> f64 {
+        let line = text.lines().find(|l| l.starts_with(prefix)).unwrap();
+        line.split_whitespace()
+            .rev()
+            .find_map(|w| w.parse().ok())
+            .unwrap()
+    };
+    let run_file = dir.join("r.json");
+    let db = dir.join("h.db");
+    let import = Command::cargo_bin("candor")
+        .unwrap()
+        .arg("import")
+        .arg(&report)
+        .arg("-o")
+        .arg(&run_file)
+        .arg("--db")
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(
+        import.status.success(),
+        "{}",
+        String::from_utf8_lossy(&import.stderr)
+    );
+    let run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&run_file).unwrap()).unwrap();
+    assert_eq!(run["source"], "unixbench-import");
+    assert_eq!(run["status"], "complete");
+    let syscall = &run["measurements"][0];
+    assert_eq!(syscall["kind"], "unixbench");
+    assert_eq!(syscall["spec"]["test"], "syscall");
+    assert_eq!(syscall["spec"]["threads"], 1);
+    // The result line (`System Call Overhead  527228.8 lps (10.0 s, 1 samples)`)
+    // and the index table's last column, as UnixBench printed them.
+    let score_line = text
+        .lines()
+        .find(|l| l.starts_with("System Call Overhead") && l.ends_with("samples)"))
+        .unwrap();
+    let score: f64 = score_line
+        .split_whitespace()
+        .nth(3)
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(syscall["spec"]["params"]["score"].as_f64(), Some(score));
+    assert_eq!(
+        run["plan"]["index"]["1"].as_f64(),
+        Some(theirs("System Benchmarks Index Score"))
+    );
+    let list = Command::cargo_bin("candor")
+        .unwrap()
+        .args(["history", "list", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(list.status.success());
+    let label = run["label"].as_str().unwrap().to_string();
+    assert!(String::from_utf8_lossy(&list.stdout).contains(&label));
+    // A report mixed with fio files is refused in one line.
+    let mixed = Command::cargo_bin("candor")
+        .unwrap()
+        .arg("import")
+        .arg(&report)
+        .arg(&run_file)
+        .output()
+        .unwrap();
+    assert_eq!(mixed.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&mixed.stderr).lines().count(), 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,4 +1,5 @@
-//! `candor import`: fio JSON output (`--output-format=json` or `json+`) into a Run.
+//! `candor import`: fio JSON output (`--output-format=json` or `json+`), or
+//! one UnixBench text report (`results/HOST-DATE-NN`), into a Run.
 
 use crate::error::usage;
 use crate::output::{prepare, write_text, Replace};
@@ -9,8 +10,9 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// fio output files (json or json+; lines fio printed before the JSON are
-    /// kept as notes). A job name found in several files becomes several passes.
-    #[arg(value_name = "FIO.json")]
+    /// kept as notes; a job name found in several files becomes several
+    /// passes), or one UnixBench text report (its results/HOST-DATE-NN file).
+    #[arg(value_name = "FIO.json|UNIXBENCH-REPORT")]
     pub files: Vec<PathBuf>,
     /// A name for this host or run (reports and comparisons show it); default:
     /// the first file's name without its extension.
@@ -38,12 +40,25 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     }
     // Without --label, the first file's name (reports would otherwise say "unknown host":
     // fio records no host name).
-    let label = args.label.or_else(|| {
+    let label = args.label.clone().or_else(|| {
         args.files[0]
             .file_stem()
             .map(|s| s.to_string_lossy().to_string())
     });
-    let run = crate::fio::import_files(&args.files, label).map_err(|e| usage(e.to_string()))?;
+    let first = crate::input::read_text(&args.files[0]).map_err(|e| usage(e.to_string()))?;
+    let run = if crate::compute::unixbench::import::is_report(&first) {
+        if args.files.len() > 1 {
+            return Err(usage(format!(
+                "{} is a UnixBench report: import one report at a time, without fio files",
+                args.files[0].display()
+            )));
+        }
+        // The host name the report names, unless --label says otherwise.
+        crate::compute::unixbench::import::import(&first, &args.files[0], args.label)
+            .map_err(|e| usage(e.to_string()))?
+    } else {
+        crate::fio::import_files(&args.files, label).map_err(|e| usage(e.to_string()))?
+    };
     let printed = match &args.output {
         None => write_text(None, &render(&run, Format::Json), false),
         Some(path) => {

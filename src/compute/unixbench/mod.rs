@@ -14,6 +14,7 @@
 
 pub mod catalogue;
 pub mod execl;
+pub mod import;
 mod kernels;
 pub mod score;
 mod workdir;

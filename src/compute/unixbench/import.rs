@@ -1,0 +1,395 @@
+//! A UnixBench text report (the `results/HOST-DATE-NN` file its `Run`
+//! writes) read into a Run, so that the tables people have kept for years
+//! join a history beside candor's own `unixbench` Runs. Each "Benchmark Run"
+//! section (one per copy count) gives one measurement per index test, with
+//! the score, samples and index UnixBench printed; the section's "Index
+//! Score" is kept as the report's own, and checked against the geometric
+//! mean of its test indexes. The format read is the one UnixBench 5.1 and
+//! 6.0 print (`logResults` and `logIndexCat` in its `Run`); facts about
+//! that text, no code of UnixBench.
+
+use super::catalogue::{self, Test, Unit};
+use crate::result::{ComputeMeasurement, ComputeSpec, Measurement, Run, RunStatus, Tool};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The first words of every UnixBench report.
+const SIGNATURE: &str = "BYTE UNIX Benchmarks";
+
+/// True when `text` is a UnixBench report rather than fio output.
+pub fn is_report(text: &str) -> bool {
+    text.lines().take(5).any(|l| l.contains(SIGNATURE))
+}
+
+/// One result line: `Pipe Throughput   480056.0 lps   (10.0 s, 1 samples)`.
+#[derive(Debug, Clone, PartialEq)]
+struct Line {
+    test: &'static Test,
+    score: f64,
+    pass_secs: f64,
+    samples: u64,
+}
+
+/// One "Benchmark Run" section: a copy count and its results.
+#[derive(Debug, Default)]
+struct Section {
+    started: Option<String>,
+    copies: Option<u32>,
+    cpus: Option<u32>,
+    lines: Vec<Line>,
+    /// Test title -> the INDEX column.
+    indexes: BTreeMap<String, f64>,
+    index_score: Option<f64>,
+    /// Result lines whose title is not one of the index tests.
+    other: Vec<String>,
+}
+
+/// Reads the report at `path` (already read into `text`) into a Run.
+pub fn import(text: &str, path: &Path, label: Option<String>) -> anyhow::Result<Run> {
+    let name = path.display();
+    let version = text
+        .lines()
+        .find_map(|l| {
+            l.split_once("(Version ")
+                .map(|(_, v)| v.trim_end_matches(')').trim())
+        })
+        .unwrap_or("unknown")
+        .to_string();
+    let sections = sections(text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    if sections.iter().all(|s| s.lines.is_empty()) {
+        anyhow::bail!("{name}: a UnixBench report without a single result line of an index test");
+    }
+    let mut run = Run::new(vec!["candor".into(), "import".into(), name.to_string()]);
+    run.source = "unixbench-import".into();
+    run.tool = Tool {
+        name: "UnixBench".into(),
+        version: version.clone(),
+        target: None,
+        libraries: BTreeMap::new(),
+    };
+    let field = |prefix: &str| {
+        text.lines()
+            .find_map(|l| l.trim_start().strip_prefix(prefix).map(str::trim))
+    };
+    run.host.hostname = field("System:")
+        .and_then(|s| s.split(':').next())
+        .map(str::to_string);
+    run.host.kernel = field("OS:")
+        .and_then(|s| s.split(" -- ").nth(1))
+        .map(str::to_string);
+    run.host.cpu_model = text.lines().find_map(|l| {
+        let rest = l.trim_start().strip_prefix("CPU 0:")?;
+        Some(
+            rest.rsplit_once(" (")
+                .map_or(rest, |(model, _)| model)
+                .trim()
+                .to_string(),
+        )
+    });
+    let arch = field("Machine:").and_then(|s| s.split_whitespace().next());
+    if let Some(arch) = arch {
+        run.host.extra.insert("arch".into(), arch.to_string());
+    }
+    run.label = label.or_else(|| run.host.hostname.clone());
+    run.notes.push(format!(
+        "Imported from a UnixBench {version} text report by candor {}: its scores, samples and indexes as UnixBench printed them (one decimal). The report holds no per-pass scores, CPU use or memory facts, so findings that need them are not checked.",
+        env!("CARGO_PKG_VERSION")
+    ));
+    let mut index = serde_json::Map::new();
+    let mut copies_seen = Vec::new();
+    for s in &sections {
+        let copies = s.copies.unwrap_or(1);
+        if s.cpus.is_some() && run.host.cpu_threads.is_none() {
+            run.host.cpu_threads = s.cpus;
+        }
+        copies_seen.push(copies);
+        for l in &s.lines {
+            let idx = s
+                .indexes
+                .get(l.test.title)
+                .copied()
+                .unwrap_or_else(|| super::score::test_index(l.test, l.score));
+            run.measurements
+                .push(Measurement::Unixbench(measurement(l, copies, idx, s)));
+        }
+        if let Some(score) = s.index_score {
+            index.insert(copies.to_string(), score.into());
+            let ours: Vec<f64> = s
+                .lines
+                .iter()
+                .filter_map(|l| s.indexes.get(l.test.title).copied())
+                .collect();
+            if let Some(mean) = super::score::overall_index(&ours) {
+                // The INDEX column is printed to one decimal: the mean of rounded values may differ by a little.
+                if (mean - score).abs() > 0.05 * ours.len() as f64 + 0.1 {
+                    run.notes.push(format!(
+                        "{copies} copies: the report's Index Score {score:.1} is not the geometric mean of its test indexes ({mean:.1}); the report's own figure is kept"
+                    ));
+                }
+            }
+        }
+        if !s.other.is_empty() {
+            run.notes.push(format!(
+                "{copies} copies: not index tests, not imported: {}",
+                s.other.join(", ")
+            ));
+        }
+    }
+    run.started_at = sections.iter().find_map(|s| s.started.clone());
+    if run.started_at.is_some() {
+        run.notes.push("UnixBench prints its start time in the host's local time without a zone: it is recorded as if it were UTC".into());
+    }
+    let tests: Vec<&str> = catalogue::TESTS
+        .iter()
+        .filter(|t| run.compute().any(|m| m.spec.test == t.name))
+        .map(|t| t.name)
+        .collect();
+    let not_run: Vec<serde_json::Value> = catalogue::TESTS
+        .iter()
+        .filter(|t| !tests.contains(&t.name))
+        .map(|t| serde_json::json!({"test": t.name, "cause": "not in the imported report"}))
+        .collect();
+    run.plan = Some(serde_json::json!({
+        "group": "unixbench",
+        "kind": "unixbench-import",
+        "file": name.to_string(),
+        "copies": copies_seen,
+        "tests": tests,
+        "index": index,
+        "not_run": not_run,
+    }));
+    run.status = RunStatus::Complete;
+    Ok(run)
+}
+
+fn measurement(l: &Line, copies: u32, index: f64, s: &Section) -> ComputeMeasurement {
+    let t = l.test;
+    let mut params = BTreeMap::new();
+    params.insert("title".into(), t.title.into());
+    params.insert("unit".into(), t.unit.label().into());
+    params.insert("score".into(), l.score.into());
+    params.insert("baseline".into(), t.baseline.into());
+    params.insert("index".into(), index.into());
+    params.insert("passes_kept".into(), l.samples.into());
+    let per_sec = match t.unit {
+        Unit::Lpm => l.score / 60.0,
+        _ => l.score,
+    };
+    let (ops, bytes) = match t.unit {
+        Unit::Kbps => (None, Some(l.score * 1024.0)),
+        _ => (Some(per_sec), None),
+    };
+    ComputeMeasurement {
+        pass: None,
+        started_at: s.started.clone(),
+        spec: ComputeSpec {
+            test: t.name.into(),
+            threads: copies,
+            runtime_ns: (l.pass_secs * 1e9) as u64,
+            params,
+        },
+        events_per_sec: None,
+        bytes_per_sec: bytes,
+        ops_per_sec: ops,
+        per_thread: Vec::new(),
+        measured_ns: (l.pass_secs * l.samples as f64 * 1e9) as u64,
+        cpu: Default::default(),
+        notes: vec![format!(
+            "UnixBench's figure: {} samples of {:.1} s on average (its report keeps no per-pass scores)",
+            l.samples, l.pass_secs
+        )],
+    }
+}
+
+/// The "Benchmark Run" sections of a report, in order.
+fn sections(text: &str) -> Result<Vec<Section>, String> {
+    let mut out: Vec<Section> = Vec::new();
+    let mut in_index = false;
+    for (n, raw) in text.lines().enumerate() {
+        let line = raw.trim_end();
+        if let Some(rest) = line.strip_prefix("Benchmark Run:") {
+            out.push(Section {
+                started: started_at(rest.trim()),
+                ..Section::default()
+            });
+            in_index = false;
+            continue;
+        }
+        let Some(s) = out.last_mut() else { continue };
+        if line.contains(" CPUs in system; running ") || line.contains(" CPU in system; running ") {
+            let number = |w: Option<&str>| w.and_then(|w| w.parse::<u32>().ok());
+            let mut words = line.split_whitespace();
+            s.cpus = number(words.next());
+            s.copies = number(
+                line.split("running ")
+                    .nth(1)
+                    .and_then(|r| r.split_whitespace().next()),
+            );
+            if s.copies.is_none() || s.copies == Some(0) {
+                return Err(format!("line {}: no copy count in '{line}'", n + 1));
+            }
+            continue;
+        }
+        if line.starts_with("System Benchmarks") && line.contains("BASELINE") {
+            in_index = true;
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("System Benchmarks Index Score") {
+            let value = rest
+                .split_whitespace()
+                .last()
+                .and_then(|v| v.parse::<f64>().ok());
+            s.index_score = value.filter(|v| v.is_finite() && *v >= 0.0);
+            continue;
+        }
+        if in_index {
+            // `Title   BASELINE   RESULT   INDEX`: the last three columns.
+            let words: Vec<&str> = line.split_whitespace().collect();
+            if words.len() >= 4 {
+                let title = words[..words.len() - 3].join(" ");
+                if let Ok(index) = words[words.len() - 1].parse::<f64>() {
+                    if catalogue::TESTS.iter().any(|t| t.title == title)
+                        && index.is_finite()
+                        && index >= 0.0
+                    {
+                        s.indexes.insert(title, index);
+                    }
+                }
+            }
+            continue;
+        }
+        if let Some(l) = result_line(line).map_err(|e| format!("line {}: {e}", n + 1))? {
+            match l {
+                Ok(l) => s.lines.push(l),
+                Err(title) => s.other.push(title),
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A result line: Ok(an index test's), Err(another test's title), or None
+/// when the line is not a result line at all.
+#[allow(clippy::type_complexity)]
+fn result_line(line: &str) -> Result<Option<Result<Line, String>>, String> {
+    let Some((head, tail)) = line.split_once(" (") else {
+        return Ok(None);
+    };
+    let Some(tail) = tail.strip_suffix(" samples)") else {
+        return Ok(None);
+    };
+    let words: Vec<&str> = head.split_whitespace().collect();
+    if words.len() < 3 {
+        return Ok(None);
+    }
+    let (title, score, unit) = (
+        words[..words.len() - 2].join(" "),
+        words[words.len() - 2],
+        words[words.len() - 1],
+    );
+    let Ok(score) = score.parse::<f64>() else {
+        return Ok(None);
+    };
+    let Some(test) = catalogue::TESTS.iter().find(|t| t.title == title) else {
+        return Ok(Some(Err(title)));
+    };
+    if unit != test.unit.label() {
+        return Err(format!(
+            "{title}: unit '{unit}', UnixBench prints '{}'",
+            test.unit.label()
+        ));
+    }
+    let (secs, samples) = tail
+        .split_once(" s, ")
+        .ok_or_else(|| format!("{title}: no '(S s, N samples)'"))?;
+    let pass_secs: f64 = secs
+        .trim()
+        .parse()
+        .map_err(|_| format!("{title}: '{secs}' is not seconds"))?;
+    let samples: u64 = samples
+        .trim()
+        .parse()
+        .map_err(|_| format!("{title}: '{samples}' is not a sample count"))?;
+    if !(score.is_finite() && score >= 0.0 && pass_secs.is_finite() && pass_secs >= 0.0) {
+        return Err(format!("{title}: impossible figures"));
+    }
+    Ok(Some(Ok(Line {
+        test,
+        score,
+        pass_secs,
+        samples,
+    })))
+}
+
+/// `Fri Dec 04 2026 00:54:34 - 00:55:00` -> `2026-12-04T00:54:34Z`.
+fn started_at(text: &str) -> Option<String> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let [_, month, day, year, time, ..] = words[..] else {
+        return None;
+    };
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let month = MONTHS.iter().position(|m| *m == month)? + 1;
+    let day: u32 = day.parse().ok().filter(|d| (1..=31).contains(d))?;
+    let year: u32 = year.parse().ok().filter(|y| (1970..=9999).contains(y))?;
+    let hms: Vec<u32> = time
+        .split(':')
+        .map(|p| p.parse().ok())
+        .collect::<Option<_>>()?;
+    let [h, m, s] = hms[..] else { return None };
+    (h < 24 && m < 60 && s < 61)
+        .then(|| format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}Z"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const REPORT: &str = include_str!("../../../tests/fixtures/unixbench/vm-2026-12-04-01");
+
+    #[test]
+    fn a_real_report_reads_into_a_run() {
+        assert!(is_report(REPORT));
+        assert!(!is_report("{\"fio version\": \"fio-3.33\"}"));
+        let run = import(REPORT, Path::new("vm-2026-12-04-01"), None).unwrap();
+        assert_eq!(run.label.as_deref(), Some("vm"));
+        assert_eq!(run.tool.version, "6.0.0");
+        assert_eq!(run.host.cpu_model.as_deref(), Some("AMD EPYC"));
+        assert_eq!(run.started_at.as_deref(), Some("2026-12-04T00:54:34Z"));
+        let ms: Vec<&ComputeMeasurement> = run.compute().collect();
+        assert_eq!(ms.len(), 4, "pipe and syscall, 1 and 2 copies");
+        let pipe = ms
+            .iter()
+            .find(|m| m.spec.test == "pipe" && m.spec.threads == 1)
+            .unwrap();
+        assert_eq!(pipe.ops_per_sec, Some(480056.0));
+        assert_eq!(super::super::score_of(pipe).map(|s| s.2), Some(385.9));
+        let plan = run.plan.as_ref().unwrap();
+        assert_eq!(plan["index"]["1"], 368.3);
+        assert!(plan["index"]["2"].as_f64().unwrap() > 0.0);
+        assert_eq!(plan["not_run"].as_array().unwrap().len(), 10);
+        assert!(
+            !run.notes
+                .iter()
+                .any(|n| n.contains("not the geometric mean")),
+            "{:?}",
+            run.notes
+        );
+    }
+
+    #[test]
+    fn bad_lines_are_named() {
+        let bad = REPORT.replace("480056.0 lps", "480056.0 KBps");
+        let e = import(&bad, Path::new("r"), None).unwrap_err().to_string();
+        assert!(e.contains("unit 'KBps'"), "{e}");
+        let none = "   BYTE UNIX Benchmarks (Version 5.1.3)\n\nBenchmark Run: x\n";
+        let e = import(none, Path::new("r"), None).unwrap_err().to_string();
+        assert!(e.contains("without a single result line"), "{e}");
+        assert_eq!(started_at("Mon Feb 30x 2020 1:2:3"), None);
+        assert_eq!(
+            started_at("Mon Jan 01 2019 12:00:00 - 12:28:00").as_deref(),
+            Some("2019-01-01T12:00:00Z")
+        );
+    }
+}
