@@ -367,6 +367,18 @@ fn a_real_unixbench_report_imports_into_a_run_and_the_history() {
         run["plan"]["index"]["1"].as_f64(),
         Some(theirs("System Benchmarks Index Score"))
     );
+    let report_text = Command::cargo_bin("candor")
+        .unwrap()
+        .arg("report")
+        .arg(&run_file)
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&report_text.stdout);
+    let index_line = format!(
+        "1 copy: partial index {:.1}",
+        theirs("System Benchmarks Index Score")
+    );
+    assert!(shown.contains(&index_line), "{index_line}:\n{shown}");
     let list = Command::cargo_bin("candor")
         .unwrap()
         .args(["history", "list", "--db"])

@@ -72,6 +72,13 @@ impl Exporter for MarkdownExporter {
             out.push_str("\n### Compute\n\n");
             out.push_str(&escape_cells(compute_table(&s, unit)).to_markdown());
         }
+        let index = super::unixbench_text::index_lines(run);
+        if !index.is_empty() {
+            out.push_str("\n### UnixBench index\n\n");
+            for line in index {
+                out.push_str(&format!("- {}\n", md(&line)));
+            }
+        }
         let findings = ordered_findings(run);
         if !findings.is_empty() {
             out.push_str("\n### Findings\n\n");

@@ -141,6 +141,13 @@ impl Exporter for TextExporter {
             out.push_str("\nCompute\n");
             out.push_str(&compute_table(&s, unit).to_text("  "));
         }
+        let index = super::unixbench_text::index_lines(run);
+        if !index.is_empty() {
+            out.push_str("\nUnixBench index\n");
+            for line in index {
+                out.push_str(&format!("  {line}\n"));
+            }
+        }
         let findings = ordered_findings(run);
         if !findings.is_empty() {
             out.push_str("\nFindings\n");

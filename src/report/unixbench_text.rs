@@ -80,3 +80,34 @@ pub fn unixbench_text(run: &Run) -> String {
     }
     out
 }
+
+/// One line per copy count with UnixBench's index, for the general reports
+/// (`candor report`, Markdown): `1 copy: 368.3 (partial: 2 of 12 index
+/// tests, not comparable with a full index)`. None without UnixBench tests.
+pub fn index_lines(run: &Run) -> Vec<String> {
+    let ms: Vec<&ComputeMeasurement> = run
+        .measurements
+        .iter()
+        .filter(|m| m.kind() == "unixbench")
+        .filter_map(|m| m.as_compute())
+        .collect();
+    let mut copies: Vec<u32> = ms.iter().map(|m| m.spec.threads).collect();
+    copies.sort_unstable();
+    copies.dedup();
+    copies
+        .into_iter()
+        .filter_map(|c| {
+            let index = unixbench::index_of(&ms, c)?;
+            let n = ms.iter().filter(|m| m.spec.threads == c).count();
+            let plural = if c == 1 { "copy" } else { "copies" };
+            Some(if n == TESTS.len() {
+                format!("{c} {plural}: System Benchmarks Index Score {index:.1}")
+            } else {
+                format!(
+                    "{c} {plural}: partial index {index:.1} ({n} of UnixBench's {} index tests: not comparable with a full index)",
+                    TESTS.len()
+                )
+            })
+        })
+        .collect()
+}
