@@ -20,7 +20,7 @@ one() { # binary name index
   local start end
   start=$(date +%s.%N)
   "$1" run --dir "$DIR" --only disk,control --passes 1 --runtime "$RUNTIME" --ramp 1s \
-    --pause "$PAUSE" --control-size "$CONTROL" --quiet -o "$out/$2-$3.json" >/dev/null
+    --pause "$PAUSE" --control-size "$CONTROL" --quiet --no-history -o "$out/$2-$3.json" >/dev/null
   end=$(date +%s.%N)
   echo "$2 $3 wall $(python3 -c "print(round($end-$start,1))")s"
 }
