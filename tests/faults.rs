@@ -999,6 +999,45 @@ fn paths_that_are_not_utf8_work() {
     assert!(leftovers(&odd).is_empty());
 }
 
+/// A job file's test files carry the job's name (`[web-db.1]` makes
+/// `.candor-job-web-db.1.0.0-PID-START-N.tmp`): after `kill -9` the next
+/// candor did not take them for its own, because the name grammar wanted a
+/// single lower-case word, and they stayed forever. Now removed like any.
+#[test]
+fn a_killed_job_file_runs_test_files_are_removed_by_the_next() {
+    let dir = scratch("kill9-job");
+    let d = dir.path().join("t");
+    std::fs::create_dir(&d).unwrap();
+    let job = put(
+        dir.path(),
+        "j.fio",
+        format!(
+            "[web-db.1]\ndirectory={}\nrw=randread\nbs=4k\nsize=16M\nruntime=30s\ntime_based=1\n",
+            p(&d)
+        ),
+    );
+    let mut victim = spawn(["disk", "--job", p(&job)]);
+    let test_files = || -> Vec<PathBuf> {
+        std::fs::read_dir(&d)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|f| p(f).contains(".candor-job-web-db.1"))
+            .collect()
+    };
+    assert!(wait_until(Duration::from_secs(30), || !test_files().is_empty()));
+    victim.kill().unwrap();
+    victim.wait().unwrap();
+    let left = test_files();
+    assert_eq!(left.len(), 1, "{left:?}");
+    let mut args = vec!["disk", "--dir", p(&d)];
+    args.extend(TINY_DISK);
+    let next = candor(&args);
+    ok(&next);
+    let line = format!("removed {}", left[0].display());
+    assert!(next.stderr.contains(&line), "{line}: {}", next.stderr);
+    assert!(test_files().is_empty());
+}
+
 /// A small VPS: the quick battery inside a 256 MiB memory cgroup (v1, no
 /// swap) ends complete. STREAM sized its three arrays from MemAvailable
 /// alone (4x the guest's L3: 3 x 128 MiB here) and was killed by the OOM

@@ -190,8 +190,11 @@ fn file_purpose(fio_path: &Path) -> String {
                 '_'
             }
         })
-        .take(48)
+        .take(crate::leftovers::names::MAX_JOB_NAME)
         .collect();
+    if clean.is_empty() {
+        return "job-file".to_string();
+    }
     format!("job-{clean}")
 }
 

@@ -20,8 +20,31 @@ pub enum Kind {
     Temporary { target: OsString },
 }
 
-/// A test file's name.
+/// The purposes candor gives test files, exactly: a lower-case word
+/// (`main`, `control`, `disk`, `sweep`) or `job-` and 1 to 48 of ASCII
+/// letters, digits, `.`, `_` and `-` (a job file's file name, cleaned by
+/// `commands::jobfile`). Nothing looser: a name one field longer than
+/// candor's is someone else's file.
+pub fn is_purpose(purpose: &str) -> bool {
+    let word = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_lowercase());
+    match purpose.strip_prefix("job-") {
+        Some(name) => {
+            (1..=MAX_JOB_NAME).contains(&name.len())
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+        }
+        None => word(purpose),
+    }
+}
+
+/// The longest job file name a test file's purpose carries.
+pub const MAX_JOB_NAME: usize = 48;
+
+/// A test file's name (`purpose` as `is_purpose` allows: the next candor
+/// must recognise the file as its own).
 pub fn test_file(purpose: &str, owner: Owner, n: u32) -> String {
+    debug_assert!(is_purpose(purpose), "{purpose:?}");
     format!(".candor-{purpose}-{}-{}-{n}.tmp", owner.pid, owner.start)
 }
 
@@ -46,11 +69,13 @@ pub fn parse(name: &OsStr) -> Option<(Kind, Owner)> {
 
 fn parse_test_file(name: &OsStr, body: &[u8]) -> Option<(Kind, Owner)> {
     let rest = std::str::from_utf8(body.strip_prefix(b"candor-")?).ok()?;
-    let parts: Vec<&str> = rest.split('-').collect();
-    let [purpose, pid, start, n] = parts[..] else {
+    // The purpose may hold dashes itself (`job-a.0.0` of a job file): the
+    // owner and the number are the last three fields.
+    let parts: Vec<&str> = rest.rsplitn(4, '-').collect();
+    let [n, start, pid, purpose] = parts[..] else {
         return None;
     };
-    if purpose.is_empty() || !purpose.bytes().all(|b| b.is_ascii_lowercase()) {
+    if !is_purpose(purpose) {
         return None;
     }
     let owner = Owner {
@@ -170,6 +195,38 @@ mod tests {
             ".r.json.candor-4242-987654-000000AB.tmp", // upper-case hex
             "..candor-4242-987654-000000ab.tmp",       // no target
             ".r.json.lock",
+        ] {
+            assert_eq!(parse(OsStr::new(name)), None, "{name}");
+        }
+    }
+
+    /// A job file's test files carry its name, dashes and dots included:
+    /// the next candor recognises them for any name `file_purpose` makes.
+    #[test]
+    fn job_file_test_files_round_trip_whatever_the_name() {
+        for purpose in [
+            "job-a",
+            "job-a.0.0",
+            "job--x-1-2-3",
+            "job-_",
+            &format!("job-{}", "z".repeat(48)),
+        ] {
+            let t = test_file(purpose, OWNER, 7);
+            assert_eq!(
+                parse(OsStr::new(&t)),
+                Some((
+                    Kind::TestFile {
+                        purpose: purpose.into()
+                    },
+                    OWNER
+                )),
+                "{t}"
+            );
+        }
+        for name in [
+            ".candor-job--4242-987654-3.tmp",    // an empty job name
+            ".candor-job-a b-4242-987654-3.tmp", // a space: never made
+            &format!(".candor-job-{}-4242-987654-3.tmp", "z".repeat(49)),
         ] {
             assert_eq!(parse(OsStr::new(name)), None, "{name}");
         }
