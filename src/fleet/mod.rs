@@ -1,11 +1,11 @@
 //! Fleets: the same candor binary on many hosts over the user's own
 //! OpenSSH, then one comparison. The controller (this process) reads the
 //! hosts from an Ansible inventory or the command line (`inventory/`,
-//! `select.rs`, `target.rs`), picks the static binary to push
+//! `select.rs`, `target.rs`), checks the static binaries it was given
 //! (`binary.rs`), and for each host (`host.rs`, scheduled by
 //! `schedule.rs`) logs in through the system ssh with a control master
-//! (`ssh.rs`), reads the host's clock (`clock.rs`), puts the binary in the
-//! host's cache by content hash, runs `candor run` there with the user's
+//! (`ssh.rs`), reads the host's architecture and clock (`clock.rs`), puts
+//! the binary of that architecture in the host's cache by content hash, runs `candor run` there with the user's
 //! flags, streams its progress (`progress.rs`), fetches the Run and removes
 //! what it left (`remote.rs` holds the shell side of each step). Failures
 //! become one-line causes (`cause.rs`). The output directory
@@ -58,7 +58,8 @@ pub struct Timeouts {
 #[derive(Debug)]
 pub struct FleetPlan {
     pub ssh: ssh::SshOptions,
-    pub binary: binary::Binary,
+    /// One binary per architecture, chosen when a host of it asks.
+    pub binaries: binary::Binaries,
     /// `candor run` flags for every host (checked on the controller first);
     /// `--label=<host name>` is added per host.
     pub run_flags: Vec<String>,
