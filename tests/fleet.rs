@@ -6,7 +6,10 @@
 //! config (its own known_hosts, no agent, only the keys the inventory
 //! names). Runs as root, as CI does; a missing tool fails the test (never
 //! a skip): `.ci/run` installs openssh-server, openssh-client and
-//! ansible-core.
+//! ansible-core. A host can say it is another architecture (a `uname`
+//! shim first on its sessions' PATH); for aarch64 its kernel then runs
+//! the aarch64 build through qemu-user's binfmt_misc handler
+//! (qemu-user-static), which the mixed-architecture test registers.
 //!
 //! The fleet tests run one at a time (a lock): they share two CPUs, and
 //! the killed-mid-run case needs the battery to take the time it says.
