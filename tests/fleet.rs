@@ -870,6 +870,35 @@ fn fleet_bad_input_is_refused_with_exit_2() {
             vec!["-i".into(), s(&good_ini), "--binary".into(), s(&bad_ini)],
             "not an ELF executable".into(),
         ),
+        (
+            vec![
+                "-i".into(),
+                s(&good_ini),
+                "--binary".into(),
+                format!("aarch64={bin}"),
+            ],
+            format!("--binary aarch64={bin}: an executable for x86_64, not aarch64"),
+        ),
+        (
+            vec![
+                "-i".into(),
+                s(&good_ini),
+                "--binary".into(),
+                "mips=/x".into(),
+            ],
+            "--binary mips=/x: unknown architecture 'mips'".into(),
+        ),
+        (
+            vec![
+                "-i".into(),
+                s(&good_ini),
+                "--binary".into(),
+                bin.into(),
+                "--binary".into(),
+                format!("x86_64={bin}"),
+            ],
+            "--binary: two binaries for x86_64".into(),
+        ),
     ];
     for (args, says) in cases {
         let o = Command::new(bin)

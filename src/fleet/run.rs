@@ -107,7 +107,15 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
             )
         })
         .collect();
-    first.extend(plan.binaries.notes());
+    // Said when a host's architecture chose them: printed now, after the
+    // progress display, as the notes of the --binary flags were before it.
+    let chosen_notes = plan.binaries.notes();
+    if !req.quiet {
+        for n in &chosen_notes {
+            eprintln!("candor fleet: {n}");
+        }
+    }
+    first.extend(chosen_notes);
     notes.splice(0..0, first);
     let mut given: Vec<&str> = hosts
         .iter()

@@ -399,6 +399,73 @@ pub fn now_millis() -> String {
 mod tests {
     use super::*;
 
+    /// A fleet.json with hosts of the given (name, arch, sha256) and the binaries they name.
+    fn fleet(hosts: &[(&str, Option<&str>, Option<&str>)]) -> FleetSummary {
+        let binaries: Vec<serde_json::Value> = hosts
+            .iter()
+            .filter_map(|(_, arch, sha)| Some((arch.as_ref()?, sha.as_ref()?)))
+            .map(|(a, s)| {
+                serde_json::json!({"path": "/b", "chosen": "--binary", "sha256": s,
+                    "bytes": 1, "is_static": true, "arch": a})
+            })
+            .collect();
+        let hosts: Vec<serde_json::Value> = hosts
+            .iter()
+            .map(|(n, a, s)| {
+                serde_json::json!({"name": n, "destination": n, "status": "ok",
+                    "arch": a, "binary_sha256": s})
+            })
+            .collect();
+        serde_json::from_value(serde_json::json!({
+            "schema": SCHEMA, "controller": {"hostname": "c", "version": "0"},
+            "command": [], "run_flags": [], "parallel": 1, "started_at": "t",
+            "hosts": hosts, "binaries": binaries,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_comparison_names_each_hosts_architecture() {
+        let sha_x = "a".repeat(64);
+        let sha_a = "b".repeat(64);
+        let one = fleet(&[
+            ("h1", Some("x86_64"), Some(&sha_x)),
+            ("h2", Some("x86_64"), Some(&sha_x)),
+        ]);
+        let notes = one.comparison_notes();
+        assert!(
+            notes.contains(&format!(
+                "fleet: every host is x86_64 (binary sha256 {})",
+                &sha_x[..16]
+            )),
+            "{notes:?}"
+        );
+        let mixed = fleet(&[
+            ("h1", Some("x86_64"), Some(&sha_x)),
+            ("h2", Some("aarch64"), Some(&sha_a)),
+            ("h3", Some("armv7"), None),
+            ("h4", None, None),
+            ("h5", Some("aarch64"), Some(&sha_a)),
+        ]);
+        let notes = mixed.comparison_notes();
+        assert!(
+            notes.iter().any(|n| n.contains("hosts of 3 architectures")),
+            "{notes:?}"
+        );
+        assert!(notes.contains(&format!(
+            "fleet: aarch64: h2, h5 (binary sha256 {})",
+            &sha_a[..16]
+        )));
+        assert!(notes.contains(&"fleet: armv7: h3 (no binary for it)".to_string()));
+        // A host that never said its architecture (no login) is in none.
+        assert!(!notes.iter().any(|n| n.contains("h4")), "{notes:?}");
+        // An old fleet.json (no arch anywhere) gets no architecture note.
+        assert!(!fleet(&[("h1", None, None)])
+            .comparison_notes()
+            .iter()
+            .any(|n| n.contains("architecture") || n.contains("every host is")));
+    }
+
     #[test]
     fn millis_timestamps() {
         let t = now_millis();
