@@ -1,6 +1,7 @@
 //! One host's life in a fleet run: connect (which says its architecture),
-//! read its clock, put that architecture's binary in its cache (or find it there), run `candor run`, fetch the Run, remove
-//! what was left, each phase timed. Every failure ends in a one-line cause
+//! read its clock, put that architecture's binary in its cache (or find it
+//! there), run `candor run`, fetch the Run, remove what was left, each
+//! phase timed. Every failure ends in a one-line cause
 //! (`cause.rs`) and the later phases that still make sense: a run that
 //! failed halfway is fetched as far as it got, and cleanup runs whatever
 //! happened before it (also after Ctrl-C), so the host is left as it was.

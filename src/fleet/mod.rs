@@ -1,5 +1,5 @@
-//! Fleets: the same candor binary on many hosts over the user's own
-//! OpenSSH, then one comparison. The controller (this process) reads the
+//! Fleets: the same candor (one static binary per architecture) on many
+//! hosts over the user's own OpenSSH, then one comparison. The controller (this process) reads the
 //! hosts from an Ansible inventory or the command line (`inventory/`,
 //! `select.rs`, `target.rs`), checks the static binaries it was given
 //! (`binary.rs`), and for each host (`host.rs`, scheduled by

@@ -227,9 +227,9 @@ pub struct FleetSummary {
     pub run_flags: Vec<String>,
     /// Hosts at once (1: one at a time).
     pub parallel: usize,
-    /// The binary every host got, when they all got the same one (as
-    /// before fleets mixed architectures); None in a fleet of several
-    /// architectures or when no host got one: `binaries` has them all.
+    /// The binary of the run when only one was pushed (always set before
+    /// fleets mixed architectures); None when hosts got binaries of
+    /// several architectures, or none: `binaries` has them all.
     #[serde(default)]
     pub binary: Option<Binary>,
     /// Every binary pushed, one per architecture present in the fleet.
