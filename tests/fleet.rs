@@ -6,7 +6,10 @@
 //! config (its own known_hosts, no agent, only the keys the inventory
 //! names). Runs as root, as CI does; a missing tool fails the test (never
 //! a skip): `.ci/run` installs openssh-server, openssh-client and
-//! ansible-core.
+//! ansible-core. A host can say it is another architecture (a `uname`
+//! shim first on its sessions' PATH); for aarch64 its kernel then runs
+//! the aarch64 build through qemu-user's binfmt_misc handler
+//! (qemu-user-static), which the mixed-architecture test registers.
 //!
 //! The fleet tests run one at a time (a lock): they share two CPUs, and
 //! the killed-mid-run case needs the battery to take the time it says.
@@ -120,6 +123,12 @@ struct Lab {
 
 impl Lab {
     fn new(name: &str, addrs: &[&str]) -> Lab {
+        let hosts: Vec<(&str, Option<&str>)> = addrs.iter().map(|a| (*a, None)).collect();
+        Lab::with_machines(name, &hosts)
+    }
+
+    /// Hosts whose `uname` says the given machine (`aarch64`), or this one's (None).
+    fn with_machines(name: &str, addrs: &[(&str, Option<&str>)]) -> Lab {
         tools();
         let dir = PathBuf::from(format!(
             "/var/tmp/candor-fleet-test-{name}-{}",
@@ -139,7 +148,10 @@ impl Lab {
             ),
         )
         .unwrap();
-        let hosts = addrs.iter().map(|a| start_sshd(&dir, a)).collect();
+        let hosts = addrs
+            .iter()
+            .map(|(a, machine)| start_sshd(&dir, a, *machine))
+            .collect();
         Lab { dir, hosts }
     }
 
@@ -268,11 +280,36 @@ fn free_port(addr: &str) -> u16 {
         .port()
 }
 
-fn start_sshd(lab: &Path, addr: &str) -> Host {
+/// Starts a host's sshd. With `machine`, the host's sessions get a PATH
+/// whose first `uname` says that machine for `-m` and `-sm` (sshd's
+/// `SetEnv` comes after its own PATH, so it wins), and the rest of uname's
+/// answers from the real one.
+fn start_sshd(lab: &Path, addr: &str, machine: Option<&str>) -> Host {
     let root = lab.join(format!("host-{addr}"));
     std::fs::create_dir_all(root.join("home")).unwrap();
     std::fs::create_dir_all(root.join("tmp")).unwrap();
     keygen(&root.join("host_key"));
+    let path = match machine {
+        Some(m) => {
+            let bin = root.join("bin");
+            std::fs::create_dir_all(&bin).unwrap();
+            let shim = bin.join("uname");
+            std::fs::write(
+                &shim,
+                format!(
+                    "#!/bin/sh\ncase \"$*\" in\n  -m) echo {m} ;;\n  -sm|-ms|\"-s -m\") echo Linux {m} ;;\n  *) exec /usr/bin/uname \"$@\" ;;\nesac\n"
+                ),
+            )
+            .unwrap();
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755)).unwrap();
+            format!(
+                " PATH={}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                bin.display()
+            )
+        }
+        None => String::new(),
+    };
     let port = free_port(addr);
     let config = root.join("sshd_config");
     std::fs::write(
@@ -281,7 +318,7 @@ fn start_sshd(lab: &Path, addr: &str) -> Host {
             "ListenAddress {addr}:{port}\nHostKey {r}/host_key\nPidFile none\nAuthorizedKeysFile {l}/authorized_keys\n\
              StrictModes no\nUsePAM no\nPermitRootLogin prohibit-password\nPasswordAuthentication no\n\
              KbdInteractiveAuthentication no\nSubsystem sftp /usr/lib/openssh/sftp-server\n\
-             SetEnv HOME={r}/home TMPDIR={r}/tmp\nLogLevel ERROR\nMaxStartups 100\nMaxSessions 100\n",
+             SetEnv HOME={r}/home TMPDIR={r}/tmp{path}\nLogLevel ERROR\nMaxStartups 100\nMaxSessions 100\n",
             r = root.display(),
             l = lab.display()
         ),
@@ -833,6 +870,35 @@ fn fleet_bad_input_is_refused_with_exit_2() {
             vec!["-i".into(), s(&good_ini), "--binary".into(), s(&bad_ini)],
             "not an ELF executable".into(),
         ),
+        (
+            vec![
+                "-i".into(),
+                s(&good_ini),
+                "--binary".into(),
+                format!("aarch64={bin}"),
+            ],
+            format!("--binary aarch64={bin}: an executable for x86_64, not aarch64"),
+        ),
+        (
+            vec![
+                "-i".into(),
+                s(&good_ini),
+                "--binary".into(),
+                "mips=/x".into(),
+            ],
+            "--binary mips=/x: unknown architecture 'mips'".into(),
+        ),
+        (
+            vec![
+                "-i".into(),
+                s(&good_ini),
+                "--binary".into(),
+                bin.into(),
+                "--binary".into(),
+                format!("x86_64={bin}"),
+            ],
+            "--binary: two binaries for x86_64".into(),
+        ),
     ];
     for (args, says) in cases {
         let o = Command::new(bin)
@@ -923,5 +989,239 @@ fn ansible_playbook_runs_the_battery_and_compares() {
             .collect();
         assert!(left.is_empty(), "{}: {left:?}", h.addr);
     }
+    assert!(test_files(&lab.dir.join("disk")).is_empty());
+}
+
+/// The static aarch64 build to test with (`CANDOR_STATIC_BINARY_AARCH64`,
+/// set by .ci/run). CI must have it; elsewhere the test may skip, saying why.
+fn aarch64_binary() -> Option<PathBuf> {
+    match std::env::var("CANDOR_STATIC_BINARY_AARCH64") {
+        Ok(p) => {
+            assert!(
+                Path::new(&p).is_file(),
+                "CANDOR_STATIC_BINARY_AARCH64={p}: no such file"
+            );
+            Some(PathBuf::from(p))
+        }
+        Err(_) => {
+            assert!(
+                std::env::var("CI").map(|v| v != "true").unwrap_or(true),
+                "CI=true but CANDOR_STATIC_BINARY_AARCH64 is not set: .ci/run builds it with contrib/build-static.sh --target aarch64-unknown-linux-gnu"
+            );
+            eprintln!(
+                "skipped: CANDOR_STATIC_BINARY_AARCH64 is not set (build it with contrib/build-static.sh --target aarch64-unknown-linux-gnu)"
+            );
+            None
+        }
+    }
+}
+
+/// qemu-user's binfmt_misc handler for aarch64 ELF files, so that the
+/// kernel runs the aarch64 binary wherever it is executed, as an ARM host
+/// would. Registered from Debian's qemu-user-static line when it is not
+/// there already; only an entry this test registered is removed, at drop.
+struct Binfmt {
+    entry: PathBuf,
+    registered: bool,
+}
+
+impl Binfmt {
+    const DIR: &'static str = "/proc/sys/fs/binfmt_misc";
+    const CONF: &'static str = "/usr/lib/binfmt.d/qemu-aarch64.conf";
+
+    fn aarch64() -> Binfmt {
+        require(Self::CONF, "qemu-user-static");
+        require("/usr/bin/qemu-aarch64-static", "qemu-user-static");
+        let dir = Path::new(Self::DIR);
+        if !dir.join("register").exists() {
+            // (Left mounted afterwards: unmounting would drop every entry, not only ours.)
+            let st = Command::new("mount")
+                .args(["-t", "binfmt_misc", "binfmt_misc", Self::DIR])
+                .status()
+                .unwrap();
+            assert!(st.success(), "cannot mount binfmt_misc on {}", Self::DIR);
+        }
+        let entry = dir.join("qemu-aarch64");
+        if entry.exists() {
+            return Binfmt {
+                entry,
+                registered: false,
+            };
+        }
+        let conf = std::fs::read_to_string(Self::CONF).unwrap();
+        let line = conf
+            .lines()
+            .find(|l| l.starts_with(':'))
+            .unwrap_or_else(|| panic!("{}: no registration line", Self::CONF));
+        std::fs::write(dir.join("register"), line)
+            .unwrap_or_else(|e| panic!("registering qemu-aarch64 with binfmt_misc: {e}"));
+        assert!(entry.exists());
+        Binfmt {
+            entry,
+            registered: true,
+        }
+    }
+}
+
+impl Drop for Binfmt {
+    fn drop(&mut self) {
+        if self.registered {
+            let _ = std::fs::write(&self.entry, "-1");
+        }
+    }
+}
+
+/// A fleet of three hosts: one x86_64, one whose uname says aarch64 (its
+/// kernel runs aarch64 binaries through qemu-user, registered with
+/// binfmt_misc) and one that says armv7l, for which there is no build.
+/// Each of the first two gets its architecture's binary, byte for byte,
+/// and gives a complete Run that names its architecture; the third has a
+/// one-line cause that says how to build one; exit 1 as for any partial
+/// failure. The controller is a copy outside target/, so no build beside
+/// it is found: every binary is one the test chose.
+#[test]
+fn fleet_of_mixed_architectures_pushes_each_host_its_binary() {
+    let Some(arm64) = aarch64_binary() else {
+        return;
+    };
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _binfmt = Binfmt::aarch64();
+    let lab = Lab::with_machines(
+        "arch",
+        &[
+            ("127.0.0.11", None),
+            ("127.0.0.12", Some("aarch64")),
+            ("127.0.0.13", Some("armv7l")),
+        ],
+    );
+    let (x86, arm, armv7) = (&lab.hosts[0], &lab.hosts[1], &lab.hosts[2]);
+    let x86_binary = lab.binary();
+    let controller = lab.dir.join("controller/candor");
+    std::fs::create_dir_all(controller.parent().unwrap()).unwrap();
+    if std::fs::hard_link(&x86_binary, &controller).is_err() {
+        std::fs::copy(&x86_binary, &controller).unwrap();
+    }
+    let ini = lab.write(
+        "hosts.ini",
+        &format!(
+            "{}\n{}\n{}\n[all:vars]\nansible_ssh_common_args='-F {}/ssh_config'\n",
+            lab.line("intel", x86, "client"),
+            lab.line("graviton", arm, "client"),
+            lab.line("allwinner", armv7, "client"),
+            lab.dir.display()
+        ),
+    );
+    let out = lab.dir.join("fleet");
+    let disk = lab.dir.join("disk").display().to_string();
+    let arm_flag = format!("aarch64={}", arm64.display());
+    let mut cmd = Command::new(&controller);
+    cmd.args(["fleet", "run", "-i", ini.to_str().unwrap()]);
+    if static_binary().is_none() {
+        // The debug build is dynamic: it runs on these hosts, which share this machine's libraries.
+        cmd.args(["--binary", &x86_binary]);
+    }
+    cmd.args(["--binary", &arm_flag, "--keep-binary", "-o"])
+        .arg(&out)
+        .arg("--")
+        .args(QUICK)
+        .args(["--dir", &disk, "--runtime", "300ms"])
+        .env_remove("SSH_AUTH_SOCK")
+        .env("CANDOR_NO_HISTORY", "1");
+    let t0 = Instant::now();
+    let o = cmd.output().unwrap();
+    let took = t0.elapsed();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(took < Duration::from_secs(150), "took {took:?}");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("3 hosts, 2 ok, 1 failed"), "{stdout}");
+
+    let f = json(&out.join("fleet.json"));
+    // A mixed fleet has no one binary; binaries[] has the two the hosts used.
+    assert!(f["binary"].is_null(), "{}", f["binary"]);
+    let binaries = f["binaries"].as_array().unwrap();
+    assert_eq!(binaries.len(), 2, "{binaries:?}");
+    for (name, h, arch, system, file) in [
+        (
+            "intel",
+            x86,
+            "x86_64",
+            "Linux x86_64",
+            PathBuf::from(&x86_binary),
+        ),
+        ("graviton", arm, "aarch64", "Linux aarch64", arm64.clone()),
+    ] {
+        let r = host(&f, name);
+        assert_eq!(r["status"], "ok", "{r}");
+        assert_eq!(r["system"], system);
+        assert_eq!(r["arch"], arch);
+        let sha = r["binary_sha256"].as_str().unwrap();
+        let b = binaries.iter().find(|b| b["arch"] == arch).unwrap();
+        assert_eq!(b["sha256"], sha);
+        assert_eq!(
+            b["is_static"],
+            arch == "aarch64" || static_binary().is_some()
+        );
+        // The host's cache holds exactly that architecture's file.
+        let cached = h.home().join(format!(".cache/candor/bin/candor-{sha}"));
+        assert!(
+            std::fs::read(&cached).unwrap() == std::fs::read(&file).unwrap(),
+            "{name} was not given {}",
+            file.display()
+        );
+        // Its Run was made by that binary, on that architecture.
+        let run = json(&out.join(r["run_file"].as_str().unwrap()));
+        assert_eq!(run["status"], "complete", "{name}");
+        assert_eq!(run["label"], name);
+        assert_eq!(run["tool"]["target"], format!("{arch}-linux"));
+        assert_eq!(run["host"]["extra"]["arch"], arch);
+        // The aarch64 binary ran under qemu-user on this x86_64 machine, and says so.
+        assert_eq!(
+            run["host"]["extra"]["emulated"].is_string(),
+            arch == "aarch64",
+            "{name}: {}",
+            run["host"]["extra"]
+        );
+    }
+    let sha = |n: &str| host(&f, n)["binary_sha256"].as_str().unwrap().to_string();
+    assert_ne!(sha("intel"), sha("graviton"));
+
+    let r = host(&f, "allwinner");
+    let cause = "no static candor for armv7: build one with contrib/build-static.sh --target armv7-unknown-linux-gnueabihf or pass --binary armv7=PATH";
+    assert_eq!(r["status"], "failed");
+    assert_eq!(r["arch"], "armv7");
+    assert_eq!(r["failed_phase"], "upload");
+    assert_eq!(r["cause"], cause);
+    assert!(r["binary_sha256"].is_null());
+    assert!(stdout.contains(cause), "{stdout}");
+    assert!(armv7.files().is_empty(), "{:?}", armv7.files());
+
+    // The fleet table and the comparison name each host's architecture.
+    let row = |n: &str| {
+        stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with(n))
+            .unwrap_or_else(|| panic!("no row for {n}: {stdout}"))
+            .split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert_eq!(row("intel"), "intel ok x86_64");
+    assert_eq!(row("graviton"), "graviton ok aarch64");
+    assert_eq!(row("allwinner"), "allwinner failed armv7");
+    let md = std::fs::read_to_string(out.join("compare.md")).unwrap();
+    assert!(md.contains("hosts of 3 architectures"), "{md}");
+    assert!(
+        md.contains(&format!(
+            "fleet: aarch64: graviton (binary sha256 {}",
+            &sha("graviton")[..16]
+        )),
+        "{md}"
+    );
+    assert!(md.contains("fleet: x86_64: intel (binary sha256"), "{md}");
+    assert!(
+        md.contains("fleet: armv7: allwinner (no binary for it)"),
+        "{md}"
+    );
     assert!(test_files(&lab.dir.join("disk")).is_empty());
 }

@@ -53,10 +53,13 @@ pub struct RunArgs {
     /// network disturb each other, and the comparison notes who overlapped.
     #[arg(long, value_name = "N", default_value = "1")]
     pub parallel: String,
-    /// The candor binary to push (default: this one when it is static, else
-    /// the static build beside it).
-    #[arg(long, value_name = "PATH")]
-    pub binary: Option<PathBuf>,
+    /// The candor binary to push to hosts of an architecture
+    /// (`aarch64=PATH`; x86_64, aarch64, armv7), or `PATH` for its own
+    /// architecture; once per architecture. Default for each: this candor
+    /// when it is static and of that architecture, else the static build
+    /// `contrib/build-static.sh --target TRIPLE` left beside it.
+    #[arg(long, value_name = "[ARCH=]PATH")]
+    pub binary: Vec<String>,
     /// Leave the work directory (with the Run) and the binary on the hosts.
     #[arg(long)]
     pub keep: bool,
@@ -223,6 +226,11 @@ fn run(a: RunArgs) -> anyhow::Result<()> {
             "no hosts: candor fleet run -i INVENTORY [HOST...] [-- RUN FLAGS], or hosts as user@host[:port]",
         ));
     }
+    let binaries = a
+        .binary
+        .iter()
+        .map(|v| fleet::binary::BinaryFlag::parse(v))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let (run_flags, test_dir) = check_run_flags(&a.run_flags)?;
     if a.list_hosts {
         return list_hosts(a.inventory.as_deref(), &a.hosts);
@@ -232,7 +240,7 @@ fn run(a: RunArgs) -> anyhow::Result<()> {
         hosts: a.hosts,
         out_dir: a.output,
         parallel,
-        binary: a.binary,
+        binaries,
         keep: a.keep,
         keep_binary: a.keep_binary,
         force: a.force,

@@ -64,7 +64,7 @@ pub fn remote_failure(stderr: &[String]) -> Option<String> {
         return Some("no space left on the host's filesystem".into());
     }
     if has("Exec format error") || has("cannot execute binary file") {
-        return Some("the binary does not run on this host (not x86_64 Linux?)".into());
+        return Some("the binary does not run on this host: its kernel does not execute the architecture that uname named (Exec format error)".into());
     }
     // The remote candor says why in one line, as every candor error does.
     if let Some(line) = stderr

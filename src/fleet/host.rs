@@ -1,6 +1,7 @@
-//! One host's life in a fleet run: connect, read its clock, put the binary
-//! in its cache (or find it there), run `candor run`, fetch the Run, remove
-//! what was left, each phase timed. Every failure ends in a one-line cause
+//! One host's life in a fleet run: connect (which says its architecture),
+//! read its clock, put that architecture's binary in its cache (or find it
+//! there), run `candor run`, fetch the Run, remove what was left, each
+//! phase timed. Every failure ends in a one-line cause
 //! (`cause.rs`) and the later phases that still make sense: a run that
 //! failed halfway is fetched as far as it got, and cleanup runs whatever
 //! happened before it (also after Ctrl-C), so the host is left as it was.
@@ -167,15 +168,15 @@ pub fn run(
         );
     }
     w.rec.system = Some(conn.system.clone());
-    if conn.system != "Linux x86_64" {
-        let why = format!(
-            "the host is '{}'; the binary is for Linux x86_64",
-            conn.system
-        );
-        w.fail(Phase::Connect, why, &[]);
-        conn.close();
-        return finish(w, None);
-    }
+    let arch = match super::binary::host_arch(&conn.system) {
+        Ok(a) => a,
+        Err(why) => {
+            w.fail(Phase::Connect, why, &[]);
+            conn.close();
+            return finish(w, None);
+        }
+    };
+    w.rec.arch = Some(arch.name().to_string());
 
     // Clock.
     let p = w.phase(Phase::Clock);
@@ -194,7 +195,18 @@ pub fn run(
     let mut created: Vec<String> = Vec::new();
     let mut uploaded: Option<String> = None;
     let p = w.phase(Phase::Upload);
-    let bin = &plan.binary;
+    // The first host of an architecture has its binary chosen and hashed
+    // here; a host whose architecture has none ends with that cause.
+    let bin = match plan.binaries.for_arch(arch) {
+        Ok(b) => b,
+        Err(why) => {
+            w.end(p, true);
+            w.fail(Phase::Upload, why, &[]);
+            conn.close();
+            return finish(w, None);
+        }
+    };
+    w.rec.binary_sha256 = Some(bin.sha256.clone());
     let check = conn.exec(
         remote::CHECK_CACHE,
         std::slice::from_ref(&bin.sha256),

@@ -1,16 +1,17 @@
-//! Fleets: the same candor binary on many hosts over the user's own
-//! OpenSSH, then one comparison. The controller (this process) reads the
-//! hosts from an Ansible inventory or the command line (`inventory/`,
-//! `select.rs`, `target.rs`), picks the static binary to push
-//! (`binary.rs`), and for each host (`host.rs`, scheduled by
-//! `schedule.rs`) logs in through the system ssh with a control master
-//! (`ssh.rs`), reads the host's clock (`clock.rs`), puts the binary in the
-//! host's cache by content hash, runs `candor run` there with the user's
-//! flags, streams its progress (`progress.rs`), fetches the Run and removes
-//! what it left (`remote.rs` holds the shell side of each step). Failures
-//! become one-line causes (`cause.rs`). The output directory
-//! (`directory.rs`) holds every host's Run, `fleet.json` (`summary.rs`)
-//! and the comparison in every report format.
+//! Fleets: the same candor (one static binary per architecture) on many
+//! hosts over the user's own OpenSSH, then one comparison. The controller
+//! (this process) reads the hosts from an Ansible inventory or the command
+//! line (`inventory/`, `select.rs`, `target.rs`), checks the static
+//! binaries it was given (`binary.rs`), and for each host (`host.rs`,
+//! scheduled by `schedule.rs`) logs in through the system ssh with a
+//! control master (`ssh.rs`), reads the host's architecture and clock
+//! (`clock.rs`), puts the binary of that architecture in the host's cache
+//! by content hash, runs `candor run` there with the user's flags, streams
+//! its progress (`progress.rs`), fetches the Run and removes what it left
+//! (`remote.rs` holds the shell side of each step). Failures become
+//! one-line causes (`cause.rs`). The output directory (`directory.rs`)
+//! holds every host's Run, `fleet.json` (`summary.rs`) and the comparison
+//! in every report format.
 //!
 //! What this module must not do: measure (the remote candor does), or lay
 //! out reports (`report::fleet` and the comparison exporters do).
@@ -58,7 +59,8 @@ pub struct Timeouts {
 #[derive(Debug)]
 pub struct FleetPlan {
     pub ssh: ssh::SshOptions,
-    pub binary: binary::Binary,
+    /// One binary per architecture, chosen when a host of it asks.
+    pub binaries: binary::Binaries,
     /// `candor run` flags for every host (checked on the controller first);
     /// `--label=<host name>` is added per host.
     pub run_flags: Vec<String>,

@@ -15,7 +15,8 @@ pub struct Request {
     pub hosts: Vec<String>,
     pub out_dir: Option<PathBuf>,
     pub parallel: usize,
-    pub binary: Option<PathBuf>,
+    /// `--binary [ARCH=]PATH`, at most one per architecture.
+    pub binaries: Vec<binary::BinaryFlag>,
     pub keep: bool,
     pub keep_binary: bool,
     pub force: bool,
@@ -57,7 +58,7 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
     let program = which("ssh").ok_or_else(|| {
         anyhow::anyhow!("no ssh client on PATH: candor fleet uses the system OpenSSH client (install openssh-client)")
     })?;
-    let (binary, mut notes) = binary::locate(req.binary.as_deref())?;
+    let (binaries, mut notes) = binary::Binaries::prepare(&req.binaries)?;
     let out_dir = req.out_dir.clone().unwrap_or_else(directory::default_dir);
     directory::prepare(&out_dir, req.force)?;
     let sockets = ssh::SocketDir::create()
@@ -67,16 +68,6 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
             eprintln!("candor fleet: {n}");
         }
     }
-    notes.insert(
-        0,
-        format!(
-            "binary: {} ({}, {} bytes, sha256 {})",
-            binary.path.display(),
-            binary.chosen,
-            binary.bytes,
-            binary.sha256
-        ),
-    );
     let names: Vec<String> = targets.iter().map(|t| t.name.clone()).collect();
     let plan = FleetPlan {
         ssh: ssh::SshOptions {
@@ -85,7 +76,7 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
             options: req.ssh_options.clone(),
             connect_timeout: req.timeouts.connect,
         },
-        binary,
+        binaries,
         run_flags: req.run_flags.clone(),
         test_dir: req.test_dir.clone(),
         timeouts: req.timeouts,
@@ -101,6 +92,41 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
     let hosts = schedule::run_all(&plan, &targets, req.parallel, &mut display);
     drop(sockets);
     let (max_rss, ssh_max_rss) = peak_memory();
+    // The binaries the hosts asked for, first in the notes, as before.
+    let binaries = plan.binaries.chosen();
+    let mut first: Vec<String> = binaries
+        .iter()
+        .map(|b| {
+            format!(
+                "binary for {}: {} ({}, {} bytes, sha256 {})",
+                b.arch.as_deref().unwrap_or("?"),
+                b.path.display(),
+                b.chosen,
+                b.bytes,
+                b.sha256
+            )
+        })
+        .collect();
+    // Said when a host's architecture chose them: printed now, after the
+    // progress display, as the notes of the --binary flags were before it.
+    let chosen_notes = plan.binaries.notes();
+    if !req.quiet {
+        for n in &chosen_notes {
+            eprintln!("candor fleet: {n}");
+        }
+    }
+    first.extend(chosen_notes);
+    notes.splice(0..0, first);
+    let mut given: Vec<&str> = hosts
+        .iter()
+        .filter_map(|h| h.binary_sha256.as_deref())
+        .collect();
+    given.sort_unstable();
+    given.dedup();
+    let binary = match (binaries.as_slice(), given.as_slice()) {
+        ([one], [_]) => Some(one.clone()),
+        _ => None,
+    };
     let summary = FleetSummary {
         schema: SCHEMA.to_string(),
         controller: Controller {
@@ -119,7 +145,8 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
         inventory: req.inventory.as_ref().map(|p| p.display().to_string()),
         run_flags: req.run_flags.clone(),
         parallel: req.parallel,
-        binary: plan.binary.clone(),
+        binary,
+        binaries,
         started_at,
         finished_at: Some(now_millis()),
         interrupted: crate::cancel::cancelled(),

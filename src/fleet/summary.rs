@@ -126,6 +126,13 @@ pub struct HostRecord {
     /// `uname -sm` on the host.
     #[serde(default)]
     pub system: Option<String>,
+    /// The host's architecture as candor names it (`x86_64`, `aarch64`,
+    /// `armv7`), read from `system`: it chose the binary.
+    #[serde(default)]
+    pub arch: Option<String>,
+    /// The sha256 of the binary this host was given (the `binaries[]` entry of its architecture).
+    #[serde(default)]
+    pub binary_sha256: Option<String>,
     #[serde(default)]
     pub clock: Option<ClockOffset>,
     #[serde(default)]
@@ -166,6 +173,8 @@ impl HostRecord {
             finished_at: None,
             phases: Vec::new(),
             system: None,
+            arch: None,
+            binary_sha256: None,
             clock: None,
             upload: None,
             run_file: None,
@@ -218,7 +227,14 @@ pub struct FleetSummary {
     pub run_flags: Vec<String>,
     /// Hosts at once (1: one at a time).
     pub parallel: usize,
-    pub binary: Binary,
+    /// The binary of the run when only one was pushed (always set before
+    /// fleets mixed architectures); None when hosts got binaries of
+    /// several architectures, or none: `binaries` has them all.
+    #[serde(default)]
+    pub binary: Option<Binary>,
+    /// Every binary pushed, one per architecture present in the fleet.
+    #[serde(default)]
+    pub binaries: Vec<Binary>,
     /// Controller clock, RFC 3339 with milliseconds.
     pub started_at: String,
     #[serde(default)]
@@ -269,6 +285,7 @@ impl FleetSummary {
         } else {
             notes.push("fleet: hosts were measured one at a time".to_string());
         }
+        notes.extend(self.architecture_notes());
         for h in &self.hosts {
             if h.status != HostStatus::Ok {
                 notes.push(format!(
@@ -293,6 +310,51 @@ impl FleetSummary {
             }
         }
         notes
+    }
+
+    /// Which hosts ran on which architecture and with which binary: one
+    /// note when they share one, else one per architecture after a
+    /// warning that the figures also compare the architectures' code.
+    fn architecture_notes(&self) -> Vec<String> {
+        let mut by_arch: Vec<(&str, Vec<&str>, Option<&str>)> = Vec::new();
+        for h in &self.hosts {
+            let Some(arch) = h.arch.as_deref() else {
+                continue;
+            };
+            match by_arch.iter_mut().find(|(a, _, _)| *a == arch) {
+                Some((_, names, _)) => names.push(&h.name),
+                None => by_arch.push((arch, vec![&h.name], None)),
+            }
+        }
+        for (arch, _, sha) in &mut by_arch {
+            *sha = self
+                .binaries
+                .iter()
+                .find(|b| b.arch.as_deref() == Some(*arch))
+                .map(|b| b.sha256.as_str());
+        }
+        let binary = |sha: Option<&str>| match sha {
+            Some(s) => format!(" (binary sha256 {})", &s[..s.len().min(16)]),
+            None => " (no binary for it)".to_string(),
+        };
+        match by_arch.as_slice() {
+            [] => Vec::new(),
+            [(arch, _, sha)] => vec![format!("fleet: every host is {arch}{}", binary(*sha))],
+            several => {
+                let mut notes = vec![format!(
+                    "fleet: hosts of {} architectures: their figures compare the machines and the code built for each; a host run under an emulator (its Run says so) measures the emulator",
+                    several.len()
+                )];
+                for (arch, names, sha) in several {
+                    notes.push(format!(
+                        "fleet: {arch}: {}{}",
+                        names.join(", "),
+                        binary(*sha)
+                    ));
+                }
+                notes
+            }
+        }
     }
 
     /// Reads fleet.json; errors name the file (exit 2: bad input).
@@ -336,6 +398,73 @@ pub fn now_millis() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A fleet.json with hosts of the given (name, arch, sha256) and the binaries they name.
+    fn fleet(hosts: &[(&str, Option<&str>, Option<&str>)]) -> FleetSummary {
+        let binaries: Vec<serde_json::Value> = hosts
+            .iter()
+            .filter_map(|(_, arch, sha)| Some((arch.as_ref()?, sha.as_ref()?)))
+            .map(|(a, s)| {
+                serde_json::json!({"path": "/b", "chosen": "--binary", "sha256": s,
+                    "bytes": 1, "is_static": true, "arch": a})
+            })
+            .collect();
+        let hosts: Vec<serde_json::Value> = hosts
+            .iter()
+            .map(|(n, a, s)| {
+                serde_json::json!({"name": n, "destination": n, "status": "ok",
+                    "arch": a, "binary_sha256": s})
+            })
+            .collect();
+        serde_json::from_value(serde_json::json!({
+            "schema": SCHEMA, "controller": {"hostname": "c", "version": "0"},
+            "command": [], "run_flags": [], "parallel": 1, "started_at": "t",
+            "hosts": hosts, "binaries": binaries,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_comparison_names_each_hosts_architecture() {
+        let sha_x = "a".repeat(64);
+        let sha_a = "b".repeat(64);
+        let one = fleet(&[
+            ("h1", Some("x86_64"), Some(&sha_x)),
+            ("h2", Some("x86_64"), Some(&sha_x)),
+        ]);
+        let notes = one.comparison_notes();
+        assert!(
+            notes.contains(&format!(
+                "fleet: every host is x86_64 (binary sha256 {})",
+                &sha_x[..16]
+            )),
+            "{notes:?}"
+        );
+        let mixed = fleet(&[
+            ("h1", Some("x86_64"), Some(&sha_x)),
+            ("h2", Some("aarch64"), Some(&sha_a)),
+            ("h3", Some("armv7"), None),
+            ("h4", None, None),
+            ("h5", Some("aarch64"), Some(&sha_a)),
+        ]);
+        let notes = mixed.comparison_notes();
+        assert!(
+            notes.iter().any(|n| n.contains("hosts of 3 architectures")),
+            "{notes:?}"
+        );
+        assert!(notes.contains(&format!(
+            "fleet: aarch64: h2, h5 (binary sha256 {})",
+            &sha_a[..16]
+        )));
+        assert!(notes.contains(&"fleet: armv7: h3 (no binary for it)".to_string()));
+        // A host that never said its architecture (no login) is in none.
+        assert!(!notes.iter().any(|n| n.contains("h4")), "{notes:?}");
+        // An old fleet.json (no arch anywhere) gets no architecture note.
+        assert!(!fleet(&[("h1", None, None)])
+            .comparison_notes()
+            .iter()
+            .any(|n| n.contains("architecture") || n.contains("every host is")));
+    }
 
     #[test]
     fn millis_timestamps() {

@@ -1,7 +1,8 @@
-//! A fleet run as people read it: one row per host (how it ended, the time
-//! of each phase, its clock's offset, the one-line cause of a failure),
-//! then the comparison of the hosts' Runs, whose notes carry what the
-//! fleet adds (hosts without a Run, hosts measured while others ran). Text
+//! A fleet run as people read it: one row per host (how it ended, its
+//! architecture, the time of each phase, its clock's offset, the one-line
+//! cause of a failure), then the comparison of the hosts' Runs, whose notes
+//! carry what the fleet adds (hosts without a Run, hosts measured while
+//! others ran, which hosts ran which architecture's binary). Text
 //! and Markdown get both; CSV, JSON and HTML are the comparison with those
 //! notes (fleet.json has the rest as data).
 
@@ -101,6 +102,7 @@ pub fn fleet_table(s: &FleetSummary) -> Table {
         [
             "host",
             "status",
+            "arch",
             "connect",
             "upload",
             "run",
@@ -113,12 +115,14 @@ pub fn fleet_table(s: &FleetSummary) -> Table {
         .to_vec(),
     );
     t.align[1] = Align::Left;
-    t.align[3] = Align::Left;
-    t.align[8] = Align::Left;
+    t.align[2] = Align::Left;
+    t.align[4] = Align::Left;
+    t.align[9] = Align::Left;
     for h in &s.hosts {
         t.push(vec![
             h.name.clone(),
             h.status.as_str().to_string(),
+            h.arch.clone().unwrap_or_else(|| "–".into()),
             phase(h, Phase::Connect),
             match (&h.upload, h.phase_ns(Phase::Upload)) {
                 (Some(u), Some(ns)) => format!("{} {}", u.how, time(ns)),
