@@ -39,7 +39,9 @@ cargo=cargo
 for tool in readelf ${runner:+"$runner"}; do
   command -v "$tool" >/dev/null || { echo "error: $tool is not installed (README: Static binaries)" >&2; exit 2; }
 done
-CARGO_PROFILE_RELEASE_STRIP=debuginfo \
+# Thin LTO and one codegen unit for the binary that travels (smaller; the
+# release profile itself builds without them, BENCHMARKS.md "Build profiles").
+CARGO_PROFILE_RELEASE_STRIP=debuginfo CARGO_PROFILE_RELEASE_LTO=thin CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1 \
   "$cargo" build --release --locked --target "$target"
 bin="target/$target/release/candor"
 header=$(readelf -h "$bin")
