@@ -343,11 +343,18 @@ fn signs(on: &[&CapPoint], q: Quantity, all: &[CapPoint], level: f64) -> Vec<Sig
         }
     }
     // Flat across depths: the block size with the most depths on the plateau,
-    // within the tight tolerance, over at least a 4x range of depths.
+    // within the tight tolerance, over at least a 4x range of depths. A point
+    // above the level by more than the tight tolerance is a limiter letting
+    // the first depths through over its setting (`plateau` says more), not
+    // a sign against flatness: it is left out here, a point below never is.
     let flattest = sizes
         .iter()
         .filter_map(|bs| {
-            let pts: Vec<&CapPoint> = on.iter().filter(|p| p.bs == *bs).copied().collect();
+            let pts: Vec<&CapPoint> = on
+                .iter()
+                .filter(|p| p.bs == *bs && q.of(p) <= level * (1.0 + p.tight()))
+                .copied()
+                .collect();
             let depths = distinct(pts.iter().map(|p| p.depth()));
             let lo = *depths.iter().min()?;
             let hi = *depths.iter().max()?;
@@ -976,5 +983,23 @@ mod tests {
         let c = infer(&read);
         assert!(near(c.iops_cap(), 30_000.0), "{c:?}");
         assert!(near(c.bandwidth_cap(), 200e6), "{c:?}");
+    }
+
+    /// tests/truth.rs under a 38,000 read IOPS throttle (1 s points, the
+    /// full test suite, 2026-12-04): QD4 ran 2.8 % over the setting, QD8-64
+    /// settled on it within 0.1 %. The flat run of deep points is the sign;
+    /// the overshooting first depth did not make it a mere ceiling.
+    #[test]
+    fn one_overshooting_depth_does_not_hide_a_flat_plateau() {
+        let read = [
+            fio_point("randread", 4, 1, 18276.0, 74.86),
+            fio_point("randread", 4, 4, 39128.0, 160.27),
+            fio_point("randread", 4, 8, 38048.0, 155.84),
+            fio_point("randread", 4, 16, 38080.0, 155.98),
+            fio_point("randread", 4, 32, 38064.0, 155.91),
+            fio_point("randread", 4, 64, 38064.0, 155.91),
+        ];
+        let c = infer(&read);
+        assert!(near(c.iops_cap(), 38_064.0), "{c:?}");
     }
 }

@@ -6,7 +6,8 @@ use crate::compute::unixbench::{self, TESTS};
 use crate::result::{ComputeMeasurement, Run};
 use std::fmt::Write as _;
 
-pub fn unixbench_text(run: &Run) -> String {
+/// The Run's UnixBench measurements and their copy counts, in order.
+fn measurements(run: &Run) -> (Vec<&ComputeMeasurement>, Vec<u32>) {
     let ms: Vec<&ComputeMeasurement> = run
         .measurements
         .iter()
@@ -14,7 +15,13 @@ pub fn unixbench_text(run: &Run) -> String {
         .filter_map(|m| m.as_compute())
         .collect();
     let mut copies: Vec<u32> = ms.iter().map(|m| m.spec.threads).collect();
+    copies.sort_unstable();
     copies.dedup();
+    (ms, copies)
+}
+
+pub fn unixbench_text(run: &Run) -> String {
+    let (ms, copies) = measurements(run);
     let mut out = String::new();
     for &c in &copies {
         let plural = if c == 1 { "copy" } else { "copies" };
@@ -85,15 +92,7 @@ pub fn unixbench_text(run: &Run) -> String {
 /// (`candor report`, Markdown): `1 copy: 368.3 (partial: 2 of 12 index
 /// tests, not comparable with a full index)`. None without UnixBench tests.
 pub fn index_lines(run: &Run) -> Vec<String> {
-    let ms: Vec<&ComputeMeasurement> = run
-        .measurements
-        .iter()
-        .filter(|m| m.kind() == "unixbench")
-        .filter_map(|m| m.as_compute())
-        .collect();
-    let mut copies: Vec<u32> = ms.iter().map(|m| m.spec.threads).collect();
-    copies.sort_unstable();
-    copies.dedup();
+    let (ms, copies) = measurements(run);
     copies
         .into_iter()
         .filter_map(|c| {

@@ -8,7 +8,7 @@
 //! 6.0 print (`logResults` and `logIndexCat` in its `Run`); facts about
 //! that text, no code of UnixBench.
 
-use super::catalogue::{self, Test, Unit};
+use super::catalogue::{self, Test};
 use crate::result::{ComputeMeasurement, ComputeSpec, Measurement, Run, RunStatus, Tool};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -171,14 +171,7 @@ fn measurement(l: &Line, copies: u32, index: f64, s: &Section) -> ComputeMeasure
     params.insert("baseline".into(), t.baseline.into());
     params.insert("index".into(), index.into());
     params.insert("passes_kept".into(), l.samples.into());
-    let per_sec = match t.unit {
-        Unit::Lpm => l.score / 60.0,
-        _ => l.score,
-    };
-    let (ops, bytes) = match t.unit {
-        Unit::Kbps => (None, Some(l.score * 1024.0)),
-        _ => (Some(per_sec), None),
-    };
+    let (ops, bytes) = super::rates(t.unit, l.score);
     ComputeMeasurement {
         pass: None,
         started_at: s.started.clone(),

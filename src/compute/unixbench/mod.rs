@@ -226,14 +226,7 @@ fn measure(
             crate::compute::online_cpus()
         ));
     }
-    let per_sec = match test.unit {
-        Unit::Lpm => combined.score / 60.0,
-        _ => combined.score,
-    };
-    let (ops, bytes) = match test.unit {
-        Unit::Kbps => (None, Some(combined.score * 1024.0)),
-        _ => (Some(per_sec), None),
-    };
+    let (ops, bytes) = rates(test.unit, combined.score);
     Ok(ComputeMeasurement {
         pass: None,
         started_at: Some(started_at),
@@ -251,6 +244,16 @@ fn measure(
         cpu,
         notes,
     })
+}
+
+/// A score as the Run's rates: (operations per second, bytes per second).
+/// Loops per minute become per second; File Copy's KBps become bytes.
+pub fn rates(unit: Unit, score: f64) -> (Option<f64>, Option<f64>) {
+    match unit {
+        Unit::Kbps => (None, Some(score * 1024.0)),
+        Unit::Lpm => (Some(score / 60.0), None),
+        Unit::Lps | Unit::Mwips => (Some(score), None),
+    }
 }
 
 /// What /bin/sh resolves to (dash, bash, busybox, ...).
