@@ -120,8 +120,12 @@ pub fn import(text: &str, path: &Path, label: Option<String>) -> anyhow::Result<
                 .filter_map(|l| s.indexes.get(l.test.title).copied())
                 .collect();
             if let Some(mean) = super::score::overall_index(&ours) {
-                // The INDEX column is printed to one decimal: the mean of rounded values may differ by a little.
-                if (mean - score).abs() > 0.05 * ours.len() as f64 + 0.1 {
+                // Each INDEX is printed to one decimal (off by at most 0.05, so by at
+                // most 0.05/min relative): their geometric mean is off by at most that
+                // share of itself, and the printed score by 0.05 more.
+                let least = ours.iter().copied().fold(f64::INFINITY, f64::min);
+                let rounding = mean * 0.05 / least.max(0.05) + 0.05;
+                if (mean - score).abs() > rounding * 1.001 {
                     run.notes.push(format!(
                         "{copies} copies: the report's Index Score {score:.1} is not the geometric mean of its test indexes ({mean:.1}); the report's own figure is kept"
                     ));
@@ -331,8 +335,10 @@ fn started_at(text: &str) -> Option<String> {
         .map(|p| p.parse().ok())
         .collect::<Option<_>>()?;
     let [h, m, s] = hms[..] else { return None };
-    (h < 24 && m < 60 && s < 61)
-        .then(|| format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}Z"))
+    let text = format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}Z");
+    // A real instant only (no 30 February, no hour 25): it reads back as written.
+    let secs = u64::try_from(crate::units::parse_rfc3339(&text)?).ok()?;
+    (crate::units::rfc3339_utc(secs) == text).then_some(text)
 }
 
 #[cfg(test)]
@@ -371,6 +377,27 @@ mod tests {
         );
     }
 
+    /// A report whose Index Score is not its indexes' geometric mean (edited
+    /// by hand, or of another UnixBench) keeps its own figure and says so.
+    #[test]
+    fn an_index_score_that_does_not_add_up_is_noted() {
+        let edited = REPORT.replacen(
+            "                          368.3",
+            "                          400.0",
+            1,
+        );
+        assert_ne!(edited, REPORT);
+        let run = import(&edited, Path::new("r"), None).unwrap();
+        assert_eq!(run.plan.as_ref().unwrap()["index"]["1"], 400.0);
+        assert!(
+            run.notes
+                .iter()
+                .any(|n| n.contains("not the geometric mean of its test indexes (368.")),
+            "{:?}",
+            run.notes
+        );
+    }
+
     #[test]
     fn bad_lines_are_named() {
         let bad = REPORT.replace("480056.0 lps", "480056.0 KBps");
@@ -380,6 +407,8 @@ mod tests {
         let e = import(none, Path::new("r"), None).unwrap_err().to_string();
         assert!(e.contains("without a single result line"), "{e}");
         assert_eq!(started_at("Mon Feb 30x 2020 1:2:3"), None);
+        assert_eq!(started_at("Sun Feb 30 2020 01:02:03 - 01:03:00"), None);
+        assert_eq!(started_at("Sun Feb 29 2020 25:02:03 - 01:03:00"), None);
         assert_eq!(
             started_at("Mon Jan 01 2019 12:00:00 - 12:28:00").as_deref(),
             Some("2019-01-01T12:00:00Z")
