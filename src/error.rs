@@ -36,13 +36,7 @@ pub fn is_usage(error: &anyhow::Error) -> bool {
 /// among them) are written as escapes. Error messages quote what a file
 /// holds, and a hostile file may hold anything.
 pub fn printable(text: &str) -> String {
-    text.chars()
-        .map(|c| match c {
-            '\n' | '\r' | '\t' => " ".to_string(),
-            c if c.is_control() => c.escape_default().to_string(),
-            c => c.to_string(),
-        })
-        .collect()
+    terminal_safe(&text.replace(['\n', '\r', '\t'], " ")).into_owned()
 }
 
 /// `text` safe to print on a terminal as it is laid out: line breaks and
