@@ -5,10 +5,10 @@
 //!   see a machine in under 3 minutes (on a 2-vCPU VM, compute included).
 //!   One pass cannot show spread: its findings say "not checked".
 //! - `standard` (default): 3 passes as rounds, 10 s per test after a 2 s
-//!   ramp, 5 s pauses, control series. Long enough for stable medians on
+//!   ramp, 5 s pauses after writes, control series. Long enough for stable medians on
 //!   most VMs, short enough to run during a coffee.
 //! - `full`: the careful methodology: 3 passes, 30 s per test after ramp,
-//!   20 s pauses (so one test's write-back does not land in the next),
+//!   20 s pauses after writes (so one test's write-back does not land in the next),
 //!   control series.
 //! - `peak`, `realworld`, `nvme`: CrystalDiskMark's selections, with
 //!   standard's timing and the control series, disk only.

@@ -40,7 +40,8 @@ pub struct Args {
     /// Warm-up before each disk test's measured interval, not counted.
     #[arg(long, value_name = "DUR")]
     pub ramp: Option<String>,
-    /// Pause before each disk test (lets write-back settle).
+    /// Pause before a disk test that follows a write or a file layout (lets
+    /// write-back settle; a read leaves none, so no pause follows one).
     #[arg(long, value_name = "DUR")]
     pub pause: Option<String>,
     /// Size of the main test file (e.g. 1G).
