@@ -1385,9 +1385,10 @@ fn terminal_escapes_from_a_run_are_never_printed_raw() {
 
 /// `history add` of many Runs and `history export` of a large history ran
 /// to the end after the first SIGINT and exited 0; now the first signal
-/// stops them: exit 130, the add says how far it got (each batch is one
-/// transaction: the database holds whole batches), export's `-o` file is
-/// never made.
+/// stops them: the add well before its end, exit 130, its one error line
+/// naming SIGINT; export's `-o` file and temporary are never made (checked
+/// when the export takes long enough here, over 400 ms, to be stopped
+/// midway).
 #[test]
 fn the_first_signal_stops_commands_that_do_not_measure() {
     let dir = scratch("signal");
