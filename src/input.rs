@@ -1,5 +1,5 @@
-//! Reading a file the user names: a Run, fio output (and, on other
-//! branches, job files and inventories). A user's file may be anything: a
+//! Reading a file the user names: a Run, fio output, a job file and its
+//! includes. A user's file may be anything: a
 //! FIFO that no one writes (a plain read waits forever), `/dev/zero` (a
 //! plain read fills the memory), a directory, a 40 GiB log. So every input
 //! is read here, one way:
@@ -25,23 +25,77 @@ use std::path::{Path, PathBuf};
 pub const MAX_INPUT_BYTES: u64 = 128 << 20;
 
 /// Why a file could not be read as input. Each message names the file.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 pub enum InputError {
-    #[error("{path}: cannot read: {source}")]
     Io {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("{path}: {kind}, not a regular file: candor reads its input from regular files")]
-    NotAFile { path: PathBuf, kind: &'static str },
-    #[error("{path}: {size} is more than the {cap} candor reads (is it the right file?)")]
+    NotAFile {
+        path: PathBuf,
+        kind: &'static str,
+    },
     TooLarge {
         path: PathBuf,
         size: String,
         cap: String,
     },
-    #[error("{path}: not text (the bytes at offset {offset} are not UTF-8)")]
-    NotText { path: PathBuf, offset: usize },
+    NotText {
+        path: PathBuf,
+        offset: usize,
+    },
+}
+
+impl InputError {
+    /// The file it is about.
+    pub fn path(&self) -> &Path {
+        match self {
+            InputError::Io { path, .. }
+            | InputError::NotAFile { path, .. }
+            | InputError::TooLarge { path, .. }
+            | InputError::NotText { path, .. } => path,
+        }
+    }
+
+    /// The cause without the file's name, for a message that names the
+    /// file its own way (a job file's `include` line).
+    pub fn cause(&self) -> String {
+        match self {
+            InputError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+                "no such file".to_string()
+            }
+            InputError::Io { source, .. } => format!("cannot read: {source}"),
+            InputError::NotAFile { kind, .. } => {
+                format!("{kind}, not a regular file: candor reads its input from regular files")
+            }
+            InputError::TooLarge { size, cap, .. } => {
+                format!("{size} is more than the {cap} candor reads (is it the right file?)")
+            }
+            InputError::NotText { offset, .. } => {
+                format!("not text (the bytes at offset {offset} are not UTF-8)")
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InputError::Io { path, source } => {
+                write!(f, "{}: cannot read: {source}", path.display())
+            }
+            _ => write!(f, "{}: {}", self.path().display(), self.cause()),
+        }
+    }
+}
+
+impl std::error::Error for InputError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            InputError::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
 }
 
 /// Reads a regular file of at most [`MAX_INPUT_BYTES`] as UTF-8 text,

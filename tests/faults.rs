@@ -940,6 +940,82 @@ fn a_failing_disk_job_still_leaves_a_run() {
     assert!(leftovers(dir.path()).is_empty());
 }
 
+/// A pids cgroup of our own with this limit, removed on drop.
+struct PidsGroup(PathBuf);
+
+impl PidsGroup {
+    fn new(tag: &str, max: u32) -> PidsGroup {
+        let path =
+            Path::new("/sys/fs/cgroup/pids").join(format!("candor-{tag}-{}", std::process::id()));
+        std::fs::create_dir(&path).unwrap_or_else(|e| {
+            panic!(
+                "cannot create {} (these tests need root and cgroup v1 pids): {e}",
+                path.display()
+            )
+        });
+        std::fs::write(path.join("pids.max"), max.to_string()).unwrap();
+        PidsGroup(path)
+    }
+
+    /// candor in the group, under `timeout`: a candor that waits for ever
+    /// for a thread that never started fails the test.
+    fn run(&self, args: &[&str]) -> Outcome {
+        let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
+        let script = format!(
+            "echo $$ > '{}' && exec timeout -s KILL 60 '{}' {}",
+            self.0.join("cgroup.procs").display(),
+            bin(),
+            quoted.join(" ")
+        );
+        command("sh").args(["-c", &script]).output().unwrap().into()
+    }
+}
+
+impl Drop for PidsGroup {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir(&self.0);
+    }
+}
+
+/// Under a process limit (a pids cgroup of 12), `--numjobs 64` panicked in
+/// the spawning thread while the threads already started waited for ever
+/// at the start barrier; a job file of 40 jobs did the same. Now the
+/// threads that started are stopped, the test files removed and the Run
+/// saved `failed` with the cause, exit 1.
+#[test]
+fn a_thread_that_cannot_start_is_an_error_not_a_hang() {
+    let dir = scratch("pids");
+    let d = p(dir.path());
+    let group = PidsGroup::new("threads", 12);
+    let out = dir.path().join("numjobs.json");
+    let mut args = vec!["disk", "--dir", d, "--numjobs", "64", "-o", p(&out)];
+    args.extend(TINY_DISK);
+    let o = group.run(&args);
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(o.stderr.contains("cannot start I/O thread"), "{}", o.stderr);
+    let run = read_run(&out);
+    assert_eq!(run.status, RunStatus::Failed);
+    assert!(
+        run.notes.iter().any(|n| n.contains("cannot start")),
+        "{:?}",
+        run.notes
+    );
+    assert!(leftovers(dir.path()).is_empty());
+
+    let sections: String = (0..40).map(|i| format!("[j{i}]\n")).collect();
+    let jobs = put(
+        dir.path(),
+        "forty.fio",
+        format!("[global]\nrw=randread\nsize=1m\nruntime=200ms\ntime_based\n{sections}"),
+    );
+    let out = dir.path().join("jobs.json");
+    let o = group.run(&["disk", "--job", p(&jobs), "--dir", d, "-o", p(&out)]);
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(o.stderr.contains("cannot start"), "{}", o.stderr);
+    assert_eq!(read_run(&out).status, RunStatus::Failed);
+    assert!(leftovers(dir.path()).is_empty());
+}
+
 /// Paths that are not UTF-8 (the directory, the output) work in every
 /// measuring command.
 #[test]
@@ -1192,6 +1268,107 @@ fn hostile_inputs_are_refused_at_once() {
             );
         }
     }
+}
+
+/// candor under a time and address-space bound (`timeout`, `ulimit -v`),
+/// so that an older candor that hangs or eats memory fails the test
+/// instead of the machine.
+fn bounded(args: &[&str], secs: u32) -> Outcome {
+    let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
+    let script = format!(
+        "ulimit -v 4194304 && exec timeout -s KILL {secs} '{}' {}",
+        bin(),
+        quoted.join(" ")
+    );
+    command("sh").args(["-c", &script]).output().unwrap().into()
+}
+
+/// Job files and their includes are read like every other input: a FIFO as
+/// the job file or an `include` hung and ignored the first signal;
+/// `include /dev/zero` took all memory; a 5 MB job file was read; includes
+/// that fan out (each file includes the next eight times, fourteen deep)
+/// ran for minutes; 16,000 sections in two phases took 37 s and 4 GB to
+/// `--parse-only`. Now each is one line, exit 2, at once; more jobs than
+/// fio's 4,096 (clones counted) are refused as fio refuses them.
+#[test]
+fn job_files_and_includes_go_through_the_one_reader() {
+    let dir = scratch("jobfile-input");
+    let d = dir.path();
+    let fifo = d.join("fifo.fio");
+    mkfifo(&fifo);
+    let job = |name: &str, text: &str| p(&put(d, name, text)).to_string();
+    let fifo_include = job(
+        "fifo-inc.fio",
+        &format!("[a]\nrw=read\nsize=1m\ninclude {}\n", p(&fifo)),
+    );
+    let zero_include = job("zero-inc.fio", "[a]\nrw=read\nsize=1m\ninclude /dev/zero\n");
+    let big = job("big.fio", &"#".repeat(5 << 20));
+    for i in 0..14 {
+        job(
+            &format!("f{i}.fio"),
+            &format!("include f{}.fio\n", i + 1).repeat(8),
+        );
+    }
+    job("f14.fio", "bs=4k\n");
+    let fan = job("fan.fio", "[a]\nrw=read\nsize=1m\ninclude f0.fio\n");
+    let sections =
+        |n: usize, prefix: &str| -> String { (0..n).map(|i| format!("[{prefix}{i}]\n")).collect() };
+    let too_many = job(
+        "many.fio",
+        &format!("[global]\nrw=randread\nsize=1m\n{}", sections(4097, "j")),
+    );
+    let clones = job(
+        "clones.fio",
+        &format!(
+            "[global]\nrw=randread\nsize=1m\nnumjobs=1024\n{}",
+            sections(5, "c")
+        ),
+    );
+    for (file, why) in [
+        (
+            p(&fifo),
+            "fifo.fio: cannot read the job file: a FIFO (named pipe), not a regular file",
+        ),
+        (&fifo_include, "fifo-inc.fio:4: include "),
+        (
+            &zero_include,
+            "zero-inc.fio:4: include /dev/zero: a character device, not a regular file",
+        ),
+        (&big, "5 MiB is more than the 4 MiB candor reads"),
+        (&fan, "more than 65536 includes in all"),
+        (&too_many, "more than 4096 job sections"),
+        (
+            &clones,
+            "[c4]: with it the job file's jobs come to 5120, clones counted",
+        ),
+    ] {
+        let started = Instant::now();
+        let o = bounded(&["disk", "--job", file, "--parse-only", "--dir", p(d)], 20);
+        refused(&o, 2, why);
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{file} took long"
+        );
+    }
+    // fio's most jobs, in two phases of 2,048: linear in time and output
+    // (a job names at most eight others).
+    let phases = job(
+        "phases.fio",
+        &format!(
+            "[global]\nrw=randread\nsize=1m\n{}[s]\nstonewall\n{}",
+            sections(2048, "a"),
+            sections(2047, "b")
+        ),
+    );
+    let o = bounded(
+        &["disk", "--job", &phases, "--parse-only", "--dir", p(d)],
+        60,
+    );
+    ok(&o);
+    assert!(o.stdout.len() < 4096 * 1024, "{} bytes", o.stdout.len());
+    assert!(o
+        .stdout
+        .contains("starts when a0, a1, a2, a3, a4, a5, a6, a7, ... (and 2040 more) ended"));
 }
 
 /// fio output whose figures are wrong: one line naming the file, the job

@@ -14,7 +14,9 @@ use crate::disk::schedule::{self, Planned};
 use crate::disk::{EngineChoice, EngineKind, Placement, TestDir, TestFile};
 use crate::error::usage;
 use crate::fio::jobfile::{self, lower, Env, FileSystem, JobFile};
-use crate::result::{DiskMeasurement, JobFileRecord, JobFileText, JobInfo, Measurement};
+use crate::result::{
+    DiskMeasurement, JobFileRecord, JobFileText, JobInfo, Measurement, WAITED_FOR_NAMED,
+};
 use crate::session::recorder::Recorder;
 use crate::session::{self, Session};
 use std::path::{Path, PathBuf};
@@ -275,7 +277,13 @@ fn measure(plan: &lower::Plan, dirs: &[TestDir], recorder: &mut Recorder) -> any
             start_ns: done.start_ns,
             end_ns: done.end_ns,
             ended_by: done.outcome.ended_by.to_string(),
-            waited_for: job.waited_for.clone(),
+            waited_for: job
+                .after
+                .iter()
+                .take(WAITED_FOR_NAMED)
+                .map(|i| plan.jobs[i].fio_name.clone())
+                .collect(),
+            waited_for_more: job.after.len().saturating_sub(WAITED_FOR_NAMED),
             start_delay_ns: job.start_delay.as_nanos() as u64,
             options: job.options.clone(),
             fio_files: used

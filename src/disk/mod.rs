@@ -38,7 +38,7 @@ use recorder::DirectionRecorder;
 use std::cell::Cell;
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Barrier, OnceLock};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 use worker::{Ended, Progress, WorkerPlan, WorkerResult};
 
@@ -323,7 +323,9 @@ fn drive(
         .collect();
 
     let threads = job.numjobs as usize;
-    let barrier = Barrier::new(threads + 1);
+    // Not std's Barrier: a thread that cannot be started never arrives,
+    // and the ones that did must not wait for it for ever.
+    let barrier = schedule::Rendezvous::new(threads + 1);
     let start: OnceLock<Instant> = OnceLock::new();
     let stop = AtomicBool::new(false);
     let finished = AtomicUsize::new(0);
@@ -331,8 +333,9 @@ fn drive(
 
     let attained = AtomicBool::new(false);
     let (outcomes, cpu, steady_record, t0, block_stack) = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
+        let mut handles = Vec::with_capacity(threads);
+        for t in 0..threads {
+            let spawned = {
                 let place = places[t];
                 let plan = WorkerPlan {
                     thread: t as u32,
@@ -354,7 +357,7 @@ fn drive(
                         let arrived = Cell::new(false);
                         let gate = || -> Option<Instant> {
                             arrived.set(true);
-                            barrier.wait();
+                            barrier.wait(stop);
                             let at = wait_for(start);
                             (!stop.load(Ordering::SeqCst)).then_some(at)
                         };
@@ -371,18 +374,34 @@ fn drive(
                         if !arrived.get() {
                             // Setup failed: still meet the others at the barrier, then stop them.
                             stop.store(true, Ordering::SeqCst);
-                            barrier.wait();
+                            barrier.wait(stop);
                         } else if outcome.is_err() {
                             stop.store(true, Ordering::SeqCst);
                         }
                         finished.fetch_add(1, Ordering::SeqCst);
                         outcome
                     })
-                    .expect("spawn I/O thread")
-            })
-            .collect();
+            };
+            match spawned {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    // Under a process limit (a pids cgroup, RLIMIT_NPROC):
+                    // the threads already started pass the gate, see the
+                    // stop and end without doing I/O.
+                    stop.store(true, Ordering::SeqCst);
+                    let _ = start.set(Instant::now());
+                    for h in handles {
+                        let _ = h.join();
+                    }
+                    return Err(anyhow::anyhow!(
+                        "cannot start I/O thread {} of {threads}: {e} (a process or thread limit?)",
+                        t + 1
+                    ));
+                }
+            }
+        }
 
-        barrier.wait();
+        barrier.wait(&stop);
         // Jobs that fio starts together start at one instant, once every
         // one of them is ready.
         if let (Some(r), Some(abort)) = (control.rendezvous, control.abort) {
@@ -441,14 +460,14 @@ fn drive(
                     .unwrap_or_else(|_| Err(anyhow::anyhow!("an I/O thread panicked")))
             })
             .collect();
-        (
+        Ok((
             outcomes,
             before.until(&after),
             monitor.map(|m| m.record()),
             t0,
             block_stack,
-        )
-    });
+        ))
+    })?;
     let ended = Instant::now();
 
     crate::cancel::check()?;

@@ -10,13 +10,38 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+/// The jobs (by index) that must have ended before a job starts: every
+/// job of the phase before its own (fio's `stonewall` phases), and the job
+/// its `wait_for` names when that one is not in that phase. A range, not a
+/// list: a phase of 2,000 jobs after one of 2,000 is 2,000 ranges, not four
+/// million indices.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct StartsAfter {
+    pub phase: std::ops::Range<usize>,
+    pub job: Option<usize>,
+}
+
+impl StartsAfter {
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.phase.clone().chain(self.job)
+    }
+
+    pub fn len(&self) -> usize {
+        self.phase.len() + usize::from(self.job.is_some())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 /// One job, ready to run.
 pub struct Planned<'a> {
     pub spec: JobSpec,
     /// Where each of its threads does I/O.
     pub places: Vec<Placement<'a>>,
-    /// The jobs (by index) that must have ended before it starts.
-    pub after: Vec<usize>,
+    /// The jobs that must have ended before it starts.
+    pub after: StartsAfter,
     /// Its start counts this long from the start of the run.
     pub start_delay: Duration,
     pub steady: Option<SteadySpec>,
@@ -72,17 +97,12 @@ impl Rendezvous {
 /// The jobs that start at the same moment: the same jobs before them, the
 /// same start delay.
 fn waves(jobs: &[Planned]) -> Vec<usize> {
-    let mut keys: Vec<(Vec<usize>, Duration)> = Vec::new();
+    let mut keys: std::collections::HashMap<(&StartsAfter, Duration), usize> =
+        std::collections::HashMap::new();
     jobs.iter()
         .map(|j| {
-            let key = (j.after.clone(), j.start_delay);
-            match keys.iter().position(|k| *k == key) {
-                Some(i) => i,
-                None => {
-                    keys.push(key);
-                    keys.len() - 1
-                }
-            }
+            let next = keys.len();
+            *keys.entry((&j.after, j.start_delay)).or_insert(next)
         })
         .collect()
 }
@@ -108,14 +128,16 @@ pub fn run_all(
     let (tx, rx) = mpsc::channel::<(usize, anyhow::Result<Outcome>)>();
     let mut first_error: Option<anyhow::Error> = None;
     let wave_of = waves(jobs);
-    let rendezvous: Vec<Rendezvous> = (0..=wave_of.iter().copied().max().unwrap_or(0))
-        .map(|w| Rendezvous::new(wave_of.iter().filter(|x| **x == w).count()))
-        .collect();
+    let mut wave_sizes = vec![0usize; wave_of.iter().copied().max().map_or(0, |w| w + 1)];
+    for &w in &wave_of {
+        wave_sizes[w] += 1;
+    }
+    let rendezvous: Vec<Rendezvous> = wave_sizes.into_iter().map(Rendezvous::new).collect();
     std::thread::scope(|scope| {
         for (index, job) in jobs.iter().enumerate() {
             let (state, changed, abort, tx) = (&state, &changed, &abort, tx.clone());
             let meet = &rendezvous[wave_of[index]];
-            std::thread::Builder::new()
+            let spawned = std::thread::Builder::new()
                 .name(format!("candor-job-{index}"))
                 .spawn_scoped(scope, move || {
                     let result =
@@ -134,8 +156,20 @@ pub fn run_all(
                     changed.notify_all();
                     drop(s);
                     let _ = tx.send((index, result));
-                })
-                .expect("spawn a job thread");
+                });
+            if let Err(e) = spawned {
+                // Under a process limit (a pids cgroup, RLIMIT_NPROC) a
+                // thread may not start: the jobs already started are
+                // stopped (they see the abort; those waiting to start with
+                // this one stop waiting) and the Run says why.
+                abort.store(true, Ordering::SeqCst);
+                changed.notify_all();
+                first_error = Some(anyhow::anyhow!(
+                    "job {index}: cannot start its thread: {e} (a process or thread limit? {} jobs were started)",
+                    index
+                ));
+                break;
+            }
         }
         drop(tx);
         // Hand jobs on in file order as they end.
@@ -200,12 +234,12 @@ fn wait_then_run(
     let mut s = state.lock().unwrap_or_else(|e| e.into_inner());
     loop {
         crate::cancel::check()?;
-        if abort.load(Ordering::SeqCst) || job.after.iter().any(|&i| s[i] == State::Failed) {
+        if abort.load(Ordering::SeqCst) || job.after.iter().any(|i| s[i] == State::Failed) {
             return Err(anyhow::anyhow!(
                 "job {index} did not start: another job failed"
             ));
         }
-        if job.after.iter().all(|&i| s[i] == State::Done) {
+        if job.after.iter().all(|i| s[i] == State::Done) {
             break;
         }
         s = changed

@@ -150,8 +150,7 @@ fn ends(spec: &JobSpec) -> String {
 /// For each job, the jobs that start at the same moment (the same jobs
 /// before them, the same delay), found in one pass.
 fn starts_together(plan: &Plan) -> Vec<std::rc::Rc<Vec<usize>>> {
-    let mut by_start: std::collections::HashMap<(&[usize], std::time::Duration), Vec<usize>> =
-        std::collections::HashMap::new();
+    let mut by_start: std::collections::HashMap<_, Vec<usize>> = std::collections::HashMap::new();
     for (i, job) in plan.jobs.iter().enumerate() {
         by_start
             .entry((&job.after, job.start_delay))
@@ -164,7 +163,7 @@ fn starts_together(plan: &Plan) -> Vec<std::rc::Rc<Vec<usize>>> {
         .collect();
     plan.jobs
         .iter()
-        .map(|job| shared[&(job.after.as_slice(), job.start_delay)].clone())
+        .map(|job| shared[&(&job.after, job.start_delay)].clone())
         .collect()
 }
 
@@ -172,9 +171,9 @@ fn starts_together(plan: &Plan) -> Vec<std::rc::Rc<Vec<usize>>> {
 /// stays linear in its jobs.
 const NAMED: usize = 8;
 
-/// `a, b, c` or `a, b, ... (and 12 more)`.
-fn list<'a>(names: impl ExactSizeIterator<Item = &'a str>) -> String {
-    let n = names.len();
+/// `a, b, c` or `a, b, ... (and 12 more)`, of the `n` names `names` gives:
+/// only the first few are taken.
+fn list<'a>(n: usize, names: impl Iterator<Item = &'a str>) -> String {
     let shown: Vec<&str> = names.take(NAMED).collect();
     if n > NAMED {
         format!("{}, ... (and {} more)", shown.join(", "), n - NAMED)
@@ -191,15 +190,13 @@ fn when(job: &Lowered, plan: &Plan, together: &[usize], index: usize) -> String 
     } else {
         format!(", {} after the run starts", fmt_duration(job.start_delay))
     };
-    let others: Vec<&str> = together
+    let others = together
         .iter()
         .filter(|&&j| j != index)
-        .map(|&j| plan.jobs[j].section.as_str())
-        .collect();
-    let beside = if others.is_empty() {
-        String::new()
-    } else {
-        format!(", beside {}", list(others.into_iter()))
+        .map(|&j| plan.jobs[j].section.as_str());
+    let beside = match together.len().saturating_sub(1) {
+        0 => String::new(),
+        n => format!(", beside {}", list(n, others)),
     };
     if job.after.is_empty() {
         if beside.is_empty() {
@@ -210,7 +207,10 @@ fn when(job: &Lowered, plan: &Plan, together: &[usize], index: usize) -> String 
     } else {
         format!(
             "starts when {} ended{beside}{delay}",
-            list(job.waited_for.iter().map(String::as_str))
+            list(
+                job.after.len(),
+                job.after.iter().map(|i| plan.jobs[i].fio_name.as_str())
+            )
         )
     }
 }

@@ -86,6 +86,13 @@ pub struct JobFileText {
     pub text: String,
 }
 
+/// The most job names a measurement's `waited_for` lists.
+pub const WAITED_FOR_NAMED: usize = 16;
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 /// Where a disk measurement stands in the fio job file it came from, and
 /// how it ran beside the other jobs.
 #[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
@@ -109,9 +116,15 @@ pub struct JobInfo {
     /// operations, fio's size-bounded job), `steadystate` or `stopped`.
     #[serde(default)]
     pub ended_by: String,
-    /// The jobs it waited for before it started (`stonewall`, `wait_for`).
+    /// The jobs it waited for before it started (`stonewall`, `wait_for`),
+    /// at most [`WAITED_FOR_NAMED`] of them by name.
     #[serde(default)]
     pub waited_for: Vec<String>,
+    /// How many more it waited for than `waited_for` names (a phase of
+    /// 2,000 jobs after one of 2,000 would otherwise write four million
+    /// names into the Run, and again at every save).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub waited_for_more: usize,
     /// Its `startdelay` (ns).
     #[serde(default)]
     pub start_delay_ns: u64,

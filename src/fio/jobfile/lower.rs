@@ -12,11 +12,13 @@
 
 use super::options::{Kind, Support};
 use super::parse::{read_value, Job, Setting, Value};
-use super::source::Pos;
+use super::source::{Pos, MAX_JOBS};
 use super::value::{self, KbBase};
 use super::{JobFile, JobFileError};
+use crate::disk::schedule::StartsAfter;
 use crate::disk::steady::SteadySpec;
 use crate::disk::{BlockSizes, EngineChoice, EngineKind, JobSpec, Modifier, Rw};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -55,10 +57,10 @@ pub struct Lowered {
     pub spec: JobSpec,
     /// Each clone's file (an index into `Plan::files`) and region (first byte, length).
     pub threads: Vec<(usize, u64, u64)>,
-    /// The jobs (by index) that must end before this one starts.
-    pub after: Vec<usize>,
-    /// Their names, for the Run.
-    pub waited_for: Vec<String>,
+    /// fio's name for it: `name=`, else the section.
+    pub fio_name: String,
+    /// The jobs that must end before this one starts.
+    pub after: StartsAfter,
     pub start_delay: Duration,
     pub steady: Option<SteadySpec>,
     /// Drop cached pages of its files before it starts (fio's `invalidate`).
@@ -105,6 +107,12 @@ pub fn lower(file: &JobFile, ctx: &Context) -> Result<Plan, JobFileError> {
             .is_some_and(|s| s.value.as_bool() == Some(true))
     };
     let last_stonewall = file.jobs.iter().rposition(stonewall);
+    // `wait_for` names a job by its fio name: each name's jobs, in order.
+    let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, j) in file.jobs.iter().enumerate() {
+        by_name.entry(j.fio_name()).or_default().push(i);
+    }
+    let mut threads = 0u64;
     // The phase a job is in: where it began (a stonewall job) and where the one before began.
     let mut phase = (0usize, 0usize);
     for (index, job) in file.jobs.iter().enumerate() {
@@ -130,9 +138,15 @@ pub fn lower(file: &JobFile, ctx: &Context) -> Result<Plan, JobFileError> {
         };
         let seed = crate::seed::splitmix64(base_seed ^ index as u64);
         let mut lowered = l.lower(index, group, seed, delay_breaks_order, &mut plan.files)?;
-        let (after, names) = order(job, index, phase, &file.jobs)?;
-        lowered.after = after;
-        lowered.waited_for = names;
+        threads += u64::from(lowered.spec.numjobs);
+        if threads > MAX_JOBS as u64 {
+            return Err(JobFileError::at(
+                &job.pos,
+                format!("[{}]: with it the job file's jobs come to {threads}, clones counted: fio runs at most {MAX_JOBS} (its REAL_MAX_JOBS; 'maximum number of jobs reached') and so does candor", job.section),
+            ));
+        }
+        lowered.fio_name = job.fio_name().to_string();
+        lowered.after = order(job, index, phase, &by_name)?;
         plan.jobs.push(lowered);
     }
     check_steady_groups(&plan, file)?;
@@ -145,18 +159,18 @@ pub fn lower(file: &JobFile, ctx: &Context) -> Result<Plan, JobFileError> {
 /// written for the first time by the job. candor always fills its files
 /// first, so its writes overwrite data: say so where fio's would not.
 fn overwrite_notes(plan: &mut Plan, file: &JobFile) {
+    let read: Vec<bool> = plan
+        .files
+        .iter()
+        .map(|f| f.jobs.iter().any(|&j| plan.jobs[j].spec.rw.reads()))
+        .collect();
     for i in 0..plan.jobs.len() {
         let job = &plan.jobs[i];
         let writes_only = job.spec.rw.writes() && !job.spec.rw.reads();
         let overwrite = file.jobs[i]
             .get("overwrite")
             .is_some_and(|s| s.value.as_bool() == Some(true));
-        let read_by_someone = job.threads.iter().any(|(f, _, _)| {
-            plan.files[*f]
-                .jobs
-                .iter()
-                .any(|&j| plan.jobs[j].spec.rw.reads())
-        });
+        let read_by_someone = job.threads.iter().any(|(f, _, _)| read[*f]);
         if writes_only && !overwrite && !read_by_someone {
             plan.jobs[i].notes.push(
                 "fio would write into a newly allocated file (overwrite=0); candor writes its file in full first, so the writes overwrite data".to_string(),
@@ -177,13 +191,12 @@ fn order(
     job: &Job,
     index: usize,
     phase: (usize, usize),
-    all: &[Job],
-) -> Result<(Vec<usize>, Vec<String>), JobFileError> {
+    by_name: &HashMap<&str, Vec<usize>>,
+) -> Result<StartsAfter, JobFileError> {
     let (begins, before) = phase;
-    let mut after: Vec<usize> = if begins > 0 {
-        (before..begins).collect()
-    } else {
-        Vec::new()
+    let mut after = StartsAfter {
+        phase: if begins > 0 { before..begins } else { 0..0 },
+        job: None,
     };
     if let Some(s) = job.get("wait_for") {
         let name = s.raw.as_deref().unwrap_or_default();
@@ -193,13 +206,9 @@ fn order(
                 format!("wait_for={name}: a job cannot wait for itself (fio refuses it too)"),
             ));
         }
-        let matches: Vec<usize> = all[..index]
-            .iter()
-            .enumerate()
-            .filter(|(_, j)| j.fio_name() == name)
-            .map(|(i, _)| i)
-            .collect();
-        match matches.as_slice() {
+        let all = by_name.get(name).map_or(&[][..], Vec::as_slice);
+        let earlier = all.partition_point(|&i| i < index);
+        match &all[..earlier] {
             [] => {
                 return Err(JobFileError::at(
                     &s.pos,
@@ -207,7 +216,7 @@ fn order(
                 ))
             }
             // A job of an earlier phase has ended before this phase begins.
-            [one] if *one >= begins && !after.contains(one) => after.push(*one),
+            [one] if *one >= begins && !after.phase.contains(one) => after.job = Some(*one),
             [_] => {}
             _ => {
                 return Err(JobFileError::at(
@@ -217,17 +226,17 @@ fn order(
             }
         }
     }
-    let names = after
-        .iter()
-        .map(|&i| all[i].fio_name().to_string())
-        .collect();
-    Ok((after, names))
+    Ok(after)
 }
 
 /// fio judges steady state over a whole reporting group when
 /// `group_reporting` is set, and per clone otherwise; candor judges one
 /// job's threads together, so it runs steady state only where the two agree.
 fn check_steady_groups(plan: &Plan, file: &JobFile) -> Result<(), JobFileError> {
+    let mut in_group: HashMap<u32, usize> = HashMap::new();
+    for j in &plan.jobs {
+        *in_group.entry(j.group).or_default() += 1;
+    }
     for (i, job) in plan.jobs.iter().enumerate() {
         if job.steady.is_none() {
             continue;
@@ -238,7 +247,7 @@ fn check_steady_groups(plan: &Plan, file: &JobFile) -> Result<(), JobFileError> 
         let grouped = file.jobs[i]
             .get("group_reporting")
             .is_some_and(|s| s.value.as_bool() == Some(true));
-        let alone = plan.jobs.iter().filter(|j| j.group == job.group).count() == 1;
+        let alone = in_group[&job.group] == 1;
         if (grouped && !alone) || (!grouped && job.spec.numjobs > 1) {
             return Err(JobFileError::at(
                 &setting.pos,
@@ -369,8 +378,8 @@ impl<'a> Lowering<'a> {
             group,
             spec,
             threads,
-            after: Vec::new(),
-            waited_for: Vec::new(),
+            fio_name: String::new(),
+            after: StartsAfter::default(),
             start_delay,
             steady,
             invalidate,
@@ -930,7 +939,8 @@ impl<'a> Lowering<'a> {
             };
             let f = &mut files[i];
             f.size = f.size.max(end);
-            if !f.jobs.contains(&index) {
+            // Jobs are lowered in order: this job is the last one if it is there.
+            if f.jobs.last() != Some(&index) {
                 f.jobs.push(index);
             }
             threads.push((i, start, region));
@@ -1190,9 +1200,8 @@ mod tests {
     #[test]
     fn order_groups_and_delays() {
         let p = plan("[global]\nsize=1m\n[a]\n[b]\nstonewall\n[c]\nwait_for=a\nstartdelay=2\n[d]\nnew_group\n").unwrap();
-        let after: Vec<Vec<usize>> = p.jobs.iter().map(|j| j.after.clone()).collect();
         // [d] comes after the stonewall job [b]: fio creates it only once [b] started.
-        assert_eq!(after, [vec![], vec![0], vec![0], vec![0]]);
+        assert_eq!(afters(&p), [vec![], vec![0], vec![0], vec![0]]);
         let groups: Vec<u32> = p.jobs.iter().map(|j| j.group).collect();
         assert_eq!(groups, [0, 1, 1, 2]);
         assert_eq!(p.jobs[2].start_delay, Duration::from_secs(2));
@@ -1201,7 +1210,16 @@ mod tests {
     }
 
     fn afters(p: &Plan) -> Vec<Vec<usize>> {
-        p.jobs.iter().map(|j| j.after.clone()).collect()
+        p.jobs.iter().map(|j| j.after.iter().collect()).collect()
+    }
+
+    /// The fio names of the jobs job `i` waits for.
+    fn waited_for(p: &Plan, i: usize) -> Vec<&str> {
+        p.jobs[i]
+            .after
+            .iter()
+            .map(|j| p.jobs[j].fio_name.as_str())
+            .collect()
     }
 
     /// fio's job loop stops at a stonewall job: the jobs after it start
@@ -1210,7 +1228,7 @@ mod tests {
     fn jobs_after_a_stonewall_job_start_with_it() {
         let p = plan("[global]\nsize=32m\n[seq-write]\nrw=write\n[rand-read]\nstonewall\nrw=randread\n[rand-write]\nrw=randwrite\n").unwrap();
         assert_eq!(afters(&p), [vec![], vec![0], vec![0]]);
-        assert_eq!(p.jobs[2].waited_for, ["seq-write"]);
+        assert_eq!(waited_for(&p, 2), ["seq-write"]);
         let p = plan(
             "[global]\nsize=1m\n[a]\n[b]\nstonewall\n[c]\n[d]\nstonewall\n[e]\n[f]\nwait_for=e\n",
         )
@@ -1240,7 +1258,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(afters(&p), [vec![], vec![0], vec![1]]);
-        assert_eq!(p.jobs[1].waited_for, ["alpha"]);
+        assert_eq!(waited_for(&p, 1), ["alpha"]);
         let e = plan("[x]\nsize=1m\nname=alpha\n[y]\nsize=1m\nwait_for=x\n")
             .unwrap_err()
             .to_string();

@@ -20,7 +20,7 @@ pub mod value;
 
 pub use expand::Env;
 pub use parse::{Job, Setting, Value};
-pub use source::{FileSystem, InMemory, Pos, Reader, SourceFile};
+pub use source::{FileSystem, InMemory, Pos, Reader, SourceFile, MAX_JOBS};
 
 use std::path::Path;
 

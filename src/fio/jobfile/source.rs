@@ -28,22 +28,48 @@ impl std::fmt::Display for Pos {
 
 /// Reads the files a job file names.
 pub trait Reader {
-    /// The whole text of `path`.
-    fn read(&self, path: &Path) -> std::io::Result<String>;
+    /// The whole text of `path`, or why not in one line without the
+    /// file's name ("no such file", "a FIFO (named pipe), not a regular file...").
+    fn read(&self, path: &Path) -> Result<String, String>;
     /// Whether `path` exists (fio's first try for an include).
     fn exists(&self, path: &Path) -> bool;
     /// The name that identifies the file, for loop detection.
     fn identity(&self, path: &Path) -> PathBuf;
 }
 
-/// The real file system.
+/// The largest job file or included file candor reads: 4 MiB. A job file
+/// of fio's most jobs ([`MAX_JOBS`] sections of ten options) is under
+/// 1 MiB; a larger file is not a job file someone wrote.
+pub const MAX_JOB_FILE_BYTES: u64 = 4 << 20;
+
+/// The most text a job file may pull in through its includes, counted
+/// each time a file is included: 16 MiB. Fan-out (files that include the
+/// next one eight times, fourteen deep) would otherwise expand to 8^14
+/// copies; each copy's options are kept, so this bounds time and memory.
+pub const MAX_EXPANDED_BYTES: u64 = 16 << 20;
+
+/// The most `include` lines followed in one job file, each time counted
+/// (a file included by each of fio's [`MAX_JOBS`] sections, sixteen times).
+pub const MAX_INCLUDES: usize = 16 * MAX_JOBS;
+
+/// The most option lines a job file may hold with its includes, each
+/// include counted: 64 for each of fio's most jobs. Each is kept with its
+/// position until the jobs are made, so this bounds the memory (about
+/// 60 bytes each: 16 MiB at most).
+pub const MAX_OPTIONS: usize = 64 * MAX_JOBS;
+
+/// The most job sections fio runs: its `REAL_MAX_JOBS` (fio.h, 3.33), a
+/// job's clones counted (`lower` counts those). fio refuses more.
+pub const MAX_JOBS: usize = 4096;
+
+/// The real file system, through candor's one reader of inputs
+/// (`crate::input`): regular files only, opened without waiting (a FIFO
+/// include does not hang), at most [`MAX_JOB_FILE_BYTES`] each.
 pub struct FileSystem;
 
 impl Reader for FileSystem {
-    fn read(&self, path: &Path) -> std::io::Result<String> {
-        let bytes = std::fs::read(path)?;
-        String::from_utf8(bytes)
-            .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"))
+    fn read(&self, path: &Path) -> Result<String, String> {
+        crate::input::read_text_limited(path, MAX_JOB_FILE_BYTES).map_err(|e| e.cause())
     }
 
     fn exists(&self, path: &Path) -> bool {
@@ -60,11 +86,11 @@ impl Reader for FileSystem {
 pub struct InMemory(pub HashMap<PathBuf, String>);
 
 impl Reader for InMemory {
-    fn read(&self, path: &Path) -> std::io::Result<String> {
+    fn read(&self, path: &Path) -> Result<String, String> {
         self.0
             .get(path)
             .cloned()
-            .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
+            .ok_or_else(|| "no such file".to_string())
     }
 
     fn exists(&self, path: &Path) -> bool {
@@ -119,22 +145,76 @@ pub struct Sections {
 /// a long chain of distinct files).
 const MAX_INCLUDE_DEPTH: usize = 16;
 
+/// What reading one job file's tree has taken so far: each distinct file
+/// is read once (an include repeated in every section reads its file
+/// once), and the bounds are counted over the whole tree.
+struct Tree<'a> {
+    reader: &'a dyn Reader,
+    files: Vec<SourceFile>,
+    texts: HashMap<PathBuf, Arc<str>>,
+    expanded: u64,
+    includes: usize,
+    options: usize,
+}
+
+impl Tree<'_> {
+    /// The text of the file at `path` (identity `id`), read once.
+    fn text(&mut self, path: &Path, id: &Path, shown: &str) -> Result<Arc<str>, String> {
+        if let Some(t) = self.texts.get(id) {
+            return Ok(t.clone());
+        }
+        let text: Arc<str> = Arc::from(self.reader.read(path)?);
+        if !self.files.iter().any(|f| f.path == shown) {
+            self.files.push(source_file(shown, &text));
+        }
+        self.texts.insert(id.to_path_buf(), text.clone());
+        Ok(text)
+    }
+
+    /// Adds an option line to `section`, within [`MAX_OPTIONS`].
+    fn option(
+        &mut self,
+        section: &mut RawSection,
+        text: &str,
+        pos: Pos,
+    ) -> Result<(), JobFileError> {
+        self.options += 1;
+        if self.options > MAX_OPTIONS {
+            return Err(JobFileError::at(
+                &pos,
+                format!("more than {MAX_OPTIONS} option lines in the job file and its includes, each include counted"),
+            ));
+        }
+        section.options.push(RawOption {
+            text: text.to_string(),
+            pos,
+        });
+        Ok(())
+    }
+}
+
 /// Reads `path` and its includes. `only`: when not empty, the job sections
 /// to keep (fio's `--section`): the others are skipped unread, globals are
 /// always kept.
 pub fn read(reader: &dyn Reader, path: &Path, only: &[String]) -> Result<Sections, JobFileError> {
     let shown: Arc<str> = Arc::from(path.display().to_string());
-    let text = reader.read(path).map_err(|e| {
-        JobFileError::whole(format!(
-            "{shown}: cannot read the job file: {}",
-            io_reason(&e)
-        ))
-    })?;
-    let mut files = vec![source_file(&shown, &text)];
+    let mut tree = Tree {
+        reader,
+        files: Vec::new(),
+        texts: HashMap::new(),
+        expanded: 0,
+        includes: 0,
+        options: 0,
+    };
+    let identity = reader.identity(path);
+    let text = tree
+        .text(path, &identity, &shown)
+        .map_err(|e| JobFileError::whole(format!("{shown}: cannot read the job file: {e}")))?;
+    tree.expanded = text.len() as u64;
     let mut sections: Vec<RawSection> = Vec::new();
     let mut names: Vec<String> = Vec::new();
     let mut skipping = false;
-    let stack = vec![(reader.identity(path), shown.to_string())];
+    let stack = vec![(identity, shown.to_string())];
     for (i, raw) in text.lines().enumerate() {
         let pos = Pos {
             file: shown.clone(),
@@ -146,6 +226,12 @@ pub fn read(reader: &dyn Reader, path: &Path, only: &[String]) -> Result<Section
             Line::Section(name) => {
                 if !lexer::is_global(name) {
                     names.push(name.to_string());
+                    if names.len() > MAX_JOBS {
+                        return Err(JobFileError::at(
+                            &pos,
+                            format!("more than {MAX_JOBS} job sections: fio runs at most {MAX_JOBS} jobs (its REAL_MAX_JOBS; 'maximum number of jobs reached') and so does candor"),
+                        ));
+                    }
                 }
                 skipping =
                     !only.is_empty() && !lexer::is_global(name) && !only.iter().any(|s| s == name);
@@ -165,7 +251,7 @@ pub fn read(reader: &dyn Reader, path: &Path, only: &[String]) -> Result<Section
                         format!("include {target} stands outside of a [section]"),
                     ));
                 };
-                include(reader, path, target, &pos, &stack, section, &mut files)?;
+                include(&mut tree, path, target, &pos, &stack, section)?;
             }
             Line::Option(text) => {
                 let Some(section) = sections.last_mut() else {
@@ -174,33 +260,29 @@ pub fn read(reader: &dyn Reader, path: &Path, only: &[String]) -> Result<Section
                         format!("option '{text}' stands outside of a [section]"),
                     ));
                 };
-                section.options.push(RawOption {
-                    text: text.to_string(),
-                    pos,
-                });
+                tree.option(section, text, pos)?;
             }
         }
     }
     Ok(Sections {
         sections,
         names,
-        files,
+        files: tree.files,
     })
 }
 
 /// Reads an included file's options into `section`.
 fn include(
-    reader: &dyn Reader,
+    tree: &mut Tree,
     including: &Path,
     target: &str,
     pos: &Pos,
     stack: &[(PathBuf, String)],
     section: &mut RawSection,
-    files: &mut Vec<SourceFile>,
 ) -> Result<(), JobFileError> {
     // fio tries the name as written first, then beside the including file.
     let as_written = PathBuf::from(target);
-    let path = if reader.exists(&as_written) {
+    let path = if tree.reader.exists(&as_written) {
         as_written
     } else {
         match including.parent() {
@@ -208,7 +290,7 @@ fn include(
             _ => as_written,
         }
     };
-    let identity = reader.identity(&path);
+    let identity = tree.reader.identity(&path);
     let shown: Arc<str> = Arc::from(path.display().to_string());
     if let Some(first) = stack.iter().position(|(p, _)| *p == identity) {
         // Named as the files were named, not by their canonical paths.
@@ -228,12 +310,25 @@ fn include(
             format!("includes nest deeper than {MAX_INCLUDE_DEPTH} files"),
         ));
     }
-    let shown: Arc<str> = Arc::from(path.display().to_string());
-    let text = reader
-        .read(&path)
-        .map_err(|e| JobFileError::at(pos, format!("include {target}: {}", io_reason(&e))))?;
-    if !files.iter().any(|f| *f.path == *shown) {
-        files.push(source_file(&shown, &text));
+    tree.includes += 1;
+    if tree.includes > MAX_INCLUDES {
+        return Err(JobFileError::at(
+            pos,
+            format!("include {target}: the job file follows more than {MAX_INCLUDES} includes in all (files that include each other many times over)"),
+        ));
+    }
+    let text = tree
+        .text(&path, &identity, &shown)
+        .map_err(|e| JobFileError::at(pos, format!("include {target}: {e}")))?;
+    tree.expanded += text.len() as u64;
+    if tree.expanded > MAX_EXPANDED_BYTES {
+        return Err(JobFileError::at(
+            pos,
+            format!(
+                "include {target}: the job file and its includes come to more than {} of text, each include counted (files that include each other many times over)",
+                crate::units::fmt_bytes(MAX_EXPANDED_BYTES)
+            ),
+        ));
     }
     let mut stack = stack.to_vec();
     stack.push((identity, shown.to_string()));
@@ -250,21 +345,11 @@ fn include(
                     format!("[{name}]: an included file holds options only, no sections (fio refuses them too)"),
                 ))
             }
-            Line::Include(next) => include(reader, &path, next, &here, &stack, section, files)?,
-            Line::Option(text) => section.options.push(RawOption {
-                text: text.to_string(),
-                pos: here,
-            }),
+            Line::Include(next) => include(tree, &path, next, &here, &stack, section)?,
+            Line::Option(text) => tree.option(section, text, here)?,
         }
     }
     Ok(())
-}
-
-fn io_reason(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file".to_string(),
-        _ => e.to_string(),
-    }
 }
 
 fn source_file(path: &str, text: &str) -> SourceFile {
@@ -336,6 +421,94 @@ mod tests {
             names,
             ["global", "two"],
             "the skipped include is never read"
+        );
+    }
+
+    /// Reads through `InMemory`, counting them.
+    struct Counting(InMemory, std::cell::Cell<usize>);
+
+    impl Reader for Counting {
+        fn read(&self, path: &Path) -> Result<String, String> {
+            self.1.set(self.1.get() + 1);
+            self.0.read(path)
+        }
+        fn exists(&self, path: &Path) -> bool {
+            self.0.exists(path)
+        }
+        fn identity(&self, path: &Path) -> PathBuf {
+            self.0.identity(path)
+        }
+    }
+
+    #[test]
+    fn the_include_tree_is_bounded() {
+        // Each file includes the next eight times, fourteen deep: 8^14 copies.
+        let mut files: Vec<(String, String)> = (0..14)
+            .map(|i| {
+                (
+                    format!("/f{i}.fio"),
+                    format!("include f{}.fio\n", i + 1).repeat(8),
+                )
+            })
+            .collect();
+        files.push(("/f14.fio".into(), "bs=4k\n".into()));
+        files.push(("/a.fio".into(), "[x]\ninclude f0.fio\n".into()));
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        let r = Counting(mem(&refs), Default::default());
+        let e = read(&r, Path::new("/a.fio"), &[]).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("more than {MAX_INCLUDES} includes")),
+            "{e}"
+        );
+        assert_eq!(r.1.get(), 16, "each file is read once");
+
+        // A common file included by every section is read once.
+        let sections: String = (0..100)
+            .map(|i| format!("[j{i}]\ninclude common.fio\n"))
+            .collect();
+        let r = Counting(
+            mem(&[("/a.fio", &sections), ("/common.fio", "bs=4k\n")]),
+            Default::default(),
+        );
+        let s = read(&r, Path::new("/a.fio"), &[]).unwrap();
+        assert_eq!((s.sections.len(), r.1.get(), s.files.len()), (100, 2, 2));
+
+        // fio's most jobs, and no more.
+        let many = |n: usize| -> String { (0..n).map(|i| format!("[j{i}]\n")).collect() };
+        assert!(read(
+            &mem(&[("/a.fio", &many(MAX_JOBS))]),
+            Path::new("/a.fio"),
+            &[]
+        )
+        .is_ok());
+        let e = read(
+            &mem(&[("/a.fio", &many(MAX_JOBS + 1))]),
+            Path::new("/a.fio"),
+            &[],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with("/a.fio:4097: more than 4096 job sections"),
+            "{e}"
+        );
+
+        // Option lines, each include counted.
+        let big = "bs=4k\n".repeat(MAX_OPTIONS / 4 + 1);
+        let four: String = "[x]\n".to_string() + &"include big.fio\n".repeat(4);
+        let e = read(
+            &mem(&[("/a.fio", &four), ("/big.fio", &big)]),
+            Path::new("/a.fio"),
+            &[],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains(&format!("more than {MAX_OPTIONS} option lines")),
+            "{e}"
         );
     }
 
