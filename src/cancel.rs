@@ -1,7 +1,9 @@
 //! Ctrl-C and SIGTERM. The first signal sets a flag that every measuring
 //! loop polls, so the run stops cleanly: workers drain, test files are
 //! removed by their owners, the Run is written as `interrupted`. A second
-//! signal removes every registered test file at once and exits.
+//! signal removes every registered test file at once, saves the Run as it
+//! was last saved but `interrupted` (its *last words*, left by the Run's
+//! recorder at each save), and exits: a Run is never left `running`.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -10,6 +12,54 @@ use std::sync::{Mutex, Once};
 static SIGNAL: AtomicI32 = AtomicI32::new(0);
 static REGISTERED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 static INSTALL: Once = Once::new();
+
+/// What the second signal saves before exiting: the Run as last saved,
+/// marked interrupted. Returns what it did, in words.
+pub type LastWords = Box<dyn FnOnce() -> String + Send>;
+static LAST_WORDS: Mutex<Option<LastWords>> = Mutex::new(None);
+/// Held while a Run file is written, so that the second signal's last
+/// words never race the recorder's own save (and no save follows them).
+static SAVING: Mutex<()> = Mutex::new(());
+
+/// Runs `save` (a Run file's write) so that the second signal waits for
+/// it, then leaves `words` for that signal (None: nothing to say, the Run
+/// has ended).
+pub fn saving<T>(save: impl FnOnce() -> T, words: impl FnOnce(&T) -> Option<LastWords>) -> T {
+    let _held = SAVING.lock().unwrap_or_else(|e| e.into_inner());
+    let saved = save();
+    *LAST_WORDS.lock().unwrap_or_else(|e| e.into_inner()) = words(&saved);
+    saved
+}
+
+/// The second signal's save: waits up to 5 s for a save in progress (a
+/// slow disk), then writes the last words and keeps the save lock, so that
+/// nothing is written after them.
+fn say_last_words() -> Option<String> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        match SAVING.try_lock() {
+            Ok(held) => {
+                let words = LAST_WORDS.lock().unwrap_or_else(|e| e.into_inner()).take();
+                let said = words.map(|w| w());
+                std::mem::forget(held);
+                return said;
+            }
+            Err(std::sync::TryLockError::Poisoned(p)) => {
+                let words = LAST_WORDS.lock().unwrap_or_else(|e| e.into_inner()).take();
+                let said = words.map(|w| w());
+                std::mem::forget(p.into_inner());
+                return said;
+            }
+            Err(std::sync::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            Err(std::sync::TryLockError::WouldBlock) => return Some(
+                "the Run was being saved and did not finish within 5 s: it may still say running"
+                    .into(),
+            ),
+        }
+    }
+}
 
 /// Installs the SIGINT/SIGTERM/SIGHUP watcher (once per process).
 pub fn install_handlers() {
@@ -26,6 +76,9 @@ pub fn install_handlers() {
                     if SIGNAL.swap(sig, Ordering::SeqCst) != 0 {
                         // Second signal: the user insists. Clean up and go.
                         let kept = remove_registered();
+                        if let Some(said) = say_last_words() {
+                            eprintln!("candor: {said}");
+                        }
                         if kept == 0 {
                             eprintln!("candor: interrupted again; test files removed, exiting now");
                         } else {

@@ -940,6 +940,53 @@ fn a_failing_disk_job_still_leaves_a_run() {
     assert!(leftovers(dir.path()).is_empty());
 }
 
+/// A second signal (SIGTERM right after SIGINT, as a user who presses
+/// Ctrl-C and then kills) exited at once and left the Run saying
+/// `running` for ever. Now the Run is saved as last saved, `interrupted`,
+/// with a note; the test file is gone.
+#[test]
+fn a_second_signal_never_leaves_a_run_running() {
+    let dir = scratch("second-signal");
+    let out = dir.path().join("r.json");
+    let d = p(dir.path());
+    let child = spawn([
+        "disk",
+        "--dir",
+        d,
+        "--size",
+        "16M",
+        "--runtime",
+        "60s",
+        "--ramp",
+        "0s",
+        "-o",
+        p(&out),
+    ]);
+    let measuring = wait_until(Duration::from_secs(30), || {
+        std::fs::read_to_string(&out).is_ok_and(|t| t.contains("\"running\""))
+            && leftovers(dir.path())
+                .iter()
+                .any(|f| f.to_string_lossy().contains("disk"))
+    });
+    assert!(measuring, "the job did not start");
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: kill(2) on the child's pid, two different signals so that
+    // the kernel does not merge them.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+        libc::kill(child.id() as i32, libc::SIGTERM);
+    }
+    let o = finish(child);
+    assert!(o.code == 130 || o.code == 143, "{}: {}", o.code, o.stderr);
+    let run = read_run(&out);
+    assert_eq!(run.status, RunStatus::Interrupted, "{}", o.stderr);
+    assert!(
+        leftovers(dir.path()).is_empty(),
+        "{:?}",
+        leftovers(dir.path())
+    );
+}
+
 /// A pids cgroup of our own with this limit, removed on drop.
 struct PidsGroup(PathBuf);
 

@@ -56,6 +56,28 @@ pub struct Recorder {
     ended: Option<String>,
 }
 
+/// The second signal's save of a Run still running (see `crate::cancel`):
+/// as it was last saved, `interrupted`, with a note; only over the file
+/// this process wrote. A save of an ended Run leaves no last words.
+fn last_words(mut run: Run, path: PathBuf, last: output::Written) -> crate::cancel::LastWords {
+    Box::new(move || {
+        run.status = RunStatus::Interrupted;
+        run.finished_at = Some(crate::units::now_rfc3339());
+        run.notes.push(
+            "interrupted twice: stopped at once, the test in progress is not recorded".to_string(),
+        );
+        let json = crate::result::run_json(&run).into_bytes();
+        match output::write_run_file(&path, &json, Replace::Own, Some(&last)) {
+            Ok(_) => format!(
+                "{}: saved as interrupted, {} measurement(s)",
+                crate::error::printable(&path.display().to_string()),
+                run.measurements.len()
+            ),
+            Err(e) => format!("the Run could not be saved as interrupted: {e}"),
+        }
+    })
+}
+
 /// What a Run file held after a save.
 #[derive(Debug, Clone)]
 struct Saved {
@@ -180,7 +202,15 @@ impl Recorder {
             return Err(anyhow::anyhow!("{ended}"));
         }
         let json = crate::result::run_json(&self.run).into_bytes();
-        match output::write_run_file(&path, &json, self.replace, self.last.as_ref()) {
+        let written = crate::cancel::saving(
+            || output::write_run_file(&path, &json, self.replace, self.last.as_ref()),
+            |written| {
+                let written = written.as_ref().ok()?;
+                (self.run.status == RunStatus::Running)
+                    .then(|| last_words(self.run.clone(), path.clone(), written.clone()))
+            },
+        );
+        match written {
             Ok(written) => {
                 self.saved_now(written);
                 self.keep_room(&path, json.len() as u64);
