@@ -15,6 +15,7 @@
 use super::inventory::Inventory;
 use super::target::Target;
 use crate::error::usage;
+use std::collections::HashSet;
 
 /// The targets in the order the patterns select them.
 pub fn select(inventory: Option<&Inventory>, args: &[String]) -> anyhow::Result<Vec<Target>> {
@@ -31,9 +32,10 @@ pub fn select(inventory: Option<&Inventory>, args: &[String]) -> anyhow::Result<
             ));
         }
         let mut out: Vec<Target> = Vec::new();
+        let mut names = HashSet::new();
         for p in patterns {
             let t = Target::parse(p).map_err(|e| usage(format!("HOST {e}")))?;
-            if !out.iter().any(|o| o.name == t.name) {
+            if names.insert(t.name.clone()) {
                 out.push(t);
             }
         }
@@ -44,9 +46,10 @@ pub fn select(inventory: Option<&Inventory>, args: &[String]) -> anyhow::Result<
     for name in &selection.hosts {
         out.push(inv.target(name)?);
     }
+    let mut names: HashSet<String> = out.iter().map(|t| t.name.clone()).collect();
     for p in &selection.plain {
         let t = Target::parse(p).map_err(|e| usage(format!("HOST {e}")))?;
-        if !out.iter().any(|o| o.name == t.name) {
+        if names.insert(t.name.clone()) {
             out.push(t);
         }
     }
@@ -103,6 +106,7 @@ pub fn host_names(inv: &Inventory, args: &[String]) -> anyhow::Result<Selection>
         regular.push("all".to_string());
     }
     let mut sel = Selection::default();
+    let mut chosen: HashSet<String> = HashSet::new();
     for p in regular.iter().chain(&and).chain(&not) {
         let that = if inv.has_host(p) {
             vec![p.clone()]
@@ -121,12 +125,16 @@ pub fn host_names(inv: &Inventory, args: &[String]) -> anyhow::Result<Selection>
             }
             found
         };
+        // Sets, not lists: 100,000 hosts took minutes to select.
         match p.chars().next() {
-            Some('!') => sel.hosts.retain(|h| !that.contains(h)),
-            Some('&') => sel.hosts.retain(|h| that.contains(h)),
+            Some(c @ ('!' | '&')) => {
+                let that: HashSet<String> = that.into_iter().collect();
+                sel.hosts.retain(|h| that.contains(h) == (c == '&'));
+                chosen.retain(|h| that.contains(h) == (c == '&'));
+            }
             _ => {
                 for h in that {
-                    if !sel.hosts.contains(&h) {
+                    if chosen.insert(h.clone()) {
                         sel.hosts.push(h);
                     }
                 }
@@ -343,8 +351,9 @@ fn apply_subscript(hosts: &[String], s: Subscript) -> Option<Vec<String>> {
 fn enumerate(inv: &Inventory, pattern: &str) -> anyhow::Result<Vec<String>> {
     let matcher = Matcher::new(pattern)?;
     let mut out: Vec<String> = Vec::new();
-    let push = |h: String, out: &mut Vec<String>| {
-        if !out.contains(&h) {
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut push = |h: String, out: &mut Vec<String>| {
+        if seen.insert(h.clone()) {
             out.push(h);
         }
     };

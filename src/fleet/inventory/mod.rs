@@ -25,7 +25,7 @@ pub mod words;
 mod yaml;
 
 use super::target::{parse_port, Become, Target};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// A variable with the line that set it (for errors).
@@ -54,6 +54,9 @@ struct GroupDef {
     line: usize,
     file: usize,
     hosts: Vec<String>,
+    /// `hosts` as a set: membership in constant time (100,000 hosts in one
+    /// group took 148 s to read with a list).
+    members: HashSet<String>,
     children: Vec<String>,
     /// Variables set in the inventory source.
     vars: Vec<Var>,
@@ -78,6 +81,11 @@ pub struct Inventory {
     groups: BTreeMap<String, GroupDef>,
     /// Group names in the order they were first met (Ansible's dict order).
     group_order: Vec<String>,
+    /// Built once the inventory is read: the groups that hold each host
+    /// directly, and each group's parents, so that a host's groups take
+    /// time in its own groups, not in the whole inventory.
+    direct: HashMap<String, Vec<String>>,
+    parents: HashMap<String, Vec<String>>,
 }
 
 /// An inventory error: `file:line: message` (line 0: the whole file).
@@ -104,6 +112,8 @@ impl Inventory {
             hosts: BTreeMap::new(),
             groups: BTreeMap::new(),
             group_order: Vec::new(),
+            direct: HashMap::new(),
+            parents: HashMap::new(),
         };
         inv.group("all", 0);
         inv.add_child("all", "ungrouped", 0);
@@ -117,7 +127,25 @@ impl Inventory {
         inv.reconcile();
         inv.load_vars_dirs(&basedir)?;
         inv.check_cycles()?;
+        inv.index();
         Ok(inv)
+    }
+
+    /// Builds `direct` and `parents` (the groups no longer change).
+    fn index(&mut self) {
+        self.direct.clear();
+        self.parents.clear();
+        for (name, g) in &self.groups {
+            for h in &g.hosts {
+                self.direct.entry(h.clone()).or_default().push(name.clone());
+            }
+            for c in &g.children {
+                self.parents
+                    .entry(c.clone())
+                    .or_default()
+                    .push(name.clone());
+            }
+        }
     }
 
     /// One inventory source file. `.yml`, `.yaml` and `.json` are YAML
@@ -196,13 +224,15 @@ impl Inventory {
             .collect();
         let ungrouped = self.group("ungrouped", 0);
         ungrouped.hosts.retain(|h| !grouped.contains(h));
+        ungrouped.members.retain(|h| !grouped.contains(h));
         for h in lone {
-            if !ungrouped.hosts.contains(&h) {
+            if ungrouped.members.insert(h.clone()) {
                 ungrouped.hosts.push(h);
             }
         }
         if let Some(all) = self.groups.get_mut("all") {
             all.hosts.clear();
+            all.members.clear();
         }
     }
 
@@ -287,7 +317,7 @@ impl Inventory {
         });
         def.vars.extend(vars);
         let g = self.group(group, line);
-        if !g.hosts.iter().any(|h| h == name) {
+        if g.members.insert(name.to_string()) {
             g.hosts.push(name.to_string());
         }
     }
@@ -441,16 +471,11 @@ impl Inventory {
     /// Every group a host is in, directly or through children, with its
     /// depth below `all` (Ansible applies shallower groups first).
     fn groups_of(&self, host: &str) -> Vec<(usize, String)> {
-        let mut parents: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-        for (name, g) in &self.groups {
-            for c in &g.children {
-                parents.entry(c.as_str()).or_default().push(name.as_str());
-            }
-        }
+        let parents = &self.parents;
         // Depth: the longest chain of parents up to a top-level group (1); `all` is 0.
         fn depth<'a>(
             g: &'a str,
-            parents: &BTreeMap<&'a str, Vec<&'a str>>,
+            parents: &'a HashMap<String, Vec<String>>,
             memo: &mut BTreeMap<&'a str, usize>,
         ) -> usize {
             if g == "all" {
@@ -474,15 +499,14 @@ impl Inventory {
         let mut memo = BTreeMap::new();
         let mut found: BTreeSet<&str> = BTreeSet::new();
         let mut stack: Vec<&str> = self
-            .groups
-            .iter()
-            .filter(|(_, g)| g.hosts.iter().any(|h| h == host))
-            .map(|(n, _)| n.as_str())
-            .collect();
+            .direct
+            .get(host)
+            .map(|gs| gs.iter().map(String::as_str).collect())
+            .unwrap_or_default();
         while let Some(g) = stack.pop() {
             if found.insert(g) {
                 if let Some(ps) = parents.get(g) {
-                    stack.extend(ps.iter().copied());
+                    stack.extend(ps.iter().map(String::as_str));
                 }
             }
         }
