@@ -515,7 +515,7 @@ impl Inventory {
             .into_iter()
             .map(|g| {
                 let priority = self.groups.get(g).map(|d| d.priority).unwrap_or(0);
-                (depth(g, &parents, &mut memo), priority, g.to_string())
+                (depth(g, parents, &mut memo), priority, g.to_string())
             })
             .collect();
         out.sort();
