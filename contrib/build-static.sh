@@ -10,7 +10,11 @@
 #   contrib/build-static.sh                                  # x86_64
 #   contrib/build-static.sh --target aarch64-unknown-linux-gnu
 #   contrib/build-static.sh --target armv7-unknown-linux-gnueabihf
+#   contrib/build-static.sh --target aarch64-unknown-linux-gnu --no-lto
 #
+# --no-lto builds with the release profile as it is (no LTO, 16 codegen
+# units): what CI uses for the ARM binaries it only runs under qemu-user,
+# where a build's minutes count and its speed does not (BENCHMARKS.md, "ARM").
 # -> target/TRIPLE/release/candor, where `candor fleet run` looks for each
 # architecture's build. The ARM targets use Debian's rustc and cross gcc
 # (contrib/cross-env.sh; README names the packages) and are run once under
@@ -19,11 +23,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=x86_64-unknown-linux-gnu
+lto=thin
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --target) target="${2:?--target needs a triple}"; shift 2 ;;
     --target=*) target="${1#--target=}"; shift ;;
-    *) echo "error: unknown argument '$1' (usage: contrib/build-static.sh [--target TRIPLE])" >&2; exit 2 ;;
+    --no-lto) lto=no; shift ;;
+    *) echo "error: unknown argument '$1' (usage: contrib/build-static.sh [--target TRIPLE] [--no-lto])" >&2; exit 2 ;;
   esac
 done
 case "$target" in
@@ -41,8 +47,14 @@ for tool in readelf ${runner:+"$runner"}; do
 done
 # Thin LTO and one codegen unit for the binary that travels (smaller; the
 # release profile itself builds without them, BENCHMARKS.md "Build profiles").
-CARGO_PROFILE_RELEASE_STRIP=debuginfo CARGO_PROFILE_RELEASE_LTO=thin CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1 \
-  "$cargo" build --release --locked --target "$target"
+# A later `cargo test --release` reuses the dependencies built here only
+# with the same settings (.ci/run sets CARGO_PROFILE_RELEASE_STRIP=debuginfo
+# for its --no-lto builds' tests).
+export CARGO_PROFILE_RELEASE_STRIP=debuginfo
+if [[ "$lto" == thin ]]; then
+  export CARGO_PROFILE_RELEASE_LTO=thin CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
+fi
+"$cargo" build --release --locked --target "$target"
 bin="target/$target/release/candor"
 header=$(readelf -h "$bin")
 if [[ "$header" != *"Machine:"*"$machine"* ]]; then

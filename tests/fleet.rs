@@ -7,9 +7,10 @@
 //! names). Runs as root, as CI does; a missing tool fails the test (never
 //! a skip): `.ci/run` installs openssh-server, openssh-client and
 //! ansible-core. A host can say it is another architecture (a `uname`
-//! shim first on its sessions' PATH); for aarch64 its kernel then runs
-//! the aarch64 build through qemu-user's binfmt_misc handler
-//! (qemu-user-static), which the mixed-architecture test registers.
+//! shim first on its sessions' PATH); for aarch64 and armv7l its kernel
+//! then runs the ARM build through qemu-user's binfmt_misc handlers
+//! (qemu-user-static), which the mixed-architecture test registers and
+//! removes.
 //!
 //! The fleet tests run one at a time (a lock): they share two CPUs, and
 //! the killed-mid-run case needs the battery to take the time it says.
@@ -992,34 +993,42 @@ fn ansible_playbook_runs_the_battery_and_compares() {
     assert!(test_files(&lab.dir.join("disk")).is_empty());
 }
 
-/// The static aarch64 build to test with (`CANDOR_STATIC_BINARY_AARCH64`,
-/// set by .ci/run). CI must have it; elsewhere the test may skip, saying why.
-fn aarch64_binary() -> Option<PathBuf> {
-    match std::env::var("CANDOR_STATIC_BINARY_AARCH64") {
+/// A static ARM build to test with, from `var` (set by .ci/run:
+/// `CANDOR_STATIC_BINARY_AARCH64`, `CANDOR_STATIC_BINARY_ARMV7`). CI must
+/// have it; elsewhere the test may do without, saying so.
+fn arm_binary(var: &str, triple: &str) -> Option<PathBuf> {
+    match std::env::var(var) {
         Ok(p) => {
-            assert!(
-                Path::new(&p).is_file(),
-                "CANDOR_STATIC_BINARY_AARCH64={p}: no such file"
-            );
+            assert!(Path::new(&p).is_file(), "{var}={p}: no such file");
             Some(PathBuf::from(p))
         }
         Err(_) => {
             assert!(
                 std::env::var("CI").map(|v| v != "true").unwrap_or(true),
-                "CI=true but CANDOR_STATIC_BINARY_AARCH64 is not set: .ci/run builds it with contrib/build-static.sh --target aarch64-unknown-linux-gnu"
+                "CI=true but {var} is not set: .ci/run builds it with contrib/build-static.sh --target {triple}"
             );
-            eprintln!(
-                "skipped: CANDOR_STATIC_BINARY_AARCH64 is not set (build it with contrib/build-static.sh --target aarch64-unknown-linux-gnu)"
-            );
+            eprintln!("{var} is not set (build it with contrib/build-static.sh --target {triple})");
             None
         }
     }
 }
 
-/// qemu-user's binfmt_misc handler for aarch64 ELF files, so that the
-/// kernel runs the aarch64 binary wherever it is executed, as an ARM host
-/// would. Registered from Debian's qemu-user-static line when it is not
-/// there already; only an entry this test registered is removed, at drop.
+fn aarch64_binary() -> Option<PathBuf> {
+    arm_binary("CANDOR_STATIC_BINARY_AARCH64", "aarch64-unknown-linux-gnu")
+}
+
+fn armv7_binary() -> Option<PathBuf> {
+    arm_binary(
+        "CANDOR_STATIC_BINARY_ARMV7",
+        "armv7-unknown-linux-gnueabihf",
+    )
+}
+
+/// qemu-user's binfmt_misc handler for one ARM architecture's ELF files
+/// (`aarch64`, `arm`), so that the kernel runs such a binary wherever it is
+/// executed, as an ARM host would. Registered from Debian's qemu-user-static
+/// line when it is not there already; only an entry this test registered is
+/// removed, at drop.
 struct Binfmt {
     entry: PathBuf,
     registered: bool,
@@ -1027,11 +1036,11 @@ struct Binfmt {
 
 impl Binfmt {
     const DIR: &'static str = "/proc/sys/fs/binfmt_misc";
-    const CONF: &'static str = "/usr/lib/binfmt.d/qemu-aarch64.conf";
 
-    fn aarch64() -> Binfmt {
-        require(Self::CONF, "qemu-user-static");
-        require("/usr/bin/qemu-aarch64-static", "qemu-user-static");
+    fn register(qemu: &str) -> Binfmt {
+        let conf = format!("/usr/lib/binfmt.d/qemu-{qemu}.conf");
+        require(&conf, "qemu-user-static");
+        require(&format!("/usr/bin/qemu-{qemu}-static"), "qemu-user-static");
         let dir = Path::new(Self::DIR);
         if !dir.join("register").exists() {
             // (Left mounted afterwards: unmounting would drop every entry, not only ours.)
@@ -1041,20 +1050,20 @@ impl Binfmt {
                 .unwrap();
             assert!(st.success(), "cannot mount binfmt_misc on {}", Self::DIR);
         }
-        let entry = dir.join("qemu-aarch64");
+        let entry = dir.join(format!("qemu-{qemu}"));
         if entry.exists() {
             return Binfmt {
                 entry,
                 registered: false,
             };
         }
-        let conf = std::fs::read_to_string(Self::CONF).unwrap();
-        let line = conf
+        let text = std::fs::read_to_string(&conf).unwrap();
+        let line = text
             .lines()
             .find(|l| l.starts_with(':'))
-            .unwrap_or_else(|| panic!("{}: no registration line", Self::CONF));
+            .unwrap_or_else(|| panic!("{conf}: no registration line"));
         std::fs::write(dir.join("register"), line)
-            .unwrap_or_else(|e| panic!("registering qemu-aarch64 with binfmt_misc: {e}"));
+            .unwrap_or_else(|e| panic!("registering qemu-{qemu} with binfmt_misc: {e}"));
         assert!(entry.exists());
         Binfmt {
             entry,
@@ -1071,30 +1080,37 @@ impl Drop for Binfmt {
     }
 }
 
-/// A fleet of three hosts: one x86_64, one whose uname says aarch64 (its
-/// kernel runs aarch64 binaries through qemu-user, registered with
-/// binfmt_misc) and one that says armv7l, for which there is no build.
-/// Each of the first two gets its architecture's binary, byte for byte,
-/// and gives a complete Run that names its architecture; the third has a
-/// one-line cause that says how to build one; exit 1 as for any partial
-/// failure. The controller is a copy outside target/, so no build beside
-/// it is found: every binary is one the test chose.
+/// A fleet of four hosts: one x86_64, one whose uname says aarch64 and one
+/// that says armv7l (their kernel runs ARM binaries through qemu-user,
+/// registered with binfmt_misc), and one that says riscv64, for which
+/// candor has no build. Each of the first three gets its architecture's
+/// binary, byte for byte, and gives a complete Run that names its
+/// architecture and says it ran emulated where it did; the riscv64 host
+/// has a one-line cause; exit 1 as for any partial failure. Without an
+/// armv7 build (`CANDOR_STATIC_BINARY_ARMV7`; CI must have one) the armv7l
+/// host has the cause that says how to build one instead. The controller
+/// is a copy outside target/, so no build beside it is found: every binary
+/// is one the test chose.
 #[test]
 fn fleet_of_mixed_architectures_pushes_each_host_its_binary() {
     let Some(arm64) = aarch64_binary() else {
+        eprintln!("skipped: no aarch64 build");
         return;
     };
+    let arm32 = armv7_binary();
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let _binfmt = Binfmt::aarch64();
+    let _binfmt = Binfmt::register("aarch64");
+    let _binfmt32 = arm32.as_ref().map(|_| Binfmt::register("arm"));
     let lab = Lab::with_machines(
         "arch",
         &[
             ("127.0.0.11", None),
             ("127.0.0.12", Some("aarch64")),
             ("127.0.0.13", Some("armv7l")),
+            ("127.0.0.14", Some("riscv64")),
         ],
     );
-    let (x86, arm, armv7) = (&lab.hosts[0], &lab.hosts[1], &lab.hosts[2]);
+    let (x86, arm, armv7, riscv) = (&lab.hosts[0], &lab.hosts[1], &lab.hosts[2], &lab.hosts[3]);
     let x86_binary = lab.binary();
     let controller = lab.dir.join("controller/candor");
     std::fs::create_dir_all(controller.parent().unwrap()).unwrap();
@@ -1104,23 +1120,28 @@ fn fleet_of_mixed_architectures_pushes_each_host_its_binary() {
     let ini = lab.write(
         "hosts.ini",
         &format!(
-            "{}\n{}\n{}\n[all:vars]\nansible_ssh_common_args='-F {}/ssh_config'\n",
+            "{}\n{}\n{}\n{}\n[all:vars]\nansible_ssh_common_args='-F {}/ssh_config'\n",
             lab.line("intel", x86, "client"),
             lab.line("graviton", arm, "client"),
             lab.line("allwinner", armv7, "client"),
+            lab.line("sifive", riscv, "client"),
             lab.dir.display()
         ),
     );
     let out = lab.dir.join("fleet");
     let disk = lab.dir.join("disk").display().to_string();
-    let arm_flag = format!("aarch64={}", arm64.display());
     let mut cmd = Command::new(&controller);
     cmd.args(["fleet", "run", "-i", ini.to_str().unwrap()]);
     if static_binary().is_none() {
         // The debug build is dynamic: it runs on these hosts, which share this machine's libraries.
         cmd.args(["--binary", &x86_binary]);
     }
-    cmd.args(["--binary", &arm_flag, "--keep-binary", "-o"])
+    cmd.arg("--binary")
+        .arg(format!("aarch64={}", arm64.display()));
+    if let Some(p) = &arm32 {
+        cmd.arg("--binary").arg(format!("armv7={}", p.display()));
+    }
+    cmd.args(["--keep-binary", "-o"])
         .arg(&out)
         .arg("--")
         .args(QUICK)
@@ -1131,53 +1152,81 @@ fn fleet_of_mixed_architectures_pushes_each_host_its_binary() {
     let o = cmd.output().unwrap();
     let took = t0.elapsed();
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    assert!(took < Duration::from_secs(150), "took {took:?}");
+    assert!(took < Duration::from_secs(240), "took {took:?}");
     let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(stdout.contains("3 hosts, 2 ok, 1 failed"), "{stdout}");
+    let ok = if arm32.is_some() { 3 } else { 2 };
+    assert!(
+        stdout.contains(&format!("4 hosts, {ok} ok, {} failed", 4 - ok)),
+        "{stdout}"
+    );
 
     let f = json(&out.join("fleet.json"));
-    // A mixed fleet has no one binary; binaries[] has the two the hosts used.
+    // A mixed fleet has no one binary; binaries[] has those the hosts used.
     assert!(f["binary"].is_null(), "{}", f["binary"]);
     let binaries = f["binaries"].as_array().unwrap();
-    assert_eq!(binaries.len(), 2, "{binaries:?}");
-    for (name, h, arch, system, file) in [
+    assert_eq!(binaries.len(), ok, "{binaries:?}");
+    // (fleet name, host, fleet.json's arch, uname -sm, the file pushed,
+    // the Run's tool.target, the Run's uname -m)
+    let mut ran = vec![
         (
             "intel",
             x86,
             "x86_64",
             "Linux x86_64",
             PathBuf::from(&x86_binary),
+            "x86_64-linux",
+            "x86_64",
         ),
-        ("graviton", arm, "aarch64", "Linux aarch64", arm64.clone()),
-    ] {
+        (
+            "graviton",
+            arm,
+            "aarch64",
+            "Linux aarch64",
+            arm64.clone(),
+            "aarch64-linux",
+            "aarch64",
+        ),
+    ];
+    if let Some(p) = &arm32 {
+        ran.push((
+            "allwinner",
+            armv7,
+            "armv7",
+            "Linux armv7l",
+            p.clone(),
+            "arm-linux",
+            "armv7l",
+        ));
+    }
+    for (name, h, arch, system, file, target, machine) in &ran {
         let r = host(&f, name);
         assert_eq!(r["status"], "ok", "{r}");
-        assert_eq!(r["system"], system);
-        assert_eq!(r["arch"], arch);
+        assert_eq!(r["system"], *system);
+        assert_eq!(r["arch"], *arch);
         let sha = r["binary_sha256"].as_str().unwrap();
-        let b = binaries.iter().find(|b| b["arch"] == arch).unwrap();
+        let b = binaries.iter().find(|b| b["arch"] == *arch).unwrap();
         assert_eq!(b["sha256"], sha);
         assert_eq!(
             b["is_static"],
-            arch == "aarch64" || static_binary().is_some()
+            *arch != "x86_64" || static_binary().is_some()
         );
         // The host's cache holds exactly that architecture's file.
         let cached = h.home().join(format!(".cache/candor/bin/candor-{sha}"));
         assert!(
-            std::fs::read(&cached).unwrap() == std::fs::read(&file).unwrap(),
+            std::fs::read(&cached).unwrap() == std::fs::read(file).unwrap(),
             "{name} was not given {}",
             file.display()
         );
         // Its Run was made by that binary, on that architecture.
         let run = json(&out.join(r["run_file"].as_str().unwrap()));
         assert_eq!(run["status"], "complete", "{name}");
-        assert_eq!(run["label"], name);
-        assert_eq!(run["tool"]["target"], format!("{arch}-linux"));
-        assert_eq!(run["host"]["extra"]["arch"], arch);
-        // The aarch64 binary ran under qemu-user on this x86_64 machine, and says so.
+        assert_eq!(run["label"], *name);
+        assert_eq!(run["tool"]["target"], *target);
+        assert_eq!(run["host"]["extra"]["arch"], *machine);
+        // The ARM binaries ran under qemu-user on this x86_64 machine, and say so.
         assert_eq!(
             run["host"]["extra"]["emulated"].is_string(),
-            arch == "aarch64",
+            *arch != "x86_64",
             "{name}: {}",
             run["host"]["extra"]
         );
@@ -1185,15 +1234,30 @@ fn fleet_of_mixed_architectures_pushes_each_host_its_binary() {
     let sha = |n: &str| host(&f, n)["binary_sha256"].as_str().unwrap().to_string();
     assert_ne!(sha("intel"), sha("graviton"));
 
-    let r = host(&f, "allwinner");
-    let cause = "no static candor for armv7: build one with contrib/build-static.sh --target armv7-unknown-linux-gnueabihf or pass --binary armv7=PATH";
-    assert_eq!(r["status"], "failed");
-    assert_eq!(r["arch"], "armv7");
-    assert_eq!(r["failed_phase"], "upload");
+    // An architecture candor has no build for: one line, and nothing left there.
+    let r = host(&f, "sifive");
+    let cause =
+        "the host is 'Linux riscv64'; candor has static builds for Linux on x86_64, aarch64 and armv7 only";
+    assert_eq!(r["status"], "failed", "{r}");
+    assert!(r["arch"].is_null(), "{r}");
+    assert_eq!(r["failed_phase"], "connect");
     assert_eq!(r["cause"], cause);
     assert!(r["binary_sha256"].is_null());
     assert!(stdout.contains(cause), "{stdout}");
-    assert!(armv7.files().is_empty(), "{:?}", armv7.files());
+    assert!(riscv.files().is_empty(), "{:?}", riscv.files());
+
+    if arm32.is_none() {
+        // A supported architecture with no build given: how to build one.
+        let r = host(&f, "allwinner");
+        let cause = "no static candor for armv7: build one with contrib/build-static.sh --target armv7-unknown-linux-gnueabihf or pass --binary armv7=PATH";
+        assert_eq!(r["status"], "failed");
+        assert_eq!(r["arch"], "armv7");
+        assert_eq!(r["failed_phase"], "upload");
+        assert_eq!(r["cause"], cause);
+        assert!(r["binary_sha256"].is_null());
+        assert!(stdout.contains(cause), "{stdout}");
+        assert!(armv7.files().is_empty(), "{:?}", armv7.files());
+    }
 
     // The fleet table and the comparison name each host's architecture.
     let row = |n: &str| {
@@ -1208,7 +1272,15 @@ fn fleet_of_mixed_architectures_pushes_each_host_its_binary() {
     };
     assert_eq!(row("intel"), "intel ok x86_64");
     assert_eq!(row("graviton"), "graviton ok aarch64");
-    assert_eq!(row("allwinner"), "allwinner failed armv7");
+    assert_eq!(
+        row("allwinner"),
+        if arm32.is_some() {
+            "allwinner ok armv7"
+        } else {
+            "allwinner failed armv7"
+        }
+    );
+    assert_eq!(row("sifive"), "sifive failed –");
     let md = std::fs::read_to_string(out.join("compare.md")).unwrap();
     assert!(md.contains("hosts of 3 architectures"), "{md}");
     assert!(
@@ -1219,9 +1291,19 @@ fn fleet_of_mixed_architectures_pushes_each_host_its_binary() {
         "{md}"
     );
     assert!(md.contains("fleet: x86_64: intel (binary sha256"), "{md}");
-    assert!(
-        md.contains("fleet: armv7: allwinner (no binary for it)"),
-        "{md}"
-    );
+    if arm32.is_some() {
+        assert!(
+            md.contains(&format!(
+                "fleet: armv7: allwinner (binary sha256 {}",
+                &sha("allwinner")[..16]
+            )),
+            "{md}"
+        );
+    } else {
+        assert!(
+            md.contains("fleet: armv7: allwinner (no binary for it)"),
+            "{md}"
+        );
+    }
     assert!(test_files(&lab.dir.join("disk")).is_empty());
 }

@@ -290,8 +290,29 @@ impl JobSpec {
 
     /// Refuses a job whose buffers would not fit in half the available
     /// memory, before any file is written (the allocation would abort).
+    /// Also refuses buffers that do not fit in half this process's address
+    /// space, whatever the RAM: on a 32-bit build (4 GiB of addresses, at
+    /// most 2 GiB in one allocation) a board or an armv8l userland can
+    /// report more memory than the process can map, and the buffers' size,
+    /// a usize product, would wrap.
     pub fn check_memory(&self, available: Option<u64>) -> Result<(), String> {
+        self.check_memory_in(available, usize::MAX as u64 / 2)
+    }
+
+    /// `check_memory` with the address room given (half of usize::MAX).
+    fn check_memory_in(&self, available: Option<u64>, room: u64) -> Result<(), String> {
         let need = self.memory_needed();
+        if need > room {
+            return Err(format!(
+                "--numjobs {} x --iodepth {} x --bs {} needs {} of I/O buffers; a {}-bit candor can hold at most {} (half its address space)",
+                self.numjobs,
+                self.iodepth,
+                crate::units::fmt_bytes(self.bs),
+                crate::units::fmt_bytes(need),
+                if room < u32::MAX as u64 { 32 } else { 64 },
+                crate::units::fmt_bytes(room)
+            ));
+        }
         match available {
             Some(avail) if need > avail / 2 => Err(format!(
                 "--numjobs {} x --iodepth {} x --bs {} needs {} of I/O buffers; {} of memory is available (candor uses at most half)",
@@ -385,10 +406,31 @@ mod tests {
         j.numjobs = 1024;
         j.size = 1 << 40;
         assert!(j.validate().is_ok());
-        let e = j.check_memory(Some(24 << 30)).unwrap_err();
+        // (With a 64-bit address space: a 32-bit build refuses it earlier,
+        // for its address space, below.)
+        let e = j.check_memory_in(Some(24 << 30), u64::MAX / 2).unwrap_err();
         assert!(e.contains("needs") && e.contains("available"), "{e}");
+        assert!(j.check_memory(Some(24 << 30)).is_err());
         let small = JobSpec::new(Rw::Randread, 4096, 32);
         assert!(small.check_memory(Some(1 << 30)).is_ok());
         assert!(small.check_memory(None).is_ok());
+    }
+
+    /// A 32-bit build refuses buffers past half its address space even when
+    /// the RAM would hold them (before this check, `candor disk --engine
+    /// null --rw write --bs 256M --iodepth 32` under qemu-arm on a 24 GiB
+    /// machine wrapped the buffers' usize size and crashed with SIGSEGV).
+    #[test]
+    fn buffers_past_a_32_bit_address_space_are_refused() {
+        let room32 = u32::MAX as u64 / 2;
+        let mut j = JobSpec::new(Rw::Write, 256 << 20, 32);
+        j.size = 1 << 30;
+        let e = j.check_memory_in(Some(24 << 30), room32).unwrap_err();
+        assert!(e.contains("a 32-bit candor can hold at most"), "{e}");
+        assert!(j.check_memory_in(Some(24 << 30), u64::MAX / 2).is_ok());
+        assert!(j.check_memory_in(None, room32).is_err());
+        // Four 4 KiB threads fit anywhere.
+        let small = JobSpec::new(Rw::Randread, 4096, 32);
+        assert!(small.check_memory_in(None, room32).is_ok());
     }
 }

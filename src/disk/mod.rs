@@ -642,7 +642,9 @@ fn worker_main(
 ) -> anyhow::Result<WorkerResult> {
     let job = &plan.job;
     let mut buffers = AlignedBuf::new(
-        worker::buffers_for(job) * worker::buffer_bytes(job),
+        worker::buffers_for(job)
+            .checked_mul(worker::buffer_bytes(job))
+            .expect("JobSpec::check_memory keeps the buffers within the address space"),
         buffer_align,
     );
     let fd = match file {

@@ -49,6 +49,19 @@ pub fn emulation(binary: &str, cpuinfo: &str) -> Option<String> {
     })
 }
 
+/// Why this process runs emulated (`emulation` of this binary and this
+/// machine's /proc/cpuinfo, read once), or None on its own architecture.
+/// The disk engines' probes ask it, so that an ENOSYS from qemu-user is
+/// not reported as the kernel's.
+pub fn here() -> Option<&'static str> {
+    static HERE: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    HERE.get_or_init(|| {
+        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        emulation(std::env::consts::ARCH, &cpuinfo)
+    })
+    .as_deref()
+}
+
 /// `uname -m`: the machine the kernel (or an emulator) reports.
 pub fn kernel_machine() -> String {
     rustix::system::uname()

@@ -42,14 +42,33 @@ pub fn collect(test_dir: Option<&Path>) -> HostFacts {
         );
         facts.extra.insert("emulated".into(), why.clone());
     }
-    if let Some(caches) = cpu.caches {
-        facts.extra.insert("cpu_caches".into(), caches);
+    // Under emulation the caches and the clock are the emulator host's CPU's
+    // too; the cores and threads are what the emulated threads run on.
+    match (cpu.caches, &emulated) {
+        (Some(caches), None) => {
+            facts.extra.insert("cpu_caches".into(), caches);
+        }
+        (Some(caches), Some(_)) => {
+            facts.extra.insert(
+                "cpu_caches".into(),
+                format!("not-checked: {caches} are the emulator host's CPU's"),
+            );
+        }
+        (None, _) => {}
     }
     facts.cpu_sockets = cpu.sockets;
     facts.cpu_cores = cpu.cores;
     facts.cpu_threads = cpu.threads;
     facts.smt = cpu.smt;
-    facts.cpu_mhz = cpu.mhz;
+    match (cpu.mhz, &emulated) {
+        (Some(mhz), Some(_)) => {
+            facts.extra.insert(
+                "cpu_mhz".into(),
+                format!("not-checked: {mhz} MHz is the emulator host's CPU's"),
+            );
+        }
+        (mhz, _) => facts.cpu_mhz = mhz,
+    }
     facts.governor = cpu.governor;
     if let Some(source) = cpu.topology_source {
         facts.extra.insert("cpu_topology_source".into(), source);
@@ -77,11 +96,8 @@ pub fn collect(test_dir: Option<&Path>) -> HostFacts {
     facts.nvme_devices = storage::nvme_devices(Path::new("/sys/class/nvme"));
 
     let uring = uring::collect();
-    facts.io_uring = Some(match &emulated {
-        Some(_) if uring.summary != "available" => format!(
-            "{}; here because of the emulator: qemu-user implements neither io_uring nor libaio",
-            uring.summary
-        ),
+    facts.io_uring = Some(match (&emulated, &uring.probe_error) {
+        (Some(_), Some(e)) => uring::summarize_emulated(e),
         _ => uring.summary,
     });
     if let Some(sysctl) = uring.sysctl {

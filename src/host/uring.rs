@@ -12,6 +12,8 @@ pub struct UringFacts {
     pub summary: String,
     /// The sysctl's value when the file exists.
     pub sysctl: Option<u32>,
+    /// The probe's error, when it failed.
+    pub probe_error: Option<String>,
 }
 
 /// Reads the sysctl and probes.
@@ -22,9 +24,18 @@ pub fn collect() -> UringFacts {
         .map(drop)
         .map_err(|e| e.to_string());
     UringFacts {
+        probe_error: probe.clone().err(),
         summary: summarize(sysctl, probe),
         sysctl,
     }
+}
+
+/// The verdict under qemu-user, whose io_uring_setup fails whatever the
+/// kernel has: the kernel's own io_uring is then not-checked.
+pub fn summarize_emulated(probe_error: &str) -> String {
+    format!(
+        "unavailable under the emulator: qemu-user implements neither io_uring nor libaio (io_uring_setup: {probe_error}); the kernel's io_uring is not-checked"
+    )
 }
 
 /// The one-line verdict from the sysctl value and the probe's outcome.
@@ -52,5 +63,11 @@ mod tests {
         assert_eq!(summarize(Some(0), Ok(())), "available");
         assert!(summarize(Some(2), Err("Operation not permitted".into())).contains("=2"));
         assert!(summarize(None, Err("Function not implemented".into())).contains("seccomp"));
+        let emulated = summarize_emulated("Function not implemented (os error 38)");
+        assert!(
+            emulated.contains("qemu-user implements neither"),
+            "{emulated}"
+        );
+        assert!(!emulated.contains("seccomp"), "{emulated}");
     }
 }

@@ -1,6 +1,6 @@
 //! Which process made a file: its pid and its start time. A pid alone is
 //! reused as soon as its process exits; the start time (field 22 of
-//! `/proc/<pid>/stat`, in clock ticks since boot) tells a new process with
+//! `/proc/<pid>/task/<pid>/stat`, in clock ticks since boot) tells a new process with
 //! the same pid from the one that made the file, so that a later candor
 //! never takes a running one's test file for a dead one's.
 
@@ -25,9 +25,14 @@ impl Owner {
         })
     }
 
-    /// The process that has `pid` now, if any.
+    /// The process that has `pid` now, if any. Read from its main thread's
+    /// entry, `/proc/<pid>/task/<pid>/stat`, whose start time is the
+    /// process's: qemu-user intercepts `/proc/<its own pid>/stat` and
+    /// answers with the start of the emulated thread that reads it, which
+    /// differs from thread to thread and from what other processes read
+    /// (under qemu-aarch64 a candor took its own files for a dead one's).
     pub fn of_pid(pid: u32) -> Option<Owner> {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/stat")).ok()?;
         Some(Owner {
             pid,
             start: start_time(&stat)?,
@@ -68,8 +73,13 @@ mod tests {
         assert_eq!(start_time("no parenthesis"), None);
     }
 
+    /// From any thread: under qemu-user, /proc/<own pid>/stat gave each
+    /// thread its own start time, and this test failed there.
     #[test]
     fn this_process_runs_and_a_changed_start_does_not() {
+        let me = std::thread::spawn(Owner::this_process).join().unwrap();
+        assert_eq!(me, Owner::this_process());
+        assert!(std::thread::spawn(move || me.is_running()).join().unwrap());
         let me = Owner::this_process();
         assert!(proc_readable());
         assert_eq!(me.pid, std::process::id());

@@ -207,11 +207,17 @@ pub fn facts(run: &Run, summary: &Summary) -> Vec<(&'static str, String)> {
     if let Some(k) = &h.kernel {
         host.push(format!("Linux {k}"));
     }
+    if let Some(a) = h.extra.get("arch") {
+        host.push(a.clone());
+    }
     if let Some(o) = &h.os_release {
         host.push(o.clone());
     }
     if !host.is_empty() {
         out.push(("Host", host.join(" · ")));
+    }
+    if let Some(why) = h.extra.get("emulated") {
+        out.push(("Emulated", why.clone()));
     }
     if let Some(s) = &h.storage {
         let mut dir = s.dir.clone();
@@ -397,5 +403,29 @@ mod tests {
             evidence(&v),
             "control_mb_s=49.3, main_mb_s=1474.8, near=[{iops=36358, subject=RW75 QD64 read}], passes=[1, 2]"
         );
+    }
+}
+
+#[cfg(test)]
+mod host_line_tests {
+    use super::*;
+
+    /// The Host line names the architecture, and an emulated Run says so on
+    /// a line of its own; a Run without them shows neither.
+    #[test]
+    fn host_names_the_architecture_and_emulation() {
+        let mut run = Run::new(vec!["candor".into()]);
+        run.host.kernel = Some("6.1.0".into());
+        let plain = facts(&run, &Summary::of(&run));
+        assert!(!plain.iter().any(|(k, _)| *k == "Emulated"), "{plain:?}");
+        run.host.extra.insert("arch".into(), "armv7l".into());
+        run.host
+            .extra
+            .insert("emulated".into(), "emulated (qemu-user or similar)".into());
+        let f = facts(&run, &Summary::of(&run));
+        let host = &f.iter().find(|(k, _)| *k == "Host").unwrap().1;
+        assert!(host.contains("Linux 6.1.0 · armv7l"), "{host}");
+        let emulated = &f.iter().find(|(k, _)| *k == "Emulated").unwrap().1;
+        assert!(emulated.starts_with("emulated (qemu-user"), "{emulated}");
     }
 }

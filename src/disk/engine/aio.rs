@@ -70,6 +70,17 @@ fn io_destroy(ctx: AioContext) {
 
 /// Whether AIO contexts can be created here (fails under seccomp, or when
 /// fs.aio-max-nr is exhausted).
+/// Why io_setup failed: under qemu-user an ENOSYS is the emulator's answer
+/// (it implements no Linux AIO), which says nothing of the kernel's.
+fn refusal(e: &io::Error, emulated: bool) -> String {
+    if emulated && e.raw_os_error() == Some(libc::ENOSYS) {
+        "qemu-user implements no libaio (io_setup: ENOSYS from the emulator, not the kernel)"
+            .to_string()
+    } else {
+        format!("io_setup failed: {e}")
+    }
+}
+
 pub fn probe() -> Result<(), String> {
     let mut ctx: AioContext = 0;
     match io_setup(1, &mut ctx) {
@@ -77,7 +88,7 @@ pub fn probe() -> Result<(), String> {
             io_destroy(ctx);
             Ok(())
         }
-        Err(e) => Err(format!("io_setup failed: {e}")),
+        Err(e) => Err(refusal(&e, crate::host::arch::here().is_some())),
     }
 }
 
@@ -197,5 +208,21 @@ impl Engine for AioEngine {
             }
             return Ok(());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Under qemu-user the ENOSYS is the emulator's, and the refusal says so;
+    /// on a real kernel it stays the kernel's error.
+    #[test]
+    fn refusal_names_the_emulator_only_when_emulated() {
+        let enosys = io::Error::from_raw_os_error(libc::ENOSYS);
+        assert!(refusal(&enosys, true).contains("qemu-user implements no libaio"));
+        assert!(refusal(&enosys, false).starts_with("io_setup failed: "));
+        let eagain = io::Error::from_raw_os_error(libc::EAGAIN);
+        assert!(refusal(&eagain, true).starts_with("io_setup failed: "));
     }
 }

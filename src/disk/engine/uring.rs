@@ -11,11 +11,21 @@ use std::os::fd::RawFd;
 /// Whether an io_uring instance can be created here. Fails with ENOSYS on
 /// old kernels, EPERM under seccomp or kernel.io_uring_disabled=2, and for
 /// unprivileged users when io_uring_disabled=1.
+/// Why io_uring_setup answered ENOSYS: under qemu-user it is the emulator's
+/// answer (it implements no io_uring), which says nothing of the kernel's.
+fn enosys(emulated: bool) -> String {
+    if emulated {
+        "qemu-user implements no io_uring (ENOSYS from the emulator, not the kernel)".to_string()
+    } else {
+        "the kernel has no io_uring (ENOSYS)".to_string()
+    }
+}
+
 pub fn probe() -> Result<(), String> {
     match IoUring::new(2) {
         Ok(_) => Ok(()),
         Err(e) => Err(match e.raw_os_error() {
-            Some(libc::ENOSYS) => "the kernel has no io_uring (ENOSYS)".to_string(),
+            Some(libc::ENOSYS) => enosys(crate::host::arch::here().is_some()),
             Some(libc::EPERM) => {
                 let disabled = std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled")
                     .map(|s| s.trim().to_string())
@@ -132,5 +142,17 @@ impl Engine for UringEngine {
             });
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn enosys_is_the_emulators_only_when_emulated() {
+        assert!(enosys(true).contains("qemu-user implements no io_uring"));
+        assert!(!enosys(true).contains("the kernel has"));
+        assert_eq!(enosys(false), "the kernel has no io_uring (ENOSYS)");
     }
 }
