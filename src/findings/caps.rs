@@ -1021,18 +1021,10 @@ mod tests {
     /// The sagging deepest depth ends the flat run; it does not undo it.
     #[test]
     fn a_deepest_depth_sagging_under_the_level_does_not_hide_a_flat_plateau() {
-        let mut write = [
-            fio_point("randwrite", 4, 1, 18158.0, 74.38),
-            fio_point("randwrite", 4, 4, 37208.0, 152.41),
-            fio_point("randwrite", 4, 8, 37036.0, 151.70),
-            fio_point("randwrite", 4, 16, 36999.0, 151.55),
-            fio_point("randwrite", 4, 32, 36803.0, 150.75),
-            fio_point("randwrite", 4, 64, 36250.0, 148.48),
-        ];
-        for p in &mut write {
-            p.secs = 2.0;
-            p.ops = (p.iops * 2.0) as u64;
-        }
+        let write = sweep_4k(
+            "randwrite",
+            &[18158.0, 37208.0, 37036.0, 36999.0, 36803.0, 36250.0],
+        );
         let c = infer(&write);
         assert!(near(c.iops_cap(), 37_000.0), "{c:?}");
     }
@@ -1042,19 +1034,26 @@ mod tests {
     /// (2 s points, as the sweep measures).
     #[test]
     fn a_curve_rising_into_its_top_is_not_flat_across_depths() {
-        let mut read = [
-            fio_point("randread", 4, 1, 9000.0, 36.9),
-            fio_point("randread", 4, 4, 27000.0, 110.6),
-            fio_point("randread", 4, 8, 28800.0, 118.0),
-            fio_point("randread", 4, 16, 29700.0, 121.7),
-            fio_point("randread", 4, 32, 30100.0, 123.3),
-            fio_point("randread", 4, 64, 30150.0, 123.5),
-        ];
-        for p in &mut read {
-            p.secs = 2.0;
-            p.ops = (p.iops * 2.0) as u64;
-        }
+        let read = sweep_4k(
+            "randread",
+            &[9000.0, 27000.0, 28800.0, 29700.0, 30100.0, 30150.0],
+        );
         let c = infer(&read);
         assert_eq!(c.iops_cap(), None, "{c:?}");
+    }
+
+    /// 4 KiB points at QD1, 4, 8, 16, 32 and 64 with these IOPS, 2 s each
+    /// (the sweep's default).
+    fn sweep_4k(rw: &str, iops: &[f64; 6]) -> Vec<CapPoint> {
+        [1, 4, 8, 16, 32, 64]
+            .iter()
+            .zip(iops)
+            .map(|(&qd, &v)| {
+                let mut p = fio_point(rw, 4, qd, v, v * 4096.0 / 1e6);
+                p.secs = 2.0;
+                p.ops = (v * 2.0) as u64;
+                p
+            })
+            .collect()
     }
 }
