@@ -1019,8 +1019,15 @@ impl PidsGroup {
 }
 
 impl Drop for PidsGroup {
+    /// Removed once its last task has gone: a killed candor's threads may
+    /// still be exiting when the test ends (EBUSY until then).
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir(&self.0);
+        for _ in 0..250 {
+            if std::fs::remove_dir(&self.0).is_ok() || !self.0.exists() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 }
 
