@@ -36,20 +36,11 @@ pub fn saving<T>(save: impl FnOnce() -> T, words: impl FnOnce(&T) -> Option<Last
 /// nothing is written after them.
 fn say_last_words() -> Option<String> {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-    loop {
+    let held = loop {
         match SAVING.try_lock() {
-            Ok(held) => {
-                let words = LAST_WORDS.lock().unwrap_or_else(|e| e.into_inner()).take();
-                let said = words.map(|w| w());
-                std::mem::forget(held);
-                return said;
-            }
-            Err(std::sync::TryLockError::Poisoned(p)) => {
-                let words = LAST_WORDS.lock().unwrap_or_else(|e| e.into_inner()).take();
-                let said = words.map(|w| w());
-                std::mem::forget(p.into_inner());
-                return said;
-            }
+            Ok(held) => break held,
+            // A thread that panicked while saving: the file is whole (saves rename).
+            Err(std::sync::TryLockError::Poisoned(p)) => break p.into_inner(),
             Err(std::sync::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
                 std::thread::sleep(std::time::Duration::from_millis(10));
             }
@@ -58,7 +49,15 @@ fn say_last_words() -> Option<String> {
                     .into(),
             ),
         }
-    }
+    };
+    let said = LAST_WORDS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take()
+        .map(|w| w());
+    // Kept until the exit: no save may follow the last words.
+    std::mem::forget(held);
+    said
 }
 
 /// Installs the SIGINT/SIGTERM/SIGHUP watcher (once per process).

@@ -1007,14 +1007,11 @@ impl PidsGroup {
     /// candor in the group, under `timeout`: a candor that waits for ever
     /// for a thread that never started fails the test.
     fn run(&self, args: &[&str]) -> Outcome {
-        let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
-        let script = format!(
-            "echo $$ > '{}' && exec timeout -s KILL 60 '{}' {}",
-            self.0.join("cgroup.procs").display(),
-            bin(),
-            quoted.join(" ")
+        let join = format!(
+            "echo $$ > '{}' && exec timeout -s KILL 60",
+            self.0.join("cgroup.procs").display()
         );
-        command("sh").args(["-c", &script]).output().unwrap().into()
+        through_sh(&join, args)
     }
 }
 
@@ -1328,12 +1325,17 @@ fn hostile_inputs_are_refused_at_once() {
 /// so that an older candor that hangs or eats memory fails the test
 /// instead of the machine.
 fn bounded(args: &[&str], secs: u32) -> Outcome {
+    through_sh(
+        &format!("ulimit -v 4194304 && exec timeout -s KILL {secs}"),
+        args,
+    )
+}
+
+/// `sh -c "PREFIX candor ARGS"`: candor started by a shell that first sets
+/// something up (a limit, a cgroup) and then execs it.
+fn through_sh(prefix: &str, args: &[&str]) -> Outcome {
     let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
-    let script = format!(
-        "ulimit -v 4194304 && exec timeout -s KILL {secs} '{}' {}",
-        bin(),
-        quoted.join(" ")
-    );
+    let script = format!("{prefix} '{}' {}", bin(), quoted.join(" "));
     command("sh").args(["-c", &script]).output().unwrap().into()
 }
 
