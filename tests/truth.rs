@@ -123,9 +123,7 @@ fn attempts(name: &str, n: usize, row: &dyn Fn() -> Result<String, String>) -> S
 fn cap_held(run: &Run, rw: &str, cap: f64) -> Result<(), String> {
     let deep: Vec<f64> = run
         .disk()
-        .filter(|m| {
-            m.spec.rw.to_string() == rw && m.spec.bs.to_string() == "4096" && m.spec.iodepth >= 8
-        })
+        .filter(|m| m.spec.rw.to_string() == rw && m.spec.bs == 4096 && m.spec.iodepth >= 8)
         .flat_map(|m| [&m.read, &m.write].into_iter().flatten().map(|s| s.iops))
         .collect();
     if deep.len() >= 3 && deep.iter().all(|v| (v / cap - 1.0).abs() <= 0.05) {
