@@ -1828,3 +1828,88 @@ fn outputs_that_cannot_be_written_are_refused_before_the_work() {
     );
     assert!(leftovers(&d).is_empty());
 }
+
+/// A fleet directory of `n` hosts whose Runs are hard links to one `run`
+/// file, every host with the Run's own label (one name for all).
+fn a_fleet_dir(d: &Path, n: usize, run: &Path) -> PathBuf {
+    let fleet = d.join("fleet");
+    std::fs::create_dir_all(fleet.join("runs")).unwrap();
+    let hosts: Vec<serde_json::Value> = (0..n)
+        .map(|i| {
+            let file = format!("runs/h{i}.json");
+            std::fs::hard_link(run, fleet.join(&file)).unwrap();
+            serde_json::json!({
+                "name": format!("h{i}"), "destination": format!("root@10.1.{}.{}", i / 250, i % 250),
+                "status": "ok", "phases": [], "run_file": file, "run_status": "complete",
+                "exit_status": 0,
+            })
+        })
+        .collect();
+    let summary = serde_json::json!({
+        "schema": "candor.fleet/1", "controller": {"version": "0.1.0"},
+        "command": ["candor", "fleet", "run"], "run_flags": [], "parallel": 1,
+        "binaries": [], "started_at": "2026-12-04T00:00:00Z",
+        "finished_at": "2026-12-04T01:00:00Z", "interrupted": false,
+        "hosts": hosts, "notes": [],
+    });
+    put(&fleet, "fleet.json", summary.to_string());
+    fleet
+}
+
+/// `fleet report` of thousands of hosts: hosts that share a name were
+/// numbered by a search through every name before (cubic: 4,000 hosts of
+/// one name ran for minutes), and every pair of hosts was compared for
+/// metric disagreement; now linear (a fleet of more than 64 is compared
+/// with its median host). It stops at the first signal while it reads the
+/// Runs (it used to read and render to the end).
+#[test]
+fn a_fleet_report_of_thousands_of_hosts_is_linear_and_obeys_the_first_signal() {
+    let dir = scratch("fleet-report");
+    let small = a_fleet_dir(
+        &dir.path().join("small"),
+        4000,
+        &a_run(dir.path(), "cpu.json"),
+    );
+    let started = Instant::now();
+    let o = bounded(&["fleet", "report", p(&small)], 60);
+    ok(&o);
+    assert!(o.stdout.contains("h3999"), "every host is listed");
+    eprintln!("4,000 hosts: {:?}", started.elapsed());
+    // Big Runs, to be stopped while they are read.
+    let battery = dir.path().join("battery.json");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/battery.json"),
+        &battery,
+    )
+    .unwrap();
+    let big = a_fleet_dir(&dir.path().join("big"), 3000, &battery);
+    let started = Instant::now();
+    let o = candor(["fleet", "report", p(&big), "--format", "csv"]);
+    ok(&o);
+    let whole = started.elapsed();
+    if whole > Duration::from_millis(800) {
+        let out = dir.path().join("report.html");
+        let child = spawn([
+            "fleet",
+            "report",
+            p(&big),
+            "--format",
+            "html",
+            "-o",
+            p(&out),
+        ]);
+        std::thread::sleep(whole / 4);
+        let signalled = Instant::now();
+        // SAFETY: kill(2) on the child's pid.
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        let o = finish(child);
+        assert_eq!(o.code, 130, "{}", o.stderr);
+        assert!(
+            signalled.elapsed() < whole / 2,
+            "stopped {:?} after the signal",
+            signalled.elapsed()
+        );
+        assert!(!out.exists());
+        assert!(leftovers(dir.path()).is_empty());
+    }
+}

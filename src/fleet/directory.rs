@@ -88,7 +88,11 @@ pub fn check_files(dir: &Path, stems: &[String], force: bool) -> anyhow::Result<
     let replace = Replace::from_force(force);
     let files = std::iter::once(dir.join("fleet.json"))
         .chain(COMPARE_FILES.iter().map(|(name, _)| dir.join(name)))
-        .chain(stems.iter().map(|s| dir.join("runs").join(format!("{s}.json"))));
+        .chain(
+            stems
+                .iter()
+                .map(|s| dir.join("runs").join(format!("{s}.json"))),
+        );
     for file in files {
         crate::output::check(&file, "-o", replace, &[])?;
     }
@@ -135,7 +139,11 @@ pub fn write(dir: &Path, summary: &FleetSummary, force: bool) -> anyhow::Result<
 pub fn compared_runs(dir: &Path, summary: &FleetSummary) -> anyhow::Result<Vec<Run>> {
     run_files(dir, summary)?
         .iter()
-        .map(|f| Ok(crate::result::read_run(f)?))
+        .map(|f| {
+            // Thousands of Runs take a while: the first signal stops here.
+            crate::cancel::check()?;
+            Ok(crate::result::read_run(f)?)
+        })
         .collect()
 }
 
@@ -225,10 +233,16 @@ mod tests {
         // said now, not after the hosts ran.
         std::os::unix::fs::symlink("/etc/passwd", out.join("compare.html")).unwrap();
         let e = check_files(&out, &stems, true).unwrap_err();
-        assert!(crate::error::is_usage(&e) && e.to_string().contains("compare.html"), "{e}");
+        assert!(
+            crate::error::is_usage(&e) && e.to_string().contains("compare.html"),
+            "{e}"
+        );
         std::fs::remove_file(out.join("compare.html")).unwrap();
         std::fs::create_dir(out.join("runs/db1.json")).unwrap();
         let e = check_files(&out, &stems, true).unwrap_err();
-        assert!(e.to_string().contains("db1.json") && e.to_string().contains("directory"), "{e}");
+        assert!(
+            e.to_string().contains("db1.json") && e.to_string().contains("directory"),
+            "{e}"
+        );
     }
 }

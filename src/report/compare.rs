@@ -213,18 +213,25 @@ impl Comparison {
             }
         }
         let mut rows = Vec::new();
-        let mut names: Vec<String> = Vec::new();
+        // Names taken so far, and for each repeated name the next number
+        // to try: linear in the hosts even when all share one name.
+        let mut names: std::collections::HashSet<String> = std::collections::HashSet::new();
+        let mut next: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        let mut order: Vec<String> = Vec::with_capacity(runs.len());
         for (run, s) in runs.iter().zip(&summaries) {
             let cells = columns.iter().map(|c| cell(c, s)).collect();
             let mut name = run.display_name();
             if names.contains(&name) {
-                let mut k = 2;
+                let k = next.entry(name.clone()).or_insert(2);
                 while names.contains(&format!("{name} ({k})")) {
-                    k += 1;
+                    *k += 1;
                 }
-                name = format!("{name} ({k})");
+                let numbered = format!("{name} ({k})");
+                *k += 1;
+                name = numbered;
             }
-            names.push(name.clone());
+            names.insert(name.clone());
+            order.push(name.clone());
             rows.push(HostRow {
                 name,
                 cells,
@@ -243,7 +250,7 @@ impl Comparison {
                     .count(),
             });
         }
-        let notes = differences(runs, &summaries, &names);
+        let notes = differences(runs, &summaries, &order);
         Comparison {
             columns,
             rows,
