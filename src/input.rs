@@ -68,6 +68,9 @@ impl InputError {
             InputError::NotAFile { kind, .. } => {
                 format!("{kind}, not a regular file: candor reads its input from regular files")
             }
+            InputError::TooLarge { size, cap, .. } if size == "it" => {
+                format!("holds more than the {cap} candor reads (is it the right file?)")
+            }
             InputError::TooLarge { size, cap, .. } => {
                 format!("{size} is more than the {cap} candor reads (is it the right file?)")
             }
@@ -136,18 +139,36 @@ pub fn read_text_limited(path: &Path, cap: u64) -> Result<String, InputError> {
             kind,
         });
     }
-    let too_large = |size: u64| InputError::TooLarge {
-        path: path.to_path_buf(),
-        size: crate::units::fmt_bytes(size),
-        cap: crate::units::fmt_bytes(cap),
+    // Sizes that print alike when rounded (128 MiB and a byte over it) are
+    // given in bytes: a message never says "128 MiB is more than 128 MiB".
+    let too_large = |size: Option<u64>| {
+        let (shown, limit) = (
+            size.map(crate::units::fmt_bytes),
+            crate::units::fmt_bytes(cap),
+        );
+        let (size, cap) = match size {
+            // Within 1 %, three significant digits can print them alike.
+            Some(n) if (n as f64) < cap as f64 * 1.01 => {
+                (format!("{n} bytes"), format!("{cap} bytes"))
+            }
+            Some(_) => (shown.unwrap_or_default(), limit),
+            // Read, not stat'ed: only that it holds more is known.
+            None => ("it".to_string(), limit),
+        };
+        InputError::TooLarge {
+            path: path.to_path_buf(),
+            size,
+            cap,
+        }
     };
     if meta.len() > cap {
-        return Err(too_large(meta.len()));
+        return Err(too_large(Some(meta.len())));
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     file.take(cap + 1).read_to_end(&mut bytes).map_err(io)?;
     if bytes.len() as u64 > cap {
-        return Err(too_large(bytes.len() as u64));
+        // It grew while read: its size now is unknown, only that it is over.
+        return Err(too_large(None));
     }
     let mut text = String::from_utf8(bytes).map_err(|e| InputError::NotText {
         path: path.to_path_buf(),
@@ -182,6 +203,13 @@ mod tests {
         std::fs::write(&f, vec![b' '; 2048]).unwrap();
         let big = read_text_limited(&f, 1024).unwrap_err().to_string();
         assert!(big.contains("2 KiB is more than the 1 KiB"), "{big}");
+        // A byte over the cap does not read "1 KiB is more than the 1 KiB".
+        std::fs::write(&f, vec![b' '; 1025]).unwrap();
+        let over = read_text_limited(&f, 1024).unwrap_err().to_string();
+        assert!(
+            over.contains("1025 bytes is more than the 1024 bytes"),
+            "{over}"
+        );
         std::fs::write(&f, b"{\"a\": \"\xff\"}").unwrap();
         assert!(e(&f).contains("offset 7 are not UTF-8"), "{}", e(&f));
     }

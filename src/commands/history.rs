@@ -223,6 +223,14 @@ fn read(path: &Path, host: Option<&str>) -> anyhow::Result<(String, crate::resul
     Ok((text, run))
 }
 
+/// "1 Run was added", "0 Runs were added": how far an add got, in words.
+fn runs_added(n: usize) -> String {
+    match n {
+        1 => "1 Run was added".to_string(),
+        n => format!("{n} Runs were added"),
+    }
+}
+
 fn add(db: &Path, a: AddArgs) -> anyhow::Result<()> {
     let host = a.host.as_deref().map(str::trim).filter(|h| !h.is_empty());
     if a.host.is_some() && host.is_none() {
@@ -242,14 +250,15 @@ fn add(db: &Path, a: AddArgs) -> anyhow::Result<()> {
     }
     let mut store = History::open(db, Open::Create)?;
     let (mut new, mut old) = (0usize, 0usize);
-    let mut hosts: Vec<String> = Vec::new();
+    let mut hosts: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut lines: Vec<String> = Vec::new();
     for chunk in a.files.chunks(ADD_BATCH) {
         // Each batch is one transaction: a signal stops between two, and
         // says how far the add got.
         if let Err(stop) = crate::cancel::check() {
             return Err(anyhow::Error::from(stop).context(format!(
-                "{new} Runs were added before the signal; run the command again to add the rest"
+                "{} before the signal; run the command again to add the rest",
+                runs_added(new)
             )));
         }
         let loaded: Vec<(String, crate::result::Run)> = if one_batch {
@@ -259,7 +268,7 @@ fn add(db: &Path, a: AddArgs) -> anyhow::Result<()> {
                 .iter()
                 .map(|f| {
                     read(f, host).map_err(|e| {
-                        anyhow::anyhow!("{e:#} (changed while being added; {new} Runs were added before it, run the command again to add the rest)")
+                        anyhow::anyhow!("{e:#} (changed while being added; {} before it, run the command again to add the rest)", runs_added(new))
                     })
                 })
                 .collect::<anyhow::Result<_>>()?
@@ -284,16 +293,15 @@ fn add(db: &Path, a: AddArgs) -> anyhow::Result<()> {
         let added = store.add_batch(&batch).map_err(|e| {
             if new > 0 {
                 e.context(format!(
-                    "{new} Runs were added before this; run the command again to add the rest"
+                    "{} before this; run the command again to add the rest",
+                    runs_added(new)
                 ))
             } else {
                 e
             }
         })?;
         for (result, (_, run, _)) in added.iter().zip(&read_back) {
-            if !hosts.contains(&result.host) {
-                hosts.push(result.host.clone());
-            }
+            hosts.insert(result.host.clone());
             if !result.new {
                 old += 1;
                 continue;

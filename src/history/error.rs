@@ -55,7 +55,7 @@ pub fn sqlite(path: &Path, waited: Duration, error: rusqlite::Error) -> anyhow::
             anyhow::anyhow!("{}: cannot write the history database: {error}", path.display())
         }
         Some(ErrorCode::DiskFull) => anyhow::anyhow!(
-            "{}: the disk is full; nothing was added",
+            "{}: the disk is full; the change being made was not written (the history is as it was before it)",
             path.display()
         ),
         _ => anyhow::anyhow!("{}: {error}", path.display()),
