@@ -1,6 +1,8 @@
 //! Several Runs side by side, as a careful published comparison lays them
 //! out: one row per host, columns per profile (large blocks in bytes/s,
-//! small ones in IOPS, QD1 and fsync latency p50/p99, compute figures),
+//! small ones in IOPS, QD1 and fsync latency p50/p99, compute figures,
+//! UnixBench's index: each test's and the System Benchmarks Index, 1 copy
+//! and all copies),
 //! medians over passes with their spread, the per-host findings under the
 //! table, and notes where the Runs differ in a way that matters (version,
 //! preset, engine, file size, source, status). Missing tests stay missing.
@@ -8,6 +10,7 @@
 use super::fmt;
 use super::summary::{ComputeUnit, Summary};
 use super::RateUnit;
+use crate::compute::unixbench::score;
 use crate::result::{Finding, FindingStatus, Run, Spread};
 use serde::Serialize;
 
@@ -22,6 +25,8 @@ pub enum Metric {
     Latency,
     Events,
     Ops,
+    /// UnixBench's index (no unit).
+    Index,
 }
 
 /// One column of the comparison.
@@ -31,7 +36,7 @@ pub struct Column {
     pub key: String,
     /// The test part of the key (`SEQ1M Q8T1`, `cpu primes`): the first header line.
     pub test: String,
-    /// `disk`, `latency` or `compute`: the text table is split into these blocks.
+    /// `disk`, `latency`, `compute` or `unixbench`: the text table is split into these blocks.
     pub group: &'static str,
     pub metric: Metric,
 }
@@ -50,6 +55,7 @@ impl Column {
             Metric::Latency => "",
             Metric::Events => "events/s",
             Metric::Ops => "ops/s",
+            Metric::Index => "",
         }
     }
 
@@ -77,6 +83,7 @@ impl Column {
         match self.metric {
             Metric::Rate => fmt::rate(v, unit),
             Metric::Iops | Metric::Events | Metric::Ops => fmt::iops(v),
+            Metric::Index => format!("{v:.1}"),
             Metric::Latency => fmt::latency(v),
         }
     }
@@ -194,7 +201,8 @@ impl Comparison {
             }
         }
         for s in &summaries {
-            for r in &s.compute {
+            // UnixBench's tests are compared by their index (the unixbench group).
+            for r in s.compute.iter().filter(|r| r.kind != "unixbench") {
                 let metric = match r.unit {
                     ComputeUnit::Events => Metric::Events,
                     ComputeUnit::Bytes => Metric::Rate,
@@ -212,10 +220,29 @@ impl Comparison {
                 );
             }
         }
+        let indexes: Vec<Vec<(String, String, Spread)>> =
+            runs.iter().map(unixbench_cells).collect();
+        for (key, test, _) in indexes.iter().flatten() {
+            add(
+                Column {
+                    key: key.clone(),
+                    test: test.clone(),
+                    group: "unixbench",
+                    metric: Metric::Index,
+                },
+                &mut columns,
+            );
+        }
         let mut rows = Vec::new();
         let mut names: Vec<String> = Vec::new();
-        for (run, s) in runs.iter().zip(&summaries) {
-            let cells = columns.iter().map(|c| cell(c, s)).collect();
+        for ((run, s), ub) in runs.iter().zip(&summaries).zip(&indexes) {
+            let cells = columns
+                .iter()
+                .map(|c| match c.group {
+                    "unixbench" => ub.iter().find(|(k, _, _)| *k == c.key).map(|x| x.2.clone()),
+                    _ => cell(c, s),
+                })
+                .collect();
             let mut name = run.display_name();
             if names.contains(&name) {
                 let mut k = 2;
@@ -243,7 +270,17 @@ impl Comparison {
                     .count(),
             });
         }
-        let notes = differences(runs, &summaries, &names);
+        let mut notes = differences(runs, &summaries, &names);
+        if columns.iter().any(|c| c.group == "unixbench") {
+            notes.push("UnixBench columns: each test's index is UnixBench's combination of its passes (the worst third dropped, the rest by geometric mean), not a median; its range is its passes' range, and the index's range is the geometric mean of the tests' lowest and of their highest passes. \"all copies\" is each Run's largest copy count.".into());
+            let measured = runs
+                .iter()
+                .any(|r| r.source != "unixbench-import" && !unixbench_cells(r).is_empty());
+            let imported = runs.iter().any(|r| r.source == "unixbench-import");
+            if measured && imported {
+                notes.push("Both candor's and UnixBench's own figures: Dhrystone and Whetstone are rustc's code in candor and the host's gcc's in UnixBench, so those columns (and the index) differ by the compiler too (candor explain unixbench-compiler).".into());
+            }
+        }
         Comparison {
             columns,
             rows,
@@ -438,6 +475,116 @@ fn cell(column: &Column, s: &Summary) -> Option<Spread> {
             .find(|r| compute_key(s, r) == column.key)
             .map(|r| r.value),
     }
+}
+
+/// A Run's UnixBench indexes as comparison cells: (key, test, spread), each
+/// test's index per copy key (`1 copy`, `all copies`: the Run's largest copy
+/// count above one, as hosts differ in CPUs), then the System Benchmarks
+/// Index (`UnixBench index 1 copy`; `UnixBench partial index ...` when tests
+/// are missing, never in the full index's column). A test's cell is its
+/// index (UnixBench's combination of its passes, not their median) with the
+/// range of its passes' indexes; the index's range is the geometric mean of
+/// the tests' lowest and of their highest passes; an imported report has no
+/// passes (spread unknown).
+fn unixbench_cells(run: &Run) -> Vec<(String, String, Spread)> {
+    use crate::compute::unixbench::{self, TESTS};
+    let ms: Vec<&crate::result::ComputeMeasurement> = run
+        .measurements
+        .iter()
+        .filter(|m| m.kind() == "unixbench")
+        .filter_map(|m| m.as_compute())
+        .collect();
+    let mut copies: Vec<u32> = ms.iter().map(|m| m.spec.threads).collect();
+    copies.sort_unstable();
+    copies.dedup();
+    let max = copies.last().copied().unwrap_or(1);
+    let mut out = Vec::new();
+    let mut overall = Vec::new();
+    for &c in &copies {
+        let label = if c == 1 {
+            "1 copy".to_string()
+        } else if c == max {
+            "all copies".to_string()
+        } else {
+            format!("{c} copies")
+        };
+        let (mut lows, mut highs, mut passes) = (Vec::new(), Vec::new(), usize::MAX);
+        for t in &TESTS {
+            let Some(m) = ms
+                .iter()
+                .find(|m| m.spec.threads == c && m.spec.test == t.name)
+            else {
+                continue;
+            };
+            let Some((_, _, index)) = unixbench::score_of(m) else {
+                continue;
+            };
+            let pass_indexes: Vec<f64> = m
+                .spec
+                .params
+                .get("pass_scores")
+                .and_then(|p| p.as_array())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_f64())
+                        .map(|s| s / t.baseline * 10.0)
+                        .collect()
+                })
+                .unwrap_or_default();
+            let lo = pass_indexes.iter().copied().fold(index, f64::min);
+            let hi = pass_indexes.iter().copied().fold(index, f64::max);
+            let n = pass_indexes.len().max(1);
+            lows.push(lo);
+            highs.push(hi);
+            passes = passes.min(n);
+            out.push((
+                format!("UnixBench {} index {label}", t.name),
+                format!("UnixBench {}", t.name),
+                Spread {
+                    median: index,
+                    min: lo,
+                    max: hi,
+                    ratio: (lo > 0.0).then(|| hi / lo),
+                    n,
+                },
+            ));
+        }
+        let n_tests = lows.len();
+        let (Some(index), Some(lo), Some(hi)) = (
+            unixbench::index_of(&ms, c),
+            score::overall_index(&lows),
+            score::overall_index(&highs),
+        ) else {
+            continue;
+        };
+        let (key, test) = if n_tests == TESTS.len() {
+            (
+                format!("UnixBench index {label}"),
+                "UnixBench index".to_string(),
+            )
+        } else {
+            (
+                format!(
+                    "UnixBench partial index ({n_tests} of {}) {label}",
+                    TESTS.len()
+                ),
+                "UnixBench partial index".to_string(),
+            )
+        };
+        overall.push((
+            key,
+            test,
+            Spread {
+                median: index,
+                min: lo,
+                max: hi,
+                ratio: (lo > 0.0).then(|| hi / lo),
+                n: passes,
+            },
+        ));
+    }
+    overall.extend(out);
+    overall
 }
 
 /// The column key of a compute row: `cpu primes 1T`, or `cpu primes all threads`
