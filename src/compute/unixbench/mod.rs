@@ -27,6 +27,12 @@ mod workdir;
 /// The compiler that built candor, and so Dhrystone and Whetstone (build.rs).
 pub const COMPILER: &str = env!("CANDOR_RUSTC");
 
+/// How far candor's Dhrystone and Whetstone were from a UnixBench built by
+/// gcc on candor's bench machine: bench/vs-unixbench.sh, BENCHMARKS.md
+/// ("UnixBench's index"). Quoted by the measurements' notes and by the
+/// unixbench-compiler finding.
+pub const BENCH_GAP: &str = "on candor's 2-vCPU bench VM, 2026-12-04, candor's Dhrystone scored 0.68x and its Whetstone 0.92x of UnixBench 5.1 built there by gcc 12.2 -O3 -ffast-math -march=native, 1 copy (2 copies: 0.66x and 0.93x)";
+
 pub use catalogue::{Test, Unit, TESTS};
 pub use kernels::shell_input;
 
@@ -233,7 +239,7 @@ fn measure(
     if is_compiler_bound(test.name) {
         params.insert("compiler".into(), COMPILER.into());
         notes.push(format!(
-            "{} is compiled by candor's compiler ({COMPILER}), not the host's gcc: it measures the compiler as much as the CPU and is not the figure of a UnixBench built on this host (see `candor explain unixbench-compiler`)",
+            "{} is compiled by candor's compiler ({COMPILER}), not the host's gcc: it measures the compiler as much as the CPU and is not the figure of a UnixBench built on this host ({BENCH_GAP}; see `candor explain unixbench-compiler`)",
             test.title
         ));
     }
