@@ -497,37 +497,12 @@ mod tests {
         assert_eq!(p99.key, Key::Felt);
     }
 
-    fn ub(test: &str, copies: u32, index: f64) -> Measurement {
-        let t = crate::compute::unixbench::catalogue::find(test).unwrap();
-        let score = index * t.baseline / 10.0;
-        Measurement::Unixbench(crate::result::ComputeMeasurement {
-            pass: None,
-            started_at: None,
-            spec: crate::result::ComputeSpec {
-                test: test.into(),
-                threads: copies,
-                runtime_ns: 0,
-                params: serde_json::from_value(serde_json::json!({
-                    "score": score, "unit": t.unit.label(), "index": index
-                }))
-                .unwrap(),
-            },
-            events_per_sec: None,
-            bytes_per_sec: None,
-            ops_per_sec: Some(score),
-            per_thread: vec![],
-            measured_ns: 0,
-            cpu: Default::default(),
-            notes: vec![],
-        })
-    }
-
     #[test]
     fn unixbench_index_is_a_figure_per_copy_count() {
         let mut run = synth::run();
         for t in &crate::compute::unixbench::TESTS {
-            run.measurements.push(ub(t.name, 1, 100.0));
-            run.measurements.push(ub(t.name, 2, 400.0));
+            run.measurements.push(synth::unixbench(t.name, 1, 100.0));
+            run.measurements.push(synth::unixbench(t.name, 2, 400.0));
         }
         let f = figures(&run);
         let index: Vec<_> = f.iter().filter(|f| f.metric == Metric::Index).collect();
@@ -545,8 +520,9 @@ mod tests {
 
         // Two tests only: a partial index, under a key that names them.
         let mut run = synth::run();
-        run.measurements.push(ub("pipe", 1, 10.0));
-        run.measurements.push(ub("syscall", 1, 1000.0));
+        run.measurements.push(synth::unixbench("pipe", 1, 10.0));
+        run.measurements
+            .push(synth::unixbench("syscall", 1, 1000.0));
         let f = figures(&run);
         let p = f.iter().find(|f| f.metric == Metric::Index).unwrap();
         assert_eq!(p.workload, "unixbench/index/copies=1/of=pipe,syscall");

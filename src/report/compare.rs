@@ -666,3 +666,90 @@ fn differences(runs: &[Run], summaries: &[Summary], names: &[String]) -> Vec<Str
     }
     notes
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compute::unixbench::TESTS;
+    use crate::findings::synth;
+
+    fn host(name: &str, cpus: u32, index: f64, tests: usize) -> Run {
+        let mut run = synth::run();
+        run.label = Some(name.into());
+        for t in TESTS.iter().take(tests) {
+            run.measurements.push(synth::unixbench(t.name, 1, index));
+            run.measurements
+                .push(synth::unixbench(t.name, cpus, index * cpus as f64));
+        }
+        run
+    }
+
+    #[test]
+    fn unixbench_indexes_side_by_side_one_copy_and_all_copies() {
+        // Hosts of 2 and 4 CPUs: their all-copies figures share one column.
+        let c = Comparison::of(&[host("a", 2, 100.0, 12), host("b", 4, 200.0, 12)]);
+        let col = |key: &str| {
+            c.columns
+                .iter()
+                .position(|x| x.key == key)
+                .unwrap_or_else(|| panic!("no column {key}"))
+        };
+        let one = col("UnixBench index 1 copy");
+        let all = col("UnixBench index all copies");
+        assert_eq!(c.columns[one].group, "unixbench");
+        assert_eq!(c.cell_text(&c.rows[0], one, RateUnit::Mb), "100.0?");
+        assert_eq!(c.cell_text(&c.rows[1], all, RateUnit::Mb), "800.0?");
+        let dhry = col("UnixBench dhry2reg index all copies");
+        assert_eq!(c.cell_text(&c.rows[0], dhry, RateUnit::Mb), "200.0?");
+        // The scores are not repeated as compute columns.
+        assert!(c.group("compute").is_empty(), "{:?}", c.columns);
+        assert!(c.notes.iter().any(|n| n.starts_with("UnixBench columns")));
+    }
+
+    #[test]
+    fn a_partial_index_has_its_own_column() {
+        let c = Comparison::of(&[host("a", 2, 100.0, 12), host("b", 2, 100.0, 3)]);
+        let full = c
+            .columns
+            .iter()
+            .position(|x| x.key == "UnixBench index 1 copy")
+            .unwrap();
+        assert!(
+            c.rows[1].cells[full].is_none(),
+            "b's 3 tests are not a full index"
+        );
+        let partial = c
+            .columns
+            .iter()
+            .position(|x| x.key == "UnixBench partial index (3 of 12) 1 copy")
+            .unwrap();
+        assert!(c.rows[0].cells[partial].is_none());
+        assert_eq!(c.cell_text(&c.rows[1], partial, RateUnit::Mb), "100.0?");
+    }
+
+    #[test]
+    fn passes_give_the_range() {
+        let mut run = host("a", 2, 100.0, 12);
+        for m in &mut run.measurements {
+            if let crate::result::Measurement::Unixbench(c) = m {
+                if c.spec.test == "syscall" && c.spec.threads == 1 {
+                    // 15000 lps is index 10; passes at index 90, 100 and 110.
+                    c.spec.params.insert(
+                        "pass_scores".into(),
+                        serde_json::json!([135000.0, 150000.0, 165000.0]),
+                    );
+                }
+            }
+        }
+        let c = Comparison::of(&[run]);
+        let i = c
+            .columns
+            .iter()
+            .position(|x| x.key == "UnixBench syscall index 1 copy")
+            .unwrap();
+        let s = c.rows[0].cells[i].clone().unwrap();
+        assert_eq!((s.n, s.median), (3, 100.0));
+        assert!((s.min - 90.0).abs() < 1e-9 && (s.max - 110.0).abs() < 1e-9);
+        assert_eq!(spread_mark(&s), "~");
+    }
+}

@@ -169,40 +169,15 @@ pub fn index_table(run: &Run) -> Option<Table> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::result::{ComputeSpec, Measurement};
-
-    fn ub(test: &str, copies: u32, index: f64) -> Measurement {
-        let t = crate::compute::unixbench::catalogue::find(test).unwrap();
-        let score = index * t.baseline / 10.0;
-        Measurement::Unixbench(ComputeMeasurement {
-            pass: None,
-            started_at: None,
-            spec: ComputeSpec {
-                test: test.into(),
-                threads: copies,
-                runtime_ns: 0,
-                params: serde_json::from_value(
-                    serde_json::json!({"score": score, "unit": t.unit.label(), "index": index}),
-                )
-                .unwrap(),
-            },
-            events_per_sec: None,
-            bytes_per_sec: None,
-            ops_per_sec: Some(score),
-            per_thread: vec![],
-            measured_ns: 0,
-            cpu: Default::default(),
-            notes: vec![],
-        })
-    }
+    use crate::findings::synth;
 
     #[test]
     fn the_table_has_every_test_and_the_index_per_copy_count() {
         let mut run = Run::of_this_process();
         assert!(index_table(&run).is_none());
         for t in &TESTS {
-            run.measurements.push(ub(t.name, 1, 100.0));
-            run.measurements.push(ub(t.name, 2, 400.0));
+            run.measurements.push(synth::unixbench(t.name, 1, 100.0));
+            run.measurements.push(synth::unixbench(t.name, 2, 400.0));
         }
         let t = index_table(&run).unwrap();
         assert_eq!(t.headers.len(), 6);
@@ -218,8 +193,9 @@ mod tests {
     #[test]
     fn a_missing_test_makes_a_partial_index() {
         let mut run = Run::of_this_process();
-        run.measurements.push(ub("pipe", 1, 10.0));
-        run.measurements.push(ub("syscall", 1, 1000.0));
+        run.measurements.push(synth::unixbench("pipe", 1, 10.0));
+        run.measurements
+            .push(synth::unixbench("syscall", 1, 1000.0));
         let t = index_table(&run).unwrap();
         assert_eq!(t.rows.len(), 3);
         let last = t.rows.last().unwrap();
