@@ -222,7 +222,11 @@ impl Comparison {
         }
         let indexes: Vec<Vec<(String, String, Spread)>> =
             runs.iter().map(unixbench_cells).collect();
-        for (key, test, _) in indexes.iter().flatten() {
+        // The indexes (full, then partial) of every Run first, then each test's.
+        let is_index = |test: &str| test == "UnixBench index" || test == "UnixBench partial index";
+        let overall = indexes.iter().flatten().filter(|x| is_index(&x.1));
+        let tests = indexes.iter().flatten().filter(|x| !is_index(&x.1));
+        for (key, test, _) in overall.chain(tests) {
             add(
                 Column {
                     key: key.clone(),
