@@ -243,7 +243,7 @@ impl Comparison {
             let cells = columns
                 .iter()
                 .map(|c| match c.group {
-                    "unixbench" => ub.iter().find(|(k, _, _)| *k == c.key).map(|x| x.2.clone()),
+                    "unixbench" => ub.iter().find(|(k, _, _)| *k == c.key).map(|x| x.2),
                     _ => cell(c, s),
                 })
                 .collect();
@@ -751,7 +751,7 @@ mod tests {
             .iter()
             .position(|x| x.key == "UnixBench syscall index 1 copy")
             .unwrap();
-        let s = c.rows[0].cells[i].clone().unwrap();
+        let s = c.rows[0].cells[i].unwrap();
         assert_eq!((s.n, s.median), (3, 100.0));
         assert!((s.min - 90.0).abs() < 1e-9 && (s.max - 110.0).abs() < 1e-9);
         assert_eq!(spread_mark(&s), "~");
