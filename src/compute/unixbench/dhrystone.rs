@@ -15,7 +15,8 @@
 //! and Func_1 to Func_3), compiled separately without link-time
 //! optimisation, so gcc cannot inline or fold the second file's procedures
 //! into the loop. The procedures of the second file are `#[inline(never)]`
-//! here for the same reason, and the whole state passes through
+//! for calls from the first (within the second file, where gcc may inline
+//! Func_1 into Func_2 and Func_3 into Proc_6, they may be inlined here too), and the whole state passes through
 //! `black_box` once per loop, as C's globals are memory a call in another
 //! file may read: without that LLVM, which sees every line, could prove
 //! that each loop leaves the same values and run one loop for all of them.
@@ -244,12 +245,14 @@ fn proc_5(d: &mut Dhry) {
     d.bool_glob = false;
 }
 
-// Dhrystone's second file: compiled apart from the loop in C, so never inlined here.
+// Dhrystone's second file: compiled apart from the loop in C, so never inlined
+// into it; its calls to its own functions (Func_1 from Func_2, Func_3 from
+// Proc_6) are within one C file and may be inlined (`func_1_in`, `func_3_in`).
 
 #[inline(never)]
 fn proc_6(int_glob: i32, enum_val_par: i32, enum_ref_par: &mut i32) {
     *enum_ref_par = enum_val_par;
-    if !func_3(enum_val_par) {
+    if !func_3_in(enum_val_par) {
         *enum_ref_par = IDENT_4;
     }
     match enum_val_par {
@@ -291,6 +294,11 @@ fn proc_8(
 
 #[inline(never)]
 fn func_1(d: &mut Dhry, ch_1_par_val: u8, ch_2_par_val: u8) -> i32 {
+    func_1_in(d, ch_1_par_val, ch_2_par_val)
+}
+
+#[inline]
+fn func_1_in(d: &mut Dhry, ch_1_par_val: u8, ch_2_par_val: u8) -> i32 {
     let ch_1_loc = ch_1_par_val;
     let ch_2_loc = ch_1_loc;
     if ch_2_loc != ch_2_par_val {
@@ -306,7 +314,7 @@ fn func_2(d: &mut Dhry, str_1_par_ref: &Str30, str_2_par_ref: &Str30) -> bool {
     let mut int_loc = 2usize;
     let mut ch_loc = b'A';
     while int_loc <= 2 {
-        if func_1(d, str_1_par_ref[int_loc], str_2_par_ref[int_loc + 1]) == IDENT_1 {
+        if func_1_in(d, str_1_par_ref[int_loc], str_2_par_ref[int_loc + 1]) == IDENT_1 {
             ch_loc = b'A';
             int_loc += 1;
         }
@@ -326,8 +334,8 @@ fn func_2(d: &mut Dhry, str_1_par_ref: &Str30, str_2_par_ref: &Str30) -> bool {
     }
 }
 
-#[inline(never)]
-fn func_3(enum_par_val: i32) -> bool {
+#[inline]
+fn func_3_in(enum_par_val: i32) -> bool {
     enum_par_val == IDENT_3
 }
 
