@@ -88,10 +88,25 @@ pub fn parent_dir(path: &Path) -> &Path {
 /// Errors are usage errors naming the flag and the path.
 pub fn check(path: &Path, flag: &str, replace: Replace, inputs: &[&Path]) -> anyhow::Result<()> {
     let refuse = |why: String| usage(format!("{flag} {}: {why}", path.display()));
+    // `out/` (or `out/.`) names a directory whatever is there: said now,
+    // not found by the rename after the work.
+    let bytes = path.as_os_str().as_encoded_bytes();
+    if bytes.ends_with(b"/") || bytes.ends_with(b"/.") || bytes == b"." || path.ends_with("..") {
+        return Err(refuse("names a directory; give a file name".into()));
+    }
     let dir = parent_dir(path);
     if !dir.is_dir() {
         return Err(refuse(format!(
             "directory {} does not exist",
+            dir.display()
+        )));
+    }
+    // A read-only mount, an immutable directory or one this user may not
+    // write: the same usage error in every command, before any work, not
+    // an I/O error after it.
+    if let Err(e) = writable_dir(dir) {
+        return Err(refuse(format!(
+            "cannot write in directory {}: {e}",
             dir.display()
         )));
     }
@@ -137,6 +152,20 @@ pub fn check(path: &Path, flag: &str, replace: Replace, inputs: &[&Path]) -> any
         }
     }
     Ok(())
+}
+
+/// Whether this process may create files in `dir` (access(2) with W_OK and
+/// X_OK: it answers for read-only mounts and immutable directories too,
+/// and for root as well as for other users).
+fn writable_dir(dir: &Path) -> std::io::Result<()> {
+    let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes())
+        .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+    // SAFETY: c is a valid NUL-terminated path; access() only reads it.
+    if unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) } == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
 }
 
 /// `check`, then the temporaries that killed candors left beside `path`
@@ -833,6 +862,13 @@ mod tests {
         assert!(e(dir.path(), Replace::Force, &[]).contains("is a directory"));
         assert!(e(Path::new("/dev/null"), Replace::Force, &[]).contains("not a regular file"));
         assert!(e(&dir.path().join("no/such"), Replace::Never, &[]).contains("does not exist"));
+        // A trailing slash names a directory, there or not.
+        for p in ["new/", "new/.", "x.json/", "."] {
+            assert!(
+                e(&dir.path().join(p), Replace::Force, &[]).contains("names a directory"),
+                "{p}"
+            );
+        }
         let long = dir.path().join("x".repeat(300));
         assert!(e(&long, Replace::Never, &[]).contains("bytes long"));
         assert!(check(&dir.path().join("new.json"), "-o", Replace::Never, &[]).is_ok());

@@ -1702,3 +1702,214 @@ fn the_first_signal_stops_commands_that_do_not_measure() {
         );
     }
 }
+
+/// A history on a read-only mount: read by list, show, export, report and
+/// get (it used to fail: SQLite could not make its `-shm`), also with the
+/// `-wal` and `-shm` of an unfinished write beside it; an add to it is
+/// refused in words, exit 2, before anything is looked at, every file as
+/// it was.
+#[test]
+fn a_history_on_a_read_only_mount_is_read() {
+    let dir = scratch("ro-history");
+    let run = a_run(dir.path(), "r.json");
+    let m = Mount::new("tmpfs", "tmpfs", &dir.path().join("m"), Some("size=16m"));
+    let db = m.dir.join("h.db");
+    ok(&candor([
+        "history",
+        "add",
+        "--quiet",
+        p(&run),
+        "--db",
+        p(&db),
+    ]));
+    // A copy taken while a writer had it open: its -wal holds a write that
+    // was never checkpointed into the file.
+    let open = m.dir.join("open.db");
+    std::fs::copy(&db, &open).unwrap();
+    sh(
+        "python3",
+        &[
+            "-c",
+            "import sqlite3,shutil,sys; c=sqlite3.connect(sys.argv[1]); \
+             c.execute('PRAGMA wal_autocheckpoint=0'); \
+             c.execute(\"UPDATE hosts SET cpu_model='cpu-in-wal'\"); c.commit(); \
+             [shutil.copy(sys.argv[1]+s, sys.argv[2]+s) for s in ('','-wal','-shm')]",
+            p(&open),
+            p(&m.dir.join("wal.db")),
+        ],
+    );
+    std::fs::remove_file(&open).unwrap();
+    sh("mount", &["-o", "remount,ro", p(&m.dir)]);
+    let before = snapshot(&m.dir);
+    for db in [&db, &m.dir.join("wal.db")] {
+        for args in [
+            vec!["history", "list"],
+            vec!["history", "export"],
+            vec!["history", "report"],
+        ] {
+            let mut args = args.clone();
+            args.extend(["--db", p(db)]);
+            let o = candor(&args);
+            ok(&o);
+            assert!(
+                o.stdout.contains("vm") || o.stdout.contains("host"),
+                "{args:?}"
+            );
+        }
+    }
+    let o = candor(["history", "list", "--db", p(&m.dir.join("wal.db"))]);
+    assert!(
+        o.stdout.contains("cpu-in-wal"),
+        "the -wal was read: {}",
+        o.stdout
+    );
+    let o = candor(["history", "add", p(&run), "--db", p(&db)]);
+    refused(&o, 2, "may not write this history");
+    let o = candor([
+        "history",
+        "add",
+        p(&run),
+        "--db",
+        p(&m.dir.join("new/h.db")),
+    ]);
+    refused(&o, 2, "may not write this history");
+    assert_eq!(before, snapshot(&m.dir), "nothing changed on the mount");
+}
+
+/// An output in a directory candor may not write (a read-only mount) is the
+/// same usage error, exit 2, before any work, in every command that writes
+/// one (reports gave exit 1 after rendering, measurements 2); `-o` ending
+/// in a slash names a directory, said at once, no lock file made (it used
+/// to fail after the measurement).
+#[test]
+fn outputs_that_cannot_be_written_are_refused_before_the_work() {
+    let dir = scratch("ro-out");
+    let run = a_run(dir.path(), "r.json");
+    let (d, o_dir) = test_and_output_dirs(dir.path());
+    let m = Mount::new("tmpfs", "tmpfs", &dir.path().join("m"), Some("size=4m,ro"));
+    let db = dir.path().join("h.db");
+    ok(&candor([
+        "history",
+        "add",
+        "--quiet",
+        p(&run),
+        "--db",
+        p(&db),
+    ]));
+    let ro = m.dir.join("x.out");
+    for out in [p(&ro), &format!("{}/", p(&o_dir.join("new")))] {
+        let cases: Vec<Vec<&str>> = vec![
+            vec!["report", p(&run), "-o", out],
+            vec!["compare", p(&run), p(&run), "-o", out],
+            vec!["import", p(&run), "-o", out],
+            vec!["history", "export", "--db", p(&db), "-o", out],
+            vec!["cpu", "--runtime", "200ms", "-o", out],
+            vec!["disk", "--dir", p(&d), "-o", out],
+            vec!["run", "--preset", "quick", "--only", "cpu", "-o", out],
+        ];
+        for mut args in cases {
+            if args[0] == "disk" {
+                args.extend(TINY_DISK);
+            }
+            let started = Instant::now();
+            let o = candor(&args);
+            let why = if out.ends_with('/') {
+                "names a directory"
+            } else {
+                "cannot write in directory"
+            };
+            refused(&o, 2, why);
+            assert!(started.elapsed() < Duration::from_secs(5), "{args:?}");
+        }
+    }
+    assert!(
+        std::fs::read_dir(&o_dir).unwrap().next().is_none(),
+        "no lock file or temporary beside a refused output"
+    );
+    assert!(leftovers(&d).is_empty());
+}
+
+/// A fleet directory of `n` hosts whose Runs are hard links to one `run`
+/// file, every host with the Run's own label (one name for all).
+fn a_fleet_dir(d: &Path, n: usize, run: &Path) -> PathBuf {
+    let fleet = d.join("fleet");
+    std::fs::create_dir_all(fleet.join("runs")).unwrap();
+    let hosts: Vec<serde_json::Value> = (0..n)
+        .map(|i| {
+            let file = format!("runs/h{i}.json");
+            std::fs::hard_link(run, fleet.join(&file)).unwrap();
+            serde_json::json!({
+                "name": format!("h{i}"), "destination": format!("root@10.1.{}.{}", i / 250, i % 250),
+                "status": "ok", "phases": [], "run_file": file, "run_status": "complete",
+                "exit_status": 0,
+            })
+        })
+        .collect();
+    let summary = serde_json::json!({
+        "schema": "candor.fleet/1", "controller": {"version": "0.1.0"},
+        "command": ["candor", "fleet", "run"], "run_flags": [], "parallel": 1,
+        "binaries": [], "started_at": "2026-12-04T00:00:00Z",
+        "finished_at": "2026-12-04T01:00:00Z", "interrupted": false,
+        "hosts": hosts, "notes": [],
+    });
+    put(&fleet, "fleet.json", summary.to_string());
+    fleet
+}
+
+/// `fleet report` of thousands of hosts: hosts that share a name were
+/// numbered by a search through every name before (cubic: 4,000 hosts of
+/// one name ran for minutes), and every pair of hosts was compared for
+/// metric disagreement; now linear (a fleet of more than 64 is compared
+/// with its median host). It stops at the first signal while it reads the
+/// Runs (it used to read and render to the end).
+#[test]
+fn a_fleet_report_of_thousands_of_hosts_is_linear_and_obeys_the_first_signal() {
+    let dir = scratch("fleet-report");
+    let small = a_fleet_dir(
+        &dir.path().join("small"),
+        4000,
+        &a_run(dir.path(), "cpu.json"),
+    );
+    let started = Instant::now();
+    let o = bounded(&["fleet", "report", p(&small)], 60);
+    ok(&o);
+    assert!(o.stdout.contains("h3999"), "every host is listed");
+    eprintln!("4,000 hosts: {:?}", started.elapsed());
+    // Big Runs, to be stopped while they are read.
+    let battery = dir.path().join("battery.json");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/battery.json"),
+        &battery,
+    )
+    .unwrap();
+    let big = a_fleet_dir(&dir.path().join("big"), 3000, &battery);
+    let started = Instant::now();
+    let o = candor(["fleet", "report", p(&big), "--format", "csv"]);
+    ok(&o);
+    let whole = started.elapsed();
+    if whole > Duration::from_millis(800) {
+        let out = dir.path().join("report.html");
+        let child = spawn([
+            "fleet",
+            "report",
+            p(&big),
+            "--format",
+            "html",
+            "-o",
+            p(&out),
+        ]);
+        std::thread::sleep(whole / 4);
+        let signalled = Instant::now();
+        // SAFETY: kill(2) on the child's pid.
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        let o = finish(child);
+        assert_eq!(o.code, 130, "{}", o.stderr);
+        assert!(
+            signalled.elapsed() < whole / 2,
+            "stopped {:?} after the signal",
+            signalled.elapsed()
+        );
+        assert!(!out.exists());
+        assert!(leftovers(dir.path()).is_empty());
+    }
+}

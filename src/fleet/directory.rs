@@ -79,6 +79,26 @@ pub fn prepare(dir: &Path, force: bool) -> anyhow::Result<()> {
     }
 }
 
+/// Checks, before any host is contacted, every file the fleet run will
+/// write in `dir` (`fleet.json`, the comparisons, each host's
+/// `runs/<stem>.json`) as the one writer will (`output::check`): in a
+/// directory given with `--force`, a link, a directory or a device at one
+/// of those names would otherwise be found after the hosts ran.
+pub fn check_files(dir: &Path, stems: &[String], force: bool) -> anyhow::Result<()> {
+    let replace = Replace::from_force(force);
+    let files = std::iter::once(dir.join("fleet.json"))
+        .chain(COMPARE_FILES.iter().map(|(name, _)| dir.join(name)))
+        .chain(
+            stems
+                .iter()
+                .map(|s| dir.join("runs").join(format!("{s}.json"))),
+        );
+    for file in files {
+        crate::output::check(&file, "-o", replace, &[])?;
+    }
+    Ok(())
+}
+
 /// Unique file stems for the hosts' Runs (`web1`, `web1-2` for a second host of that name).
 pub fn file_stems(names: &[String]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
@@ -119,7 +139,11 @@ pub fn write(dir: &Path, summary: &FleetSummary, force: bool) -> anyhow::Result<
 pub fn compared_runs(dir: &Path, summary: &FleetSummary) -> anyhow::Result<Vec<Run>> {
     run_files(dir, summary)?
         .iter()
-        .map(|f| Ok(crate::result::read_run(f)?))
+        .map(|f| {
+            // Thousands of Runs take a while: the first signal stops here.
+            crate::cancel::check()?;
+            Ok(crate::result::read_run(f)?)
+        })
         .collect()
 }
 
@@ -192,5 +216,33 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("does not exist"));
+    }
+
+    #[test]
+    fn every_file_to_be_written_is_checked_before_the_hosts() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("fleet");
+        prepare(&out, false).unwrap();
+        let stems = vec!["web1".to_string(), "db1".to_string()];
+        check_files(&out, &stems, true).unwrap();
+        // Files of an earlier run may be replaced with --force ...
+        std::fs::write(out.join("fleet.json"), "{}").unwrap();
+        std::fs::write(out.join("runs/web1.json"), "{}").unwrap();
+        check_files(&out, &stems, true).unwrap();
+        // ... but a link, a directory or a device at one of the names is
+        // said now, not after the hosts ran.
+        std::os::unix::fs::symlink("/etc/passwd", out.join("compare.html")).unwrap();
+        let e = check_files(&out, &stems, true).unwrap_err();
+        assert!(
+            crate::error::is_usage(&e) && e.to_string().contains("compare.html"),
+            "{e}"
+        );
+        std::fs::remove_file(out.join("compare.html")).unwrap();
+        std::fs::create_dir(out.join("runs/db1.json")).unwrap();
+        let e = check_files(&out, &stems, true).unwrap_err();
+        assert!(
+            e.to_string().contains("db1.json") && e.to_string().contains("directory"),
+            "{e}"
+        );
     }
 }

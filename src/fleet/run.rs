@@ -61,6 +61,9 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
     let (binaries, mut notes) = binary::Binaries::prepare(&req.binaries)?;
     let out_dir = req.out_dir.clone().unwrap_or_else(directory::default_dir);
     directory::prepare(&out_dir, req.force)?;
+    let names: Vec<String> = targets.iter().map(|t| t.name.clone()).collect();
+    let file_stems = directory::file_stems(&names);
+    directory::check_files(&out_dir, &file_stems, req.force)?;
     let sockets = ssh::SocketDir::create()
         .map_err(|e| anyhow::anyhow!("cannot create a private directory for ssh sockets: {e}"))?;
     if !req.quiet {
@@ -68,7 +71,6 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
             eprintln!("candor fleet: {n}");
         }
     }
-    let names: Vec<String> = targets.iter().map(|t| t.name.clone()).collect();
     let plan = FleetPlan {
         ssh: ssh::SshOptions {
             program,
@@ -83,7 +85,7 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
         keep: req.keep,
         keep_binary: req.keep_binary,
         out_dir: out_dir.clone(),
-        file_stems: directory::file_stems(&names),
+        file_stems,
         private_dir: sockets.path().to_path_buf(),
         force: req.force,
     };

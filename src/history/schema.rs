@@ -146,7 +146,9 @@ JOIN runs r ON r.id = f.run_id;
 pub enum Open {
     /// Create the file (and its directory) when absent: adding.
     Create,
-    /// The file must exist: reading (a missing history is the user's mistake).
+    /// The file must exist: reading (a missing history is the user's
+    /// mistake). A history candor may not write (a read-only mount, an
+    /// immutable file) is opened read-only.
     Existing,
 }
 
@@ -159,8 +161,23 @@ pub fn open(
     mode: Open,
     wait: Duration,
 ) -> anyhow::Result<(Connection, std::fs::File)> {
+    let may_write = writable(path);
+    if let (Open::Create, Err(e)) = (mode, &may_write) {
+        // Adding to a history candor may not write is the user's choice of
+        // --db: said before the file is looked at, in words, exit 2.
+        return Err(crate::error::usage(format!(
+            "{}: candor may not write this history ({e}): choose another --db",
+            path.display()
+        )));
+    }
     let checked = super::file::check(path, mode == Open::Create, wait)?;
-    match open_checked(path, &checked, wait) {
+    let read_only = may_write.is_err();
+    let opened = if read_only {
+        open_read_only(path, &checked, wait)
+    } else {
+        open_checked(path, &checked, wait)
+    };
+    match opened {
         Ok(conn) => Ok((conn, checked.release())),
         Err(e) => {
             checked.abandon();
@@ -199,6 +216,106 @@ fn open_checked(
         .map_err(err)?;
     migrate(&conn).map_err(err)?;
     Ok(conn)
+}
+
+/// Whether this process may write the history and create its `-wal` and
+/// `-shm` beside it (access(2), which answers for read-only mounts and
+/// immutable files, and for root); the error says why not.
+fn writable(path: &Path) -> std::io::Result<()> {
+    let may = |p: &Path, how: libc::c_int| -> std::io::Result<()> {
+        let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes())
+            .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+        // SAFETY: a valid NUL-terminated path; access() only reads it.
+        if unsafe { libc::access(c.as_ptr(), how) } == 0 {
+            Ok(())
+        } else {
+            Err(std::io::Error::last_os_error())
+        }
+    };
+    // The directory, or where directories still to be made (`file::check`
+    // makes them) would be made.
+    let dir = path
+        .ancestors()
+        .skip(1)
+        .map(|d| {
+            if d.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                d
+            }
+        })
+        .find(|d| d.exists())
+        .unwrap_or(Path::new("."));
+    may(dir, libc::W_OK | libc::X_OK)?;
+    match may(path, libc::W_OK) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        other => other,
+    }
+}
+
+/// Opens a history candor may not write, for reading. With its `-wal` and
+/// `-shm` beside it, SQLite reads them (read-only WAL, SQLite 3.22); without
+/// them (a history closed cleanly, then mounted read-only) it cannot make
+/// a `-shm` and the file is opened as immutable: on a mount that refuses
+/// writes nothing changes it under candor. Nothing is migrated: a history
+/// of an older schema is refused in words.
+fn open_read_only(
+    path: &Path,
+    checked: &super::file::Checked,
+    wait: Duration,
+) -> anyhow::Result<Connection> {
+    let err = |e: rusqlite::Error| sqlite(path, wait, e);
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        | OpenFlags::SQLITE_OPEN_NOFOLLOW
+        | OpenFlags::SQLITE_OPEN_URI;
+    let sidecar = |ext: &str| {
+        let mut p = path.as_os_str().to_os_string();
+        p.push(ext);
+        std::path::PathBuf::from(p).exists()
+    };
+    let immutable = !(sidecar("-wal") && sidecar("-shm"));
+    let uri = format!(
+        "file:{}{}",
+        uri_path(path),
+        if immutable { "?immutable=1" } else { "" }
+    );
+    let conn = Connection::open_with_flags(uri, flags).map_err(err)?;
+    checked.confirm()?;
+    conn.busy_timeout(wait).map_err(err)?;
+    recognise(&conn, path).map_err(|e| match e {
+        Recognised::Sqlite(e) => err(e),
+        Recognised::Refused(b) => b.into(),
+    })?;
+    let version: i32 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(err)?;
+    if version < VERSION {
+        return Err(BadDatabase::new(
+            path,
+            format!(
+                "a history of an older candor (schema {version}; this build reads {VERSION}) that candor may not write, so cannot upgrade: copy it somewhere writable, or read it with that candor"
+            ),
+        )
+        .into());
+    }
+    conn.pragma_update(None, "query_only", true).map_err(err)?;
+    Ok(conn)
+}
+
+/// `path` for an SQLite URI: absolute, every byte outside the unreserved
+/// set and `/` percent-encoded (a `?`, `#` or `%` in a name stays a name).
+fn uri_path(path: &Path) -> String {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut out = String::new();
+    for &b in absolute.as_os_str().as_encoded_bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 enum Recognised {

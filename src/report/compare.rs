@@ -238,7 +238,11 @@ impl Comparison {
             );
         }
         let mut rows = Vec::new();
-        let mut names: Vec<String> = Vec::new();
+        // Names taken so far, and for each repeated name the next number
+        // to try: linear in the hosts even when all share one name.
+        let mut names: std::collections::HashSet<String> = std::collections::HashSet::new();
+        let mut next: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        let mut order: Vec<String> = Vec::with_capacity(runs.len());
         for ((run, s), ub) in runs.iter().zip(&summaries).zip(&indexes) {
             let cells = columns
                 .iter()
@@ -249,13 +253,16 @@ impl Comparison {
                 .collect();
             let mut name = run.display_name();
             if names.contains(&name) {
-                let mut k = 2;
+                let k = next.entry(name.clone()).or_insert(2);
                 while names.contains(&format!("{name} ({k})")) {
-                    k += 1;
+                    *k += 1;
                 }
-                name = format!("{name} ({k})");
+                let numbered = format!("{name} ({k})");
+                *k += 1;
+                name = numbered;
             }
-            names.push(name.clone());
+            names.insert(name.clone());
+            order.push(name.clone());
             rows.push(HostRow {
                 name,
                 cells,
@@ -274,7 +281,7 @@ impl Comparison {
                     .count(),
             });
         }
-        let mut notes = differences(runs, &summaries, &names);
+        let mut notes = differences(runs, &summaries, &order);
         if columns.iter().any(|c| c.group == "unixbench") {
             notes.push("UnixBench columns: each test's index is UnixBench's combination of its passes (the worst third dropped, the rest by geometric mean), not a median; its range is its passes' range, and the index's range is the geometric mean of the tests' lowest and of their highest passes. \"all copies\" is each Run's largest copy count.".into());
             let measured = runs
