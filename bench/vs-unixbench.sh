@@ -2,20 +2,23 @@
 # candor unixbench beside the real UnixBench 5.1, built from the reference
 # source in a temp dir (never in the source tree, removed at the end): each
 # test in alternation, A B B A (UnixBench, candor, candor, UnixBench), with
-# 1 copy and 2 copies; prints each side's score, the per-test ratio
+# 1 copy and 2 copies (or the COPIES given); prints each side's score, the per-test ratio
 # (candor / UnixBench, the mean of the two of each side) and the ratio of
 # the two sides' geometric means over the tests that ran.
 #
-# Usage: bench/vs-unixbench.sh [CANDOR] [ITERATIONS] [TESTS]
+# Usage: bench/vs-unixbench.sh [CANDOR] [ITERATIONS] [TESTS] [COPIES]
 #   defaults: target/release/candor, 3 iterations (UnixBench's -i: 3 passes
-#   of the 10-pass tests, 1 of the others), every test candor runs.
-#   UnixBench's pass lengths are its own (10, 30, 60 s): a full run with
-#   the defaults takes over an hour on a quiet machine.
+#   of the 10-pass tests, 1 of the others), all 12 index tests, copies "1 2".
+#   UnixBench's pass lengths are its own (10, 30, 60 s) and it sleeps 3 s
+#   before each pass: with -i 1 each side's run of all 12 tests takes 6-7
+#   minutes, so one copy count A B B A takes about 25 minutes; the defaults
+#   take over an hour on a quiet machine.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 CANDOR=${1:-$here/target/release/candor}
 ITER=${2:-3}
-TESTS=${3:-execl fstime fsbuffer fsdisk pipe context1 spawn shell1 shell8 syscall}
+TESTS=${3:-dhry2reg whetstone-double execl fstime fsbuffer fsdisk pipe context1 spawn shell1 shell8 syscall}
+COPIES=${4:-1 2}
 SRC=${UNIXBENCH_SRC:-$here/../shared/reference/byte-unixbench-986b674.tar.gz}
 DIR=${DIR:-/var/tmp}
 work=$(mktemp -d)
@@ -36,7 +39,7 @@ ours() {
     python3 -c "import json,sys; print(json.load(sys.stdin)['measurements'][0]['spec']['params']['score'])"
 }
 echo "# $(date -u +%FT%TZ) candor $("$CANDOR" --version) vs UnixBench 5.1 (986b674, gcc: $(cc --version | head -1)), -i $ITER"
-for copies in 1 2; do
+for copies in $COPIES; do
   echo "## $copies copies: test, UnixBench, candor, ratio"
   logsum=0; n=0
   for t in $TESTS; do

@@ -115,6 +115,31 @@ fn comparisons_in_every_format() {
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
 
+/// UnixBench's index side by side: candor's `unixbench` Run (all 12 tests,
+/// 1 and 2 copies) and an imported UnixBench report (two tests: a partial
+/// index), in every format.
+#[test]
+fn unixbench_comparison_in_every_format() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs");
+    let files = [
+        dir.join("unixbench.json").to_str().unwrap().to_string(),
+        dir.join("unixbench-import.json")
+            .to_str()
+            .unwrap()
+            .to_string(),
+    ];
+    let mut diffs = Vec::new();
+    for format in ["text", "md", "csv", "json", "html"] {
+        let mut args = vec!["compare", "--format", format];
+        args.extend(files.iter().map(String::as_str));
+        diffs.extend(check(
+            &format!("compare-unixbench.{format}"),
+            &candor(&args),
+        ));
+    }
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
+
 /// What `candor sweep` and the compute commands print at the end of a
 /// measurement, rendered from the fixture Runs they wrote.
 #[test]
@@ -128,6 +153,7 @@ fn command_summaries() {
             "cpu" | "memory" | "crypto" | "compress" | "os" => {
                 Some(candor::report::compute_text(&run))
             }
+            "unixbench" | "unixbench-import" => Some(candor::report::unixbench_text(&run)),
             _ => None,
         };
         if let Some(text) = text {

@@ -64,12 +64,21 @@ static CATALOGUE: &[FindingInfo] = &[
         thresholds: &[],
     },
     FindingInfo {
+        id: "unixbench-compiler",
+        title: "UnixBench's Dhrystone and Whetstone measure the compiler",
+        severity: Severity::Info,
+        meaning: "the Dhrystone 2 and Whetstone figures are the compiler's code as much as the CPU's speed",
+        not_proven: "that two hosts whose UnixBench was built by different compilers or flags differ in hardware, or that candor's figure equals a UnixBench built on this host",
+        explanation: "Dhrystone 2 is a few hundred lines of integer code, strings and records that an optimiser can inline, fold and vectorise to very different degrees; Whetstone's time goes to libm's sin, cos, atan, exp and log and to short floating-point chains that gcc's -ffast-math may reorder. UnixBench builds both on the host with its gcc and -O3 -ffast-math -march=native, so its figures follow the host's compiler version. candor's are written in Rust from the benchmarks' definitions and compiled by candor's rustc/LLVM (named in the finding; the same code on every host, without -march=native), with the work kept from being folded away (Dhrystone's second file never inlined into the loop, as separate C compilation keeps it; Whetstone's integer section, which reaches a fixed point, run as written). So a candor figure compares with other candor figures, not exactly with a UnixBench built on the host: the finding quotes how far apart the two were on candor's bench machine (BENCHMARKS.md, \"UnixBench's index\"). An imported UnixBench report's figures are its own programs', built by whatever compiler that host had.",
+        thresholds: &[],
+    },
+    FindingInfo {
         id: "unixbench-not-run",
         title: "a UnixBench index test did not run",
         severity: Severity::Info,
         meaning: "the index printed leaves this test out: it is a partial index",
         not_proven: "anything about the test that did not run",
-        explanation: "UnixBench's System Benchmarks Index is the geometric mean of 12 tests. When candor could not run one (a tool missing, or Dhrystone and Whetstone, which candor does not build yet), the index of the rest is printed as a partial index and is not comparable with a full one.",
+        explanation: "UnixBench's System Benchmarks Index is the geometric mean of 12 tests. When candor could not run one (the shell tests without /bin/sh or one of their tools), the index of the rest is printed as a partial index and is not comparable with a full one.",
         thresholds: &[],
     },
     FindingInfo {

@@ -132,3 +132,31 @@ pub fn series(rates: &[f64], bs: u64) -> Vec<SeriesPoint> {
         })
         .collect()
 }
+
+/// A UnixBench measurement of `test` with `copies` copies at `index` (its
+/// score the index's, in the test's unit), as `candor unixbench` records it.
+pub fn unixbench(test: &str, copies: u32, index: f64) -> Measurement {
+    let t = crate::compute::unixbench::catalogue::find(test).expect("a UnixBench test");
+    let score = index * t.baseline / 10.0;
+    Measurement::Unixbench(ComputeMeasurement {
+        pass: None,
+        started_at: None,
+        spec: ComputeSpec {
+            test: t.name.into(),
+            threads: copies,
+            runtime_ns: t.pass.as_nanos() as u64,
+            params: serde_json::from_value(serde_json::json!({
+                "title": t.title, "unit": t.unit.label(), "score": score,
+                "baseline": t.baseline, "index": index,
+            }))
+            .expect("an object"),
+        },
+        events_per_sec: None,
+        bytes_per_sec: None,
+        ops_per_sec: Some(score),
+        per_thread: vec![],
+        measured_ns: 0,
+        cpu: Default::default(),
+        notes: vec![],
+    })
+}

@@ -1,10 +1,14 @@
 //! What UnixBench's index does not prove, said on each Run of `candor
 //! unixbench`: `unixbench-page-cache` (File Copy copies a file that the
 //! warm-up put in the page cache: names the filesystem), `unixbench-shell`
-//! (Shell Scripts measure the host's /bin/sh and tools: names them), and
-//! `unixbench-not-run` (not-checked, one per index test that did not run).
+//! (Shell Scripts measure the host's /bin/sh and tools: names them),
+//! `unixbench-compiler` (Dhrystone and Whetstone measure the compiler: names
+//! candor's, and says how far it was from a gcc-built UnixBench on candor's
+//! bench machine) and `unixbench-not-run` (not-checked, one per index test
+//! that did not run).
 
 use super::{checked, not_checked};
+use crate::compute::unixbench::BENCH_GAP;
 use crate::result::{Finding, Run};
 use serde_json::json;
 
@@ -16,10 +20,13 @@ fn unixbench(run: &Run) -> impl Iterator<Item = &crate::result::ComputeMeasureme
 }
 
 pub fn page_cache(run: &Run) -> Vec<Finding> {
-    let tests: Vec<String> = unixbench(run)
-        .filter(|m| m.spec.test.starts_with("fs"))
-        .map(|m| m.spec.test.clone())
-        .collect();
+    // Each test once, whatever the copy counts it ran with.
+    let mut tests: Vec<String> = Vec::new();
+    for m in unixbench(run).filter(|m| m.spec.test.starts_with("fs")) {
+        if !tests.contains(&m.spec.test) {
+            tests.push(m.spec.test.clone());
+        }
+    }
     if tests.is_empty() {
         return Vec::new();
     }
@@ -59,6 +66,45 @@ pub fn shell(run: &Run) -> Vec<Finding> {
         None,
         format!("Shell Scripts ran through /bin/sh = {sh} with {tools}: another shell or coreutils gives another figure on the same hardware"),
         json!({ "sh": sh, "tools": tools }),
+    )]
+}
+
+pub fn compiler(run: &Run) -> Vec<Finding> {
+    let tests: Vec<&crate::result::ComputeMeasurement> = unixbench(run)
+        .filter(|m| crate::compute::unixbench::is_compiler_bound(&m.spec.test))
+        .collect();
+    let Some(first) = tests.first() else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = Vec::new();
+    for m in &tests {
+        if !names.contains(&m.spec.test) {
+            names.push(m.spec.test.clone());
+        }
+    }
+    if run.source == "unixbench-import" {
+        return vec![checked(
+            "unixbench-compiler",
+            None,
+            format!("{} come from UnixBench's own programs, built by whichever C compiler and flags the host that ran it had (its report does not say): they measure that compiler as much as the CPU", names.join(", ")),
+            json!({ "tests": names, "compiler": null }),
+        )];
+    }
+    let Some(compiler) = first.spec.params.get("compiler").and_then(|c| c.as_str()) else {
+        return vec![not_checked(
+            "unixbench-compiler",
+            format!(
+                "{} ran, but which compiler built them is not recorded",
+                names.join(", ")
+            ),
+            "spec.params.compiler",
+        )];
+    };
+    vec![checked(
+        "unixbench-compiler",
+        None,
+        format!("{} were compiled by {compiler}, not by this host's gcc: they measure that compiler's code as much as the CPU and are not the figures of a UnixBench built here ({})", names.join(", "), BENCH_GAP),
+        json!({ "tests": names, "compiler": compiler, "bench": BENCH_GAP }),
     )]
 }
 
@@ -115,6 +161,8 @@ mod tests {
         let mut run = Run::of_this_process();
         assert!(page_cache(&run).is_empty(), "silent without File Copy");
         run.measurements.push(ub("fstime", json!({})));
+        run.measurements.push(ub("fsdisk", json!({})));
+        run.measurements.push(ub("fstime", json!({})));
         assert_eq!(
             page_cache(&run)[0].status,
             crate::result::FindingStatus::NotChecked
@@ -127,6 +175,11 @@ mod tests {
         let f = &page_cache(&run)[0];
         assert_eq!(f.status, crate::result::FindingStatus::Checked);
         assert!(f.verdict.contains("ext4"), "{}", f.verdict);
+        assert!(
+            f.verdict.starts_with("File Copy (fstime, fsdisk) "),
+            "each test once: {}",
+            f.verdict
+        );
     }
 
     #[test]
@@ -143,6 +196,39 @@ mod tests {
             json!({"sh": "/usr/bin/dash", "tools": "sort (GNU coreutils) 9.1"}),
         );
         assert!(shell(&run)[0].verdict.contains("/usr/bin/dash"));
+    }
+
+    #[test]
+    fn compiler_names_rustc_and_the_gap() {
+        let mut run = Run::of_this_process();
+        run.measurements.push(ub("syscall", json!({})));
+        assert!(
+            compiler(&run).is_empty(),
+            "silent without Dhrystone or Whetstone"
+        );
+        run.measurements.push(ub("dhry2reg", json!({})));
+        run.measurements.push(ub("dhry2reg", json!({})));
+        assert_eq!(
+            compiler(&run)[0].status,
+            crate::result::FindingStatus::NotChecked
+        );
+        run.measurements[1] = ub("dhry2reg", json!({"compiler": "rustc 1.95.0, LLVM 22.1.2"}));
+        let f = &compiler(&run)[0];
+        assert_eq!(f.status, crate::result::FindingStatus::Checked);
+        assert!(
+            f.verdict
+                .starts_with("dhry2reg were compiled by rustc 1.95.0")
+                && f.verdict.contains(BENCH_GAP),
+            "{}",
+            f.verdict
+        );
+        run.source = "unixbench-import".into();
+        let f = &compiler(&run)[0];
+        assert!(
+            f.verdict.contains("UnixBench's own programs"),
+            "{}",
+            f.verdict
+        );
     }
 
     #[test]

@@ -9,7 +9,12 @@
 //!   (`iodepth` as run: a psync fallback runs at 1 and is another workload),
 //!   and for a job of a fio job file `/job=<section>/options=<hash>` after it
 //!   (the first 16 hex digits of the SHA-256 of its settings in force);
-//! - compute: `<kind>/<test>/threads=<n>` (`cpu/primes/threads=1`).
+//! - compute: `<kind>/<test>/threads=<n>` (`cpu/primes/threads=1`);
+//! - UnixBench's System Benchmarks Index of a Run's `unixbench` tests (candor
+//!   unixbench's or an imported report's), one per copy count:
+//!   `unixbench/index/copies=<n>` when all 12 index tests are in it, else
+//!   `unixbench/index/copies=<n>/of=<test>,<test>,...` (a partial index is
+//!   only the same figure as a partial index of the same tests).
 //!
 //! Pure: no database here.
 
@@ -26,10 +31,12 @@ pub enum Metric {
     LatP99_9,
     EventsPerSec,
     OpsPerSec,
+    /// UnixBench's index (SPARCstation 20-61 = 10), no unit.
+    Index,
 }
 
 impl Metric {
-    pub const ALL: [Metric; 8] = [
+    pub const ALL: [Metric; 9] = [
         Metric::Iops,
         Metric::BytesPerSec,
         Metric::LatMean,
@@ -38,6 +45,7 @@ impl Metric {
         Metric::LatP99_9,
         Metric::EventsPerSec,
         Metric::OpsPerSec,
+        Metric::Index,
     ];
 
     /// The stored name: `iops`, `bytes_per_sec`, `lat_p99_ns`, ...
@@ -51,6 +59,7 @@ impl Metric {
             Metric::LatP99_9 => "lat_p99_9_ns",
             Metric::EventsPerSec => "events_per_sec",
             Metric::OpsPerSec => "ops_per_sec",
+            Metric::Index => "index",
         }
     }
 
@@ -70,6 +79,7 @@ impl Metric {
                 "mean" | "lat" | "latency" | "lat_mean" => Some(Metric::LatMean),
                 "events" | "events/s" => Some(Metric::EventsPerSec),
                 "ops" | "ops/s" => Some(Metric::OpsPerSec),
+                "unixbench" | "score" => Some(Metric::Index),
                 _ => None,
             })
     }
@@ -82,6 +92,7 @@ impl Metric {
             Metric::LatMean | Metric::LatP50 | Metric::LatP99 | Metric::LatP99_9 => "ns",
             Metric::EventsPerSec => "events/s",
             Metric::OpsPerSec => "ops/s",
+            Metric::Index => "index",
         }
     }
 
@@ -121,6 +132,7 @@ impl Metric {
             Metric::LatMean | Metric::LatP50 | Metric::LatP99 | Metric::LatP99_9 => fmt_ns(value),
             Metric::EventsPerSec => format!("{} events/s", count(value)),
             Metric::OpsPerSec => format!("{} ops/s", count(value)),
+            Metric::Index => format!("{value:.1} index"),
         }
     }
 
@@ -145,6 +157,7 @@ impl Metric {
             Metric::LatP99_9 => "p99.9",
             Metric::EventsPerSec => "events/s",
             Metric::OpsPerSec => "ops/s",
+            Metric::Index => "index",
         }
     }
 }
@@ -301,6 +314,17 @@ pub fn figures(run: &Run) -> Vec<Figure> {
             }
         }
     }
+    for (workload, test, index) in unixbench_indexes(run) {
+        push(Group {
+            workload,
+            kind: "unixbench",
+            test,
+            spec_test: None,
+            bandwidth_bound: true,
+            felt: false,
+            values: vec![(Metric::Index, vec![index])],
+        });
+    }
     let mut out = Vec::new();
     for g in groups {
         for (metric, values) in g.values {
@@ -338,6 +362,56 @@ pub fn figures(run: &Run) -> Vec<Figure> {
         }
     }
     out
+}
+
+/// UnixBench's System Benchmarks Index of the Run's unixbench tests, per
+/// copy count: (workload, test name, index). A partial index (fewer than
+/// the 12 tests) names its tests in the workload and the name.
+fn unixbench_indexes(run: &Run) -> Vec<(String, String, f64)> {
+    use crate::compute::unixbench::{self, TESTS};
+    let ms: Vec<&crate::result::ComputeMeasurement> = run
+        .measurements
+        .iter()
+        .filter(|m| m.kind() == "unixbench")
+        .filter_map(|m| m.as_compute())
+        .collect();
+    let mut copies: Vec<u32> = ms.iter().map(|m| m.spec.threads).collect();
+    copies.sort_unstable();
+    copies.dedup();
+    copies
+        .into_iter()
+        .filter_map(|c| {
+            let index = unixbench::index_of(&ms, c)?;
+            let mut tests: Vec<&str> = TESTS
+                .iter()
+                .map(|t| t.name)
+                .filter(|n| ms.iter().any(|m| m.spec.threads == c && m.spec.test == *n))
+                .collect();
+            tests.dedup();
+            let copies = if c == 1 {
+                "1 copy".to_string()
+            } else {
+                format!("{c} copies")
+            };
+            Some(if tests.len() == TESTS.len() {
+                (
+                    format!("unixbench/index/copies={c}"),
+                    format!("unixbench index {copies}"),
+                    index,
+                )
+            } else {
+                (
+                    format!("unixbench/index/copies={c}/of={}", tests.join(",")),
+                    format!(
+                        "unixbench partial index ({} of {}) {copies}",
+                        tests.len(),
+                        TESTS.len()
+                    ),
+                    index,
+                )
+            })
+        })
+        .collect()
 }
 
 fn disk_values(st: &DirectionStats) -> Vec<(Metric, Vec<f64>)> {
@@ -421,6 +495,40 @@ mod tests {
         assert_eq!(p99.test, "FSYNC4K write");
         assert_eq!(p99.spec_test.as_deref(), Some("RND4K Q1T1 fsync=1 write"));
         assert_eq!(p99.key, Key::Felt);
+    }
+
+    #[test]
+    fn unixbench_index_is_a_figure_per_copy_count() {
+        let mut run = synth::run();
+        for t in &crate::compute::unixbench::TESTS {
+            run.measurements.push(synth::unixbench(t.name, 1, 100.0));
+            run.measurements.push(synth::unixbench(t.name, 2, 400.0));
+        }
+        let f = figures(&run);
+        let index: Vec<_> = f.iter().filter(|f| f.metric == Metric::Index).collect();
+        assert_eq!(index.len(), 2, "{index:?}");
+        assert_eq!(index[0].workload, "unixbench/index/copies=1");
+        assert_eq!(index[0].test, "unixbench index 1 copy");
+        assert!((index[0].value - 100.0).abs() < 1e-9);
+        assert_eq!(index[1].workload, "unixbench/index/copies=2");
+        assert!((index[1].value - 400.0).abs() < 1e-9);
+        assert_eq!(index[1].key, Key::Headline);
+        // Each test's score stays a figure of its own.
+        assert!(f
+            .iter()
+            .any(|f| f.workload == "unixbench/syscall/threads=1"));
+
+        // Two tests only: a partial index, under a key that names them.
+        let mut run = synth::run();
+        run.measurements.push(synth::unixbench("pipe", 1, 10.0));
+        run.measurements
+            .push(synth::unixbench("syscall", 1, 1000.0));
+        let f = figures(&run);
+        let p = f.iter().find(|f| f.metric == Metric::Index).unwrap();
+        assert_eq!(p.workload, "unixbench/index/copies=1/of=pipe,syscall");
+        assert!(p.test.contains("partial index (2 of 12)"), "{}", p.test);
+        assert!((p.value - 100.0).abs() < 1e-9);
+        assert_eq!(Metric::Index.show(1234.56), "1234.6 index");
     }
 
     #[test]

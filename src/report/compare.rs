@@ -1,6 +1,8 @@
 //! Several Runs side by side, as a careful published comparison lays them
 //! out: one row per host, columns per profile (large blocks in bytes/s,
-//! small ones in IOPS, QD1 and fsync latency p50/p99, compute figures),
+//! small ones in IOPS, QD1 and fsync latency p50/p99, compute figures,
+//! UnixBench's index: each test's and the System Benchmarks Index, 1 copy
+//! and all copies),
 //! medians over passes with their spread, the per-host findings under the
 //! table, and notes where the Runs differ in a way that matters (version,
 //! preset, engine, file size, source, status). Missing tests stay missing.
@@ -8,6 +10,7 @@
 use super::fmt;
 use super::summary::{ComputeUnit, Summary};
 use super::RateUnit;
+use crate::compute::unixbench::score;
 use crate::result::{Finding, FindingStatus, Run, Spread};
 use serde::Serialize;
 
@@ -22,6 +25,8 @@ pub enum Metric {
     Latency,
     Events,
     Ops,
+    /// UnixBench's index (no unit).
+    Index,
 }
 
 /// One column of the comparison.
@@ -31,7 +36,7 @@ pub struct Column {
     pub key: String,
     /// The test part of the key (`SEQ1M Q8T1`, `cpu primes`): the first header line.
     pub test: String,
-    /// `disk`, `latency` or `compute`: the text table is split into these blocks.
+    /// `disk`, `latency`, `compute` or `unixbench`: the text table is split into these blocks.
     pub group: &'static str,
     pub metric: Metric,
 }
@@ -50,6 +55,7 @@ impl Column {
             Metric::Latency => "",
             Metric::Events => "events/s",
             Metric::Ops => "ops/s",
+            Metric::Index => "",
         }
     }
 
@@ -77,6 +83,7 @@ impl Column {
         match self.metric {
             Metric::Rate => fmt::rate(v, unit),
             Metric::Iops | Metric::Events | Metric::Ops => fmt::iops(v),
+            Metric::Index => format!("{v:.1}"),
             Metric::Latency => fmt::latency(v),
         }
     }
@@ -194,7 +201,8 @@ impl Comparison {
             }
         }
         for s in &summaries {
-            for r in &s.compute {
+            // UnixBench's tests are compared by their index (the unixbench group).
+            for r in s.compute.iter().filter(|r| r.kind != "unixbench") {
                 let metric = match r.unit {
                     ComputeUnit::Events => Metric::Events,
                     ComputeUnit::Bytes => Metric::Rate,
@@ -212,14 +220,37 @@ impl Comparison {
                 );
             }
         }
+        let indexes: Vec<Vec<(String, String, Spread)>> =
+            runs.iter().map(unixbench_cells).collect();
+        // The indexes (full, then partial) of every Run first, then each test's.
+        let is_index = |test: &str| test == "UnixBench index" || test == "UnixBench partial index";
+        let overall = indexes.iter().flatten().filter(|x| is_index(&x.1));
+        let tests = indexes.iter().flatten().filter(|x| !is_index(&x.1));
+        for (key, test, _) in overall.chain(tests) {
+            add(
+                Column {
+                    key: key.clone(),
+                    test: test.clone(),
+                    group: "unixbench",
+                    metric: Metric::Index,
+                },
+                &mut columns,
+            );
+        }
         let mut rows = Vec::new();
         // Names taken so far, and for each repeated name the next number
         // to try: linear in the hosts even when all share one name.
         let mut names: std::collections::HashSet<String> = std::collections::HashSet::new();
         let mut next: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
         let mut order: Vec<String> = Vec::with_capacity(runs.len());
-        for (run, s) in runs.iter().zip(&summaries) {
-            let cells = columns.iter().map(|c| cell(c, s)).collect();
+        for ((run, s), ub) in runs.iter().zip(&summaries).zip(&indexes) {
+            let cells = columns
+                .iter()
+                .map(|c| match c.group {
+                    "unixbench" => ub.iter().find(|(k, _, _)| *k == c.key).map(|x| x.2),
+                    _ => cell(c, s),
+                })
+                .collect();
             let mut name = run.display_name();
             if names.contains(&name) {
                 let k = next.entry(name.clone()).or_insert(2);
@@ -250,7 +281,17 @@ impl Comparison {
                     .count(),
             });
         }
-        let notes = differences(runs, &summaries, &order);
+        let mut notes = differences(runs, &summaries, &order);
+        if columns.iter().any(|c| c.group == "unixbench") {
+            notes.push("UnixBench columns: each test's index is UnixBench's combination of its passes (the worst third dropped, the rest by geometric mean), not a median; its range is its passes' range, and the index's range is the geometric mean of the tests' lowest and of their highest passes. \"all copies\" is each Run's largest copy count.".into());
+            let measured = runs
+                .iter()
+                .any(|r| r.source != "unixbench-import" && !unixbench_cells(r).is_empty());
+            let imported = runs.iter().any(|r| r.source == "unixbench-import");
+            if measured && imported {
+                notes.push("Both candor's and UnixBench's own figures: Dhrystone and Whetstone are rustc's code in candor and the host's gcc's in UnixBench, so those columns (and the index) differ by the compiler too (candor explain unixbench-compiler).".into());
+            }
+        }
         Comparison {
             columns,
             rows,
@@ -447,6 +488,116 @@ fn cell(column: &Column, s: &Summary) -> Option<Spread> {
     }
 }
 
+/// A Run's UnixBench indexes as comparison cells: (key, test, spread), each
+/// test's index per copy key (`1 copy`, `all copies`: the Run's largest copy
+/// count above one, as hosts differ in CPUs), then the System Benchmarks
+/// Index (`UnixBench index 1 copy`; `UnixBench partial index ...` when tests
+/// are missing, never in the full index's column). A test's cell is its
+/// index (UnixBench's combination of its passes, not their median) with the
+/// range of its passes' indexes; the index's range is the geometric mean of
+/// the tests' lowest and of their highest passes; an imported report has no
+/// passes (spread unknown).
+fn unixbench_cells(run: &Run) -> Vec<(String, String, Spread)> {
+    use crate::compute::unixbench::{self, TESTS};
+    let ms: Vec<&crate::result::ComputeMeasurement> = run
+        .measurements
+        .iter()
+        .filter(|m| m.kind() == "unixbench")
+        .filter_map(|m| m.as_compute())
+        .collect();
+    let mut copies: Vec<u32> = ms.iter().map(|m| m.spec.threads).collect();
+    copies.sort_unstable();
+    copies.dedup();
+    let max = copies.last().copied().unwrap_or(1);
+    let mut out = Vec::new();
+    let mut overall = Vec::new();
+    for &c in &copies {
+        let label = if c == 1 {
+            "1 copy".to_string()
+        } else if c == max {
+            "all copies".to_string()
+        } else {
+            format!("{c} copies")
+        };
+        let (mut lows, mut highs, mut passes) = (Vec::new(), Vec::new(), usize::MAX);
+        for t in &TESTS {
+            let Some(m) = ms
+                .iter()
+                .find(|m| m.spec.threads == c && m.spec.test == t.name)
+            else {
+                continue;
+            };
+            let Some((_, _, index)) = unixbench::score_of(m) else {
+                continue;
+            };
+            let pass_indexes: Vec<f64> = m
+                .spec
+                .params
+                .get("pass_scores")
+                .and_then(|p| p.as_array())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_f64())
+                        .map(|s| s / t.baseline * 10.0)
+                        .collect()
+                })
+                .unwrap_or_default();
+            let lo = pass_indexes.iter().copied().fold(index, f64::min);
+            let hi = pass_indexes.iter().copied().fold(index, f64::max);
+            let n = pass_indexes.len().max(1);
+            lows.push(lo);
+            highs.push(hi);
+            passes = passes.min(n);
+            out.push((
+                format!("UnixBench {} index {label}", t.name),
+                format!("UnixBench {}", t.name),
+                Spread {
+                    median: index,
+                    min: lo,
+                    max: hi,
+                    ratio: (lo > 0.0).then(|| hi / lo),
+                    n,
+                },
+            ));
+        }
+        let n_tests = lows.len();
+        let (Some(index), Some(lo), Some(hi)) = (
+            unixbench::index_of(&ms, c),
+            score::overall_index(&lows),
+            score::overall_index(&highs),
+        ) else {
+            continue;
+        };
+        let (key, test) = if n_tests == TESTS.len() {
+            (
+                format!("UnixBench index {label}"),
+                "UnixBench index".to_string(),
+            )
+        } else {
+            (
+                format!(
+                    "UnixBench partial index ({n_tests} of {}) {label}",
+                    TESTS.len()
+                ),
+                "UnixBench partial index".to_string(),
+            )
+        };
+        overall.push((
+            key,
+            test,
+            Spread {
+                median: index,
+                min: lo,
+                max: hi,
+                ratio: (lo > 0.0).then(|| hi / lo),
+                n: passes,
+            },
+        ));
+    }
+    overall.extend(out);
+    overall
+}
+
 /// The column key of a compute row: `cpu primes 1T`, or `cpu primes all threads`
 /// for the Run's largest thread count above one (hosts differ in vCPUs, and a
 /// published comparison puts their all-thread figures in one column).
@@ -525,4 +676,91 @@ fn differences(runs: &[Run], summaries: &[Summary], names: &[String]) -> Vec<Str
         }
     }
     notes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compute::unixbench::TESTS;
+    use crate::findings::synth;
+
+    fn host(name: &str, cpus: u32, index: f64, tests: usize) -> Run {
+        let mut run = synth::run();
+        run.label = Some(name.into());
+        for t in TESTS.iter().take(tests) {
+            run.measurements.push(synth::unixbench(t.name, 1, index));
+            run.measurements
+                .push(synth::unixbench(t.name, cpus, index * cpus as f64));
+        }
+        run
+    }
+
+    #[test]
+    fn unixbench_indexes_side_by_side_one_copy_and_all_copies() {
+        // Hosts of 2 and 4 CPUs: their all-copies figures share one column.
+        let c = Comparison::of(&[host("a", 2, 100.0, 12), host("b", 4, 200.0, 12)]);
+        let col = |key: &str| {
+            c.columns
+                .iter()
+                .position(|x| x.key == key)
+                .unwrap_or_else(|| panic!("no column {key}"))
+        };
+        let one = col("UnixBench index 1 copy");
+        let all = col("UnixBench index all copies");
+        assert_eq!(c.columns[one].group, "unixbench");
+        assert_eq!(c.cell_text(&c.rows[0], one, RateUnit::Mb), "100.0?");
+        assert_eq!(c.cell_text(&c.rows[1], all, RateUnit::Mb), "800.0?");
+        let dhry = col("UnixBench dhry2reg index all copies");
+        assert_eq!(c.cell_text(&c.rows[0], dhry, RateUnit::Mb), "200.0?");
+        // The scores are not repeated as compute columns.
+        assert!(c.group("compute").is_empty(), "{:?}", c.columns);
+        assert!(c.notes.iter().any(|n| n.starts_with("UnixBench columns")));
+    }
+
+    #[test]
+    fn a_partial_index_has_its_own_column() {
+        let c = Comparison::of(&[host("a", 2, 100.0, 12), host("b", 2, 100.0, 3)]);
+        let full = c
+            .columns
+            .iter()
+            .position(|x| x.key == "UnixBench index 1 copy")
+            .unwrap();
+        assert!(
+            c.rows[1].cells[full].is_none(),
+            "b's 3 tests are not a full index"
+        );
+        let partial = c
+            .columns
+            .iter()
+            .position(|x| x.key == "UnixBench partial index (3 of 12) 1 copy")
+            .unwrap();
+        assert!(c.rows[0].cells[partial].is_none());
+        assert_eq!(c.cell_text(&c.rows[1], partial, RateUnit::Mb), "100.0?");
+    }
+
+    #[test]
+    fn passes_give_the_range() {
+        let mut run = host("a", 2, 100.0, 12);
+        for m in &mut run.measurements {
+            if let crate::result::Measurement::Unixbench(c) = m {
+                if c.spec.test == "syscall" && c.spec.threads == 1 {
+                    // 15000 lps is index 10; passes at index 90, 100 and 110.
+                    c.spec.params.insert(
+                        "pass_scores".into(),
+                        serde_json::json!([135000.0, 150000.0, 165000.0]),
+                    );
+                }
+            }
+        }
+        let c = Comparison::of(&[run]);
+        let i = c
+            .columns
+            .iter()
+            .position(|x| x.key == "UnixBench syscall index 1 copy")
+            .unwrap();
+        let s = c.rows[0].cells[i].unwrap();
+        assert_eq!((s.n, s.median), (3, 100.0));
+        assert!((s.min - 90.0).abs() < 1e-9 && (s.max - 110.0).abs() < 1e-9);
+        assert_eq!(spread_mark(&s), "~");
+    }
 }

@@ -344,6 +344,31 @@ fn sweep_charts(s: &Summary, unit: RateUnit) -> Vec<String> {
 }
 
 /// One bar chart per unit; a group per test, a bar per thread count.
+/// A plain table as HTML: multi-line headers broken with `<br>`, the first
+/// column left-aligned as in the text table.
+fn table_html(t: &super::table::Table) -> String {
+    let mut b = String::from("<table><tr>");
+    for h in &t.headers {
+        let _ = write!(b, "<th>{}</th>", esc(h).replace('\n', "<br>"));
+    }
+    b.push_str("</tr>\n");
+    for row in &t.rows {
+        b.push_str("<tr>");
+        for (i, cell) in row.iter().enumerate() {
+            let left = t.align.get(i) == Some(&super::table::Align::Left);
+            let style = if left {
+                " style=\"text-align:left\""
+            } else {
+                ""
+            };
+            let _ = write!(b, "<td{style}>{}</td>", esc(cell));
+        }
+        b.push_str("</tr>\n");
+    }
+    b.push_str("</table>\n");
+    b
+}
+
 fn compute_charts(s: &Summary, unit: RateUnit) -> Vec<String> {
     let mut out = Vec::new();
     for (cu, label) in [
@@ -521,6 +546,10 @@ impl Exporter for HtmlExporter {
             b.push_str("</table>\n<div class=\"charts\">");
             b.push_str(&compute_charts(&s, unit).join("\n"));
             b.push_str("</div>\n");
+        }
+        if let Some(table) = super::unixbench_text::index_table(run) {
+            b.push_str("<h2>UnixBench index</h2><p class=\"muted\">Index: score / baseline (UnixBench's SPARCstation 20-61) x 10; the System Benchmarks Index is the geometric mean of the tests' indexes.</p>");
+            b.push_str(&table_html(&table));
         }
         b.push_str(&findings_html(run));
         let commands = super::summary::fio_commands(run);

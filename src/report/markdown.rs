@@ -72,12 +72,11 @@ impl Exporter for MarkdownExporter {
             out.push_str("\n### Compute\n\n");
             out.push_str(&escape_cells(compute_table(&s, unit)).to_markdown());
         }
-        let index = super::unixbench_text::index_lines(run);
-        if !index.is_empty() {
+        if let Some(table) = super::unixbench_text::index_table(run) {
+            // Each test's score and index per copy count, then the System Benchmarks Index.
             out.push_str("\n### UnixBench index\n\n");
-            for line in index {
-                out.push_str(&format!("- {}\n", md(&line)));
-            }
+            out.push_str(&escape_cells(table).to_markdown());
+            out.push_str("\nIndex: score / baseline (UnixBench's SPARCstation 20-61) x 10; the System Benchmarks Index is the geometric mean of the tests' indexes.\n");
         }
         let findings = ordered_findings(run);
         if !findings.is_empty() {

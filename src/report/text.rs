@@ -141,12 +141,9 @@ impl Exporter for TextExporter {
             out.push_str("\nCompute\n");
             out.push_str(&compute_table(&s, unit).to_text("  "));
         }
-        let index = super::unixbench_text::index_lines(run);
-        if !index.is_empty() {
+        if let Some(table) = super::unixbench_text::index_table(run) {
             out.push_str("\nUnixBench index\n");
-            for line in index {
-                out.push_str(&format!("  {line}\n"));
-            }
+            out.push_str(&table.to_text("  "));
         }
         let findings = ordered_findings(run);
         if !findings.is_empty() {
@@ -220,6 +217,7 @@ impl Exporter for TextExporter {
             ("disk", "Disk"),
             ("latency", "Latency"),
             ("compute", "Compute"),
+            ("unixbench", "UnixBench index"),
         ] {
             let cols = c.group(group);
             if cols.is_empty() {

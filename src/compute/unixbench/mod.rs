@@ -2,8 +2,11 @@
 //! test as UnixBench defines it (`catalogue`: units, pass lengths, pass
 //! counts, baselines), one pass as one copy runs it (`kernels`), copies as
 //! threads started together, passes combined and indexed as UnixBench does
-//! (`score`). Dhrystone and Whetstone are not built yet: they are reported
-//! as not run, and the index then says it covers fewer tests.
+//! (`score`). Dhrystone (`dhrystone`) and Whetstone (`whetstone`) are
+//! rustc's code, not the host's gcc's: their notes say which compiler built
+//! them. A test that cannot run here (the shell tests without /bin/sh or
+//! its tools) is reported as not run, and the index then says it covers
+//! fewer tests.
 //!
 //! Each test becomes one `ComputeMeasurement` per copy count, kind
 //! `unixbench`: `spec.test` the UnixBench name, `spec.threads` the copies,
@@ -13,11 +16,22 @@
 //! the score per second.
 
 pub mod catalogue;
+pub mod dhrystone;
 pub mod execl;
 pub mod import;
 mod kernels;
 pub mod score;
+pub mod whetstone;
 mod workdir;
+
+/// The compiler that built candor, and so Dhrystone and Whetstone (build.rs).
+pub const COMPILER: &str = env!("CANDOR_RUSTC");
+
+/// How far candor's Dhrystone and Whetstone were from a UnixBench built by
+/// gcc on candor's bench machine: bench/vs-unixbench.sh, BENCHMARKS.md
+/// ("UnixBench's index"). Quoted by the measurements' notes and by the
+/// unixbench-compiler finding.
+pub const BENCH_GAP: &str = "on candor's 2-vCPU bench VM, 2026-12-04, candor's Dhrystone scored 0.69x and its Whetstone 0.92x of UnixBench 5.1 built there by gcc 12.2 -O3 -ffast-math -march=native, 1 copy (2 copies: 0.66x and 0.93x)";
 
 pub use catalogue::{Test, Unit, TESTS};
 pub use kernels::shell_input;
@@ -112,14 +126,14 @@ pub fn run(options: &Options) -> anyhow::Result<(Vec<ComputeMeasurement>, Vec<No
 /// Why `test` cannot run on this host, if it cannot.
 fn cannot_run(test: &Test) -> Option<String> {
     match test.name {
-        "dhry2reg" | "whetstone-double" => {
-            Some("not built into candor yet (its kernel is the compiler's as much as the CPU's; see the unixbench-compiler finding)".into())
-        }
         "shell1" | "shell8" => {
             if !std::path::Path::new("/bin/sh").exists() {
                 return Some("/bin/sh is missing".into());
             }
-            let missing: Vec<&str> = kernels::SHELL_TOOLS.into_iter().filter(|t| !kernels::on_path(t)).collect();
+            let missing: Vec<&str> = kernels::SHELL_TOOLS
+                .into_iter()
+                .filter(|t| !kernels::on_path(t))
+                .collect();
             (!missing.is_empty()).then(|| format!("not on PATH: {}", missing.join(", ")))
         }
         _ => None,
@@ -142,6 +156,8 @@ fn one_pass(
                     barrier.wait();
                     let need_dir = || dir.ok_or_else(|| anyhow::anyhow!("no work directory"));
                     match test.name {
+                        "dhry2reg" => dhrystone::dhry2reg(pass),
+                        "whetstone-double" => whetstone::whetstone_double(pass),
                         "syscall" => kernels::syscall(pass),
                         "pipe" => kernels::pipe(pass),
                         "context1" => kernels::context1(pass),
@@ -220,6 +236,13 @@ fn measure(
         crate::units::fmt_duration(pass),
         combined.dropped
     )];
+    if is_compiler_bound(test.name) {
+        params.insert("compiler".into(), COMPILER.into());
+        notes.push(format!(
+            "{} is compiled by candor's compiler ({COMPILER}), not the host's gcc: it measures the compiler as much as the CPU and is not the figure of a UnixBench built on this host ({BENCH_GAP}; see `candor explain unixbench-compiler`)",
+            test.title
+        ));
+    }
     if copies > crate::compute::online_cpus() {
         notes.push(format!(
             "{copies} copies on {} CPUs",
@@ -244,6 +267,12 @@ fn measure(
         cpu,
         notes,
     })
+}
+
+/// Whether `name` is one of the tests whose figure is the compiler's code
+/// as much as the CPU (Dhrystone and Whetstone).
+pub fn is_compiler_bound(name: &str) -> bool {
+    matches!(name, "dhry2reg" | "whetstone-double")
 }
 
 /// A score as the Run's rates: (operations per second, bytes per second).
