@@ -147,8 +147,15 @@ pub fn read_text_limited(path: &Path, cap: u64) -> Result<String, InputError> {
             crate::units::fmt_bytes(cap),
         );
         let (size, cap) = match size {
-            // Within 1 %, three significant digits can print them alike.
-            Some(n) if (n as f64) < cap as f64 * 1.01 => {
+            // Three significant digits can print them alike ("1.00 KiB"
+            // and "1 KiB"): when the printed size reads as no more than the
+            // cap, bytes.
+            Some(n)
+                if shown
+                    .as_deref()
+                    .and_then(|t| crate::units::parse_size(t).ok())
+                    .map_or(true, |printed| printed <= cap) =>
+            {
                 (format!("{n} bytes"), format!("{cap} bytes"))
             }
             Some(_) => (shown.unwrap_or_default(), limit),

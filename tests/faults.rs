@@ -1780,13 +1780,21 @@ fn a_history_on_a_read_only_mount_is_read() {
 /// same usage error, exit 2, before any work, in every command that writes
 /// one (reports gave exit 1 after rendering, measurements 2); `-o` ending
 /// in a slash names a directory, said at once, no lock file made (it used
-/// to fail after the measurement).
+/// to fail after the measurement); `run --resume` of a Run there is refused
+/// before anything runs.
 #[test]
 fn outputs_that_cannot_be_written_are_refused_before_the_work() {
     let dir = scratch("ro-out");
     let run = a_run(dir.path(), "r.json");
     let (d, o_dir) = test_and_output_dirs(dir.path());
-    let m = Mount::new("tmpfs", "tmpfs", &dir.path().join("m"), Some("size=4m,ro"));
+    let m = Mount::new("tmpfs", "tmpfs", &dir.path().join("m"), Some("size=4m"));
+    // A Run to resume, and the lock file its killed writer left beside it.
+    let stopped = a_run(&m.dir, "stopped.json");
+    put(&m.dir, ".stopped.json.lock", "");
+    sh("mount", &["-o", "remount,ro", p(&m.dir)]);
+    // It failed at its first save (exit 1); now before anything runs.
+    let o = candor(["run", "--resume", p(&stopped)]);
+    refused(&o, 2, "cannot write in directory");
     let db = dir.path().join("h.db");
     ok(&candor([
         "history",

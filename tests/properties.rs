@@ -139,6 +139,14 @@ fn mutation(corpus: &'static [(Value, Vec<String>)]) -> impl Strategy<Value = St
         })
 }
 
+/// A host name with Ansible ranges, well formed or not (`web[01:20]`,
+/// `db-[a:f]`, `x[0:99:7]`, `[`, `a]`).
+const HOST_NAME: &str = "[a-c]{1,3}(\\[[0-9]{1,2}:[0-9]{1,3}(:[0-9])?\\]|\\[[a-f]:[a-f]\\]|\\[|\\])?[a-z0-9.-]{0,3}(\\[[0-9]:[0-9]{1,2}\\])?";
+
+/// A line of an INI inventory: a section, a host with ranges and vars, a
+/// variable, a comment, or noise.
+const INVENTORY_LINE: &str = "\\[[a-c]{1,3}(:(vars|children|x))?\\]|[a-c]{1,3}(\\[[0-9]{1,2}:[0-9]{1,3}(:[0-9])?\\]|\\[[a-f]:[a-f]\\])?[a-z0-9.-]{0,3}(:[0-9]{1,5})?( ansible_(host|port|user)=[a-z0-9]{0,4})?|[a-z_]{1,8}=[0-9a-z]{0,3}|# .{0,6}|.{0,10}";
+
 proptest! {
     // 256 cases each in the suite; PROPTEST_CASES=N for a longer hunt.
     #![proptest_config(ProptestConfig {
@@ -169,6 +177,29 @@ proptest! {
     #[test]
     fn any_text_as_a_size_or_duration(text in "[ 0-9.+eE-]{0,14}[a-zA-Zµ ]{0,5}|(?s).{0,20}") {
         pipeline::units(text.as_bytes());
+    }
+
+    #[test]
+    fn any_ini_inventory_with_ranges_reads_or_fails_in_one_line(
+        lines in proptest::collection::vec(INVENTORY_LINE, 0..14)
+    ) {
+        pipeline::inventory(lines.join("\n").as_bytes(), false);
+    }
+
+    #[test]
+    fn any_yaml_inventory_with_ranges_reads_or_fails_in_one_line(
+        groups in proptest::collection::vec(("[a-c:]{1,3}", proptest::collection::vec(HOST_NAME, 0..4)), 0..5),
+        noise in "(?s).{0,12}",
+    ) {
+        let mut text = String::from("all:\n  children:\n");
+        for (group, hosts) in &groups {
+            text.push_str(&format!("    {group}:\n      hosts:\n"));
+            for h in hosts {
+                text.push_str(&format!("        {h}:\n"));
+            }
+        }
+        text.push_str(&noise);
+        pipeline::inventory(text.as_bytes(), true);
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Fuzzes the fio job-file reader and lowering: any bytes, as a job file
-//! that may include a second file (the text after a NUL byte, named
-//! `inc.fio`), must give jobs or a one-line error, never a panic.
+//! that may include up to three more files (the texts after each NUL byte,
+//! named `inc.fio`, `inc1.fio` and `inc2.fio`, which may include each other
+//! and themselves), must give jobs or a one-line error, never a panic; the
+//! include tree's bounds (files, bytes, option lines) keep each input short.
 //!
 //! Run: `cargo +nightly fuzz run jobfile fuzz/corpus/jobfile` (from the
 //! repository root); the corpus holds small job files of candor's own.
@@ -13,13 +15,16 @@ use std::path::{Path, PathBuf};
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
-    let (main, included) = text.split_once('\0').unwrap_or((&text, ""));
+    let mut parts = text.splitn(4, '\0');
+    let names = ["job.fio", "inc.fio", "inc1.fio", "inc2.fio"];
     let files = InMemory(
-        [
-            (PathBuf::from("/fuzz/job.fio"), main.to_string()),
-            (PathBuf::from("/fuzz/inc.fio"), included.to_string()),
-        ]
-        .into(),
+        names
+            .iter()
+            .map(|n| {
+                let body = parts.next().unwrap_or("").to_string();
+                (PathBuf::from("/fuzz").join(n), body)
+            })
+            .collect(),
     );
     let env = Env::fixed(&[("SIZE", "4m"), ("EMPTY", "")], 4096, 1024, 2);
     let Ok(file) = jobfile::read(&files, Path::new("/fuzz/job.fio"), &[], &env) else {

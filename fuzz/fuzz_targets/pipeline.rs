@@ -84,6 +84,40 @@ pub fn units(data: &[u8]) {
     }
 }
 
+/// Any bytes as an Ansible inventory (INI, or YAML when `yaml`): read,
+/// then every host selected, by `all` and by a pattern with a range and a
+/// regex, and reached (its ssh target): a value or a one-line error, never
+/// a panic, and never more hosts than the inventory's bound.
+pub fn inventory(data: &[u8], yaml: bool) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "candor-fuzz-inventory-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir(&dir).unwrap();
+    let path = dir.join(if yaml { "hosts.yml" } else { "hosts" });
+    std::fs::write(&path, data).unwrap();
+    let read = candor::fleet::inventory::Inventory::load(&path);
+    let outcome = std::panic::catch_unwind(|| match read {
+        Err(e) => one_line_plain(&e.to_string()),
+        Ok(inv) => {
+            assert!(inv.host_names().len() <= candor::fleet::inventory::MAX_INVENTORY_HOSTS);
+            for pattern in ["all", "web[0:2]:&all", "~^[a-c]", "all:!web*"] {
+                match candor::fleet::select::select(Some(&inv), &[pattern.to_string()]) {
+                    Err(e) => one_line_plain(&e.to_string()),
+                    Ok(targets) => assert!(targets.len() <= inv.host_names().len()),
+                }
+            }
+        }
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+}
+
 /// What `report`, `analyze` and `compare` do with a Run.
 pub fn read_every_way(run: &Run) {
     let _ = candor::findings::analyze(run);

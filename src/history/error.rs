@@ -84,5 +84,12 @@ mod tests {
                 .contains("locked by another process (waited 500ms"),
             "{e}"
         );
+        // After "N Runs were added before this", a full disk never says
+        // that nothing was added.
+        let e = sqlite(p, w, fail(rusqlite::ffi::SQLITE_FULL)).to_string();
+        assert!(
+            e.contains("disk is full") && !e.contains("nothing was added"),
+            "{e}"
+        );
     }
 }

@@ -154,6 +154,9 @@ impl Recorder {
         // A missing file is named as such, not as a lock file that cannot be made.
         std::fs::metadata(path)
             .map_err(|e| crate::error::usage(format!("{}: cannot read: {e}", path.display())))?;
+        // A Run in a directory candor may not write (read-only, immutable)
+        // is said now, as for -o, not at the first save.
+        output::check(path, "--resume", Replace::Force, &[])?;
         let lock = RunLock::acquire(path)?;
         let mut run = crate::result::read_run(path)?;
         run.notes.extend(output::recover_beside(path));

@@ -164,7 +164,8 @@ fn host_line(inv: &mut Inventory, group: &str, n: usize, line: &str) -> anyhow::
         if h.is_empty() {
             return Err(inv.error(n, format!("'{host}': no host name")));
         }
-        inv.add_host(group, &h, n, vars.clone());
+        inv.add_host(group, &h, n, vars.clone())
+            .map_err(|e| inv.error(n, e))?;
     }
     Ok(())
 }

@@ -86,7 +86,19 @@ pub struct Inventory {
     /// time in its own groups, not in the whole inventory.
     direct: HashMap<String, Vec<String>>,
     parents: HashMap<String, Vec<String>>,
+    /// Host entries read so far (each host of each line, after ranges).
+    entries: usize,
 }
+
+/// The most hosts an inventory may hold: a fleet is measured host by host,
+/// so more is a typo (ranges on many lines), and the bound keeps memory in
+/// proportion to a fleet anyone could measure.
+pub const MAX_INVENTORY_HOSTS: usize = ranges::MAX_HOSTS;
+
+/// The most host entries (a host on a line of a group, after its ranges)
+/// an inventory may hold: the same 100,000 hosts in ten groups, not one
+/// range repeated on every line of a 4 MiB file.
+pub const MAX_HOST_ENTRIES: usize = 10 * MAX_INVENTORY_HOSTS;
 
 /// An inventory error: `file:line: message` (line 0: the whole file).
 pub fn error_at(path: &Path, line: usize, message: impl std::fmt::Display) -> anyhow::Error {
@@ -114,6 +126,7 @@ impl Inventory {
             group_order: Vec::new(),
             direct: HashMap::new(),
             parents: HashMap::new(),
+            entries: 0,
         };
         inv.group("all", 0);
         inv.add_child("all", "ungrouped", 0);
@@ -305,9 +318,27 @@ impl Inventory {
             })
     }
 
-    /// Adds a host (a name after range expansion) to a group, with its vars.
-    fn add_host(&mut self, group: &str, name: &str, line: usize, vars: Vec<Var>) {
+    /// Adds a host (a name after range expansion) to a group, with its
+    /// vars; refused past `MAX_INVENTORY_HOSTS` or `MAX_HOST_ENTRIES`.
+    fn add_host(
+        &mut self,
+        group: &str,
+        name: &str,
+        line: usize,
+        vars: Vec<Var>,
+    ) -> Result<(), String> {
+        self.entries += 1;
+        if self.entries > MAX_HOST_ENTRIES {
+            return Err(format!(
+                "more than {MAX_HOST_ENTRIES} host entries (a host counts once per line it is on, after its ranges): candor measures hosts one by one; split the inventory"
+            ));
+        }
         if !self.hosts.contains_key(name) {
+            if self.hosts.len() >= MAX_INVENTORY_HOSTS {
+                return Err(format!(
+                    "'{name}': more than {MAX_INVENTORY_HOSTS} hosts in the inventory: candor measures hosts one by one; split the inventory"
+                ));
+            }
             self.order.push(name.to_string());
         }
         let def = self.hosts.entry(name.to_string()).or_insert(HostDef {
@@ -320,6 +351,7 @@ impl Inventory {
         if g.members.insert(name.to_string()) {
             g.hosts.push(name.to_string());
         }
+        Ok(())
     }
 
     fn add_child(&mut self, parent: &str, child: &str, line: usize) {
@@ -799,6 +831,29 @@ mod tests {
     fn cycles_are_refused() {
         let e = load("c.ini", "[a:children]\nb\n[b:children]\na\n").unwrap_err();
         assert!(e.to_string().contains("contains itself"), "{e}");
+    }
+
+    #[test]
+    fn the_whole_inventory_is_bounded_not_only_each_range() {
+        // Each line's range is within its bound; together they are not.
+        let lines: String = (0..3).map(|i| format!("h{i}-[0:49999]\n")).collect();
+        let e = load("hosts", &format!("[web]\n{lines}"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(":4:") && e.contains("more than 100000 hosts"),
+            "{e}"
+        );
+        // One range repeated in group after group: counted as entries.
+        let groups: String = (0..11).map(|i| format!("[g{i}]\nweb[0:99999]\n")).collect();
+        let e = load("hosts", &groups).unwrap_err().to_string();
+        assert!(e.contains("more than 1000000 host entries"), "{e}");
+        let yaml = "all:\n  hosts:\n    a[0:59999]:\n    b[0:59999]:\n";
+        let e = load("hosts.yml", yaml).unwrap_err().to_string();
+        assert!(e.contains("more than 100000 hosts"), "{e}");
+        // At the bound: read.
+        let inv = load("hosts", "[web]\nh-[0:49999]\nh-[50000:99999]\n").unwrap();
+        assert_eq!(inv.host_names().len(), 100_000);
     }
 
     #[test]

@@ -186,7 +186,8 @@ fn group(inv: &mut Inventory, name: &str, node: &Node) -> anyhow::Result<()> {
                     };
                     let vars = variables(inv, vars, &format!("host '{h}'"))?;
                     for expanded in ranges::expand(h).map_err(|e| inv.error(*hline, e))? {
-                        inv.add_host(name, &expanded, *hline, vars.clone());
+                        inv.add_host(name, &expanded, *hline, vars.clone())
+                            .map_err(|e| inv.error(*hline, e))?;
                     }
                 }
             }
