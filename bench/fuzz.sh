@@ -13,7 +13,7 @@ set -eu
 minutes=${1:?usage: bench/fuzz.sh MINUTES [TARGET...]}
 shift
 cd "$(dirname "$0")/.."
-targets=${*:-"run_reader fio_import units jobfile"}
+targets=${*:-"run_reader fio_import units jobfile inventory"}
 seconds=$((minutes * 60))
 scratch=$(mktemp -d /var/tmp/candor-fuzz.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT

@@ -257,7 +257,9 @@ fn writable(path: &Path) -> std::io::Result<()> {
 /// `-shm` beside it, SQLite reads them (read-only WAL, SQLite 3.22); without
 /// them (a history closed cleanly, then mounted read-only) it cannot make
 /// a `-shm` and the file is opened as immutable: on a mount that refuses
-/// writes nothing changes it under candor. Nothing is migrated: a history
+/// writes nothing changes it under candor (a read-only bind mount of a
+/// filesystem written elsewhere could; rare enough that reading beats
+/// refusing). Nothing is migrated: a history
 /// of an older schema is refused in words.
 fn open_read_only(
     path: &Path,

@@ -88,17 +88,36 @@ pub struct Inventory {
     parents: HashMap<String, Vec<String>>,
     /// Host entries read so far (each host of each line, after ranges).
     entries: usize,
+    limits: Limits,
 }
 
-/// The most hosts an inventory may hold: a fleet is measured host by host,
-/// so more is a typo (ranges on many lines), and the bound keeps memory in
-/// proportion to a fleet anyone could measure.
-pub const MAX_INVENTORY_HOSTS: usize = ranges::MAX_HOSTS;
+/// The most hosts an inventory may hold: ten ranges of the largest one
+/// name may stand for. A fleet is measured host by host, so more is a typo
+/// (ranges on many lines), and the bound keeps memory in proportion to a
+/// fleet anyone could measure (200,000 hosts take about 220 MB to list).
+pub const MAX_INVENTORY_HOSTS: usize = 10 * ranges::MAX_HOSTS;
 
 /// The most host entries (a host on a line of a group, after its ranges)
-/// an inventory may hold: the same 100,000 hosts in ten groups, not one
-/// range repeated on every line of a 4 MiB file.
-pub const MAX_HOST_ENTRIES: usize = 10 * MAX_INVENTORY_HOSTS;
+/// an inventory may hold: its hosts in a few groups each, not one range
+/// repeated on every line of a 4 MiB file.
+pub const MAX_HOST_ENTRIES: usize = 4 * MAX_INVENTORY_HOSTS;
+
+/// The bounds an inventory is read within (the constants above; tests
+/// read with smaller ones).
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub hosts: usize,
+    pub entries: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            hosts: MAX_INVENTORY_HOSTS,
+            entries: MAX_HOST_ENTRIES,
+        }
+    }
+}
 
 /// An inventory error: `file:line: message` (line 0: the whole file).
 pub fn error_at(path: &Path, line: usize, message: impl std::fmt::Display) -> anyhow::Error {
@@ -116,6 +135,11 @@ impl Inventory {
     /// `.ini`, `.md`, `.txt`, `~` skipped), then `group_vars/` and
     /// `host_vars/` beside the file (or inside the directory).
     pub fn load(path: &Path) -> anyhow::Result<Inventory> {
+        Inventory::load_limited(path, Limits::default())
+    }
+
+    /// `load` within other bounds than `Limits::default()`.
+    pub fn load_limited(path: &Path, limits: Limits) -> anyhow::Result<Inventory> {
         let mut inv = Inventory {
             path: path.to_path_buf(),
             files: Vec::new(),
@@ -127,6 +151,7 @@ impl Inventory {
             direct: HashMap::new(),
             parents: HashMap::new(),
             entries: 0,
+            limits,
         };
         inv.group("all", 0);
         inv.add_child("all", "ungrouped", 0);
@@ -319,7 +344,7 @@ impl Inventory {
     }
 
     /// Adds a host (a name after range expansion) to a group, with its
-    /// vars; refused past `MAX_INVENTORY_HOSTS` or `MAX_HOST_ENTRIES`.
+    /// vars; refused past the inventory's `Limits`.
     fn add_host(
         &mut self,
         group: &str,
@@ -328,15 +353,17 @@ impl Inventory {
         vars: Vec<Var>,
     ) -> Result<(), String> {
         self.entries += 1;
-        if self.entries > MAX_HOST_ENTRIES {
+        if self.entries > self.limits.entries {
             return Err(format!(
-                "more than {MAX_HOST_ENTRIES} host entries (a host counts once per line it is on, after its ranges): candor measures hosts one by one; split the inventory"
+                "more than {} host entries (a host counts once per line it is on, after its ranges): candor measures hosts one by one; split the inventory",
+                self.limits.entries
             ));
         }
         if !self.hosts.contains_key(name) {
-            if self.hosts.len() >= MAX_INVENTORY_HOSTS {
+            if self.hosts.len() >= self.limits.hosts {
                 return Err(format!(
-                    "'{name}': more than {MAX_INVENTORY_HOSTS} hosts in the inventory: candor measures hosts one by one; split the inventory"
+                    "'{name}': more than {} hosts in the inventory: candor measures hosts one by one; split the inventory",
+                    self.limits.hosts
                 ));
             }
             self.order.push(name.to_string());
@@ -835,6 +862,17 @@ mod tests {
 
     #[test]
     fn the_whole_inventory_is_bounded_not_only_each_range() {
+        // Bounds of a tenth of the real ones, the same mechanism.
+        let limits = Limits {
+            hosts: MAX_INVENTORY_HOSTS / 10,
+            entries: MAX_HOST_ENTRIES / 10,
+        };
+        let load = |name: &str, text: &str| {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            Inventory::load_limited(&path, limits)
+        };
         // Each line's range is within its bound; together they are not.
         let lines: String = (0..3).map(|i| format!("h{i}-[0:49999]\n")).collect();
         let e = load("hosts", &format!("[web]\n{lines}"))
@@ -845,15 +883,20 @@ mod tests {
             "{e}"
         );
         // One range repeated in group after group: counted as entries.
-        let groups: String = (0..11).map(|i| format!("[g{i}]\nweb[0:99999]\n")).collect();
+        let groups: String = (0..5).map(|i| format!("[g{i}]\nweb[0:99999]\n")).collect();
         let e = load("hosts", &groups).unwrap_err().to_string();
-        assert!(e.contains("more than 1000000 host entries"), "{e}");
+        assert!(e.contains("more than 400000 host entries"), "{e}");
         let yaml = "all:\n  hosts:\n    a[0:59999]:\n    b[0:59999]:\n";
         let e = load("hosts.yml", yaml).unwrap_err().to_string();
         assert!(e.contains("more than 100000 hosts"), "{e}");
         // At the bound: read.
         let inv = load("hosts", "[web]\nh-[0:49999]\nh-[50000:99999]\n").unwrap();
         assert_eq!(inv.host_names().len(), 100_000);
+        // The real bounds are ten times these.
+        assert_eq!(
+            (MAX_INVENTORY_HOSTS, MAX_HOST_ENTRIES),
+            (1_000_000, 4_000_000)
+        );
     }
 
     #[test]
