@@ -369,15 +369,7 @@ pub fn figures(run: &Run) -> Vec<Figure> {
 /// the 12 tests) names its tests in the workload and the name.
 fn unixbench_indexes(run: &Run) -> Vec<(String, String, f64)> {
     use crate::compute::unixbench::{self, TESTS};
-    let ms: Vec<&crate::result::ComputeMeasurement> = run
-        .measurements
-        .iter()
-        .filter(|m| m.kind() == "unixbench")
-        .filter_map(|m| m.as_compute())
-        .collect();
-    let mut copies: Vec<u32> = ms.iter().map(|m| m.spec.threads).collect();
-    copies.sort_unstable();
-    copies.dedup();
+    let (ms, copies) = unixbench::measurements_of(run);
     copies
         .into_iter()
         .filter_map(|c| {

@@ -199,12 +199,7 @@ fn open_checked(
         | OpenFlags::SQLITE_OPEN_NO_MUTEX
         | OpenFlags::SQLITE_OPEN_NOFOLLOW;
     let conn = Connection::open_with_flags(path, flags).map_err(err)?;
-    checked.confirm()?;
-    conn.busy_timeout(wait).map_err(err)?;
-    recognise(&conn, path).map_err(|e| match e {
-        Recognised::Sqlite(e) => err(e),
-        Recognised::Refused(b) => b.into(),
-    })?;
+    confirm_and_recognise(&conn, path, checked, wait)?;
     // WAL: readers never wait for a writer, and a writer's commit is one
     // append. NORMAL: in WAL mode a power cut may lose the last commits,
     // never the database; the Run files keep what it lost.
@@ -283,12 +278,7 @@ fn open_read_only(
         if immutable { "?immutable=1" } else { "" }
     );
     let conn = Connection::open_with_flags(uri, flags).map_err(err)?;
-    checked.confirm()?;
-    conn.busy_timeout(wait).map_err(err)?;
-    recognise(&conn, path).map_err(|e| match e {
-        Recognised::Sqlite(e) => err(e),
-        Recognised::Refused(b) => b.into(),
-    })?;
+    confirm_and_recognise(&conn, path, checked, wait)?;
     let version: i32 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .map_err(err)?;
@@ -318,6 +308,24 @@ fn uri_path(path: &Path) -> String {
         }
     }
     out
+}
+
+/// What both opens do once SQLite has the file: the file behind its
+/// descriptor is the one checked, the busy timeout is set, and the
+/// database is candor's (see `recognise`).
+fn confirm_and_recognise(
+    conn: &Connection,
+    path: &Path,
+    checked: &super::file::Checked,
+    wait: Duration,
+) -> anyhow::Result<()> {
+    let err = |e: rusqlite::Error| sqlite(path, wait, e);
+    checked.confirm()?;
+    conn.busy_timeout(wait).map_err(err)?;
+    recognise(conn, path).map_err(|e| match e {
+        Recognised::Sqlite(e) => err(e),
+        Recognised::Refused(b) => b.into(),
+    })
 }
 
 enum Recognised {

@@ -499,15 +499,7 @@ fn cell(column: &Column, s: &Summary) -> Option<Spread> {
 /// passes (spread unknown).
 fn unixbench_cells(run: &Run) -> Vec<(String, String, Spread)> {
     use crate::compute::unixbench::{self, TESTS};
-    let ms: Vec<&crate::result::ComputeMeasurement> = run
-        .measurements
-        .iter()
-        .filter(|m| m.kind() == "unixbench")
-        .filter_map(|m| m.as_compute())
-        .collect();
-    let mut copies: Vec<u32> = ms.iter().map(|m| m.spec.threads).collect();
-    copies.sort_unstable();
-    copies.dedup();
+    let (ms, copies) = unixbench::measurements_of(run);
     let max = copies.last().copied().unwrap_or(1);
     let mut out = Vec::new();
     let mut overall = Vec::new();

@@ -6,25 +6,11 @@
 
 use super::table::Table;
 use crate::compute::unixbench::{self, TESTS};
-use crate::result::{ComputeMeasurement, Run};
+use crate::result::Run;
 use std::fmt::Write as _;
 
-/// The Run's UnixBench measurements and their copy counts, in order.
-fn measurements(run: &Run) -> (Vec<&ComputeMeasurement>, Vec<u32>) {
-    let ms: Vec<&ComputeMeasurement> = run
-        .measurements
-        .iter()
-        .filter(|m| m.kind() == "unixbench")
-        .filter_map(|m| m.as_compute())
-        .collect();
-    let mut copies: Vec<u32> = ms.iter().map(|m| m.spec.threads).collect();
-    copies.sort_unstable();
-    copies.dedup();
-    (ms, copies)
-}
-
 pub fn unixbench_text(run: &Run) -> String {
-    let (ms, copies) = measurements(run);
+    let (ms, copies) = crate::compute::unixbench::measurements_of(run);
     let mut out = String::new();
     for &c in &copies {
         let plural = if c == 1 { "copy" } else { "copies" };
@@ -105,7 +91,7 @@ fn copies_label(c: u32) -> String {
 /// Index (named a partial index, with how many tests, when tests are
 /// missing). None without UnixBench tests.
 pub fn index_table(run: &Run) -> Option<Table> {
-    let (ms, copies) = measurements(run);
+    let (ms, copies) = crate::compute::unixbench::measurements_of(run);
     if ms.is_empty() {
         return None;
     }

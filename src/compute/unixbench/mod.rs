@@ -183,6 +183,21 @@ fn one_pass(
     })
 }
 
+/// A Run's UnixBench measurements and their copy counts, in order: what
+/// every reader of the index (reports, compare, history) starts from.
+pub fn measurements_of(run: &crate::result::Run) -> (Vec<&ComputeMeasurement>, Vec<u32>) {
+    let ms: Vec<&ComputeMeasurement> = run
+        .measurements
+        .iter()
+        .filter(|m| m.kind() == "unixbench")
+        .filter_map(|m| m.as_compute())
+        .collect();
+    let mut copies: Vec<u32> = ms.iter().map(|m| m.spec.threads).collect();
+    copies.sort_unstable();
+    copies.dedup();
+    (ms, copies)
+}
+
 /// A pass's score from its copies, as UnixBench's Run sums them: loops are
 /// summed and divided by the copies' mean time; rates are summed.
 pub fn pass_score(unit: Unit, copies: &[CopyCount]) -> f64 {
