@@ -156,12 +156,17 @@ pub fn check(path: &Path, flag: &str, replace: Replace, inputs: &[&Path]) -> any
 
 /// Whether this process may create files in `dir` (access(2) with W_OK and
 /// X_OK: it answers for read-only mounts and immutable directories too,
-/// and for root as well as for other users).
-fn writable_dir(dir: &Path) -> std::io::Result<()> {
-    let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes())
+/// and for root as well as for other users). `may_access` with the modes.
+pub fn writable_dir(dir: &Path) -> std::io::Result<()> {
+    may_access(dir, libc::W_OK | libc::X_OK)
+}
+
+/// access(2) of `path` with `how` (`libc::W_OK`, ...): the error says why not.
+pub fn may_access(path: &Path, how: libc::c_int) -> std::io::Result<()> {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes())
         .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
     // SAFETY: c is a valid NUL-terminated path; access() only reads it.
-    if unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) } == 0 {
+    if unsafe { libc::access(c.as_ptr(), how) } == 0 {
         Ok(())
     } else {
         Err(std::io::Error::last_os_error())

@@ -291,36 +291,8 @@ fn syscall_and_pipe_are_of_unixbenchs_order_of_magnitude() {
         unixbench_lps(&pgms.join("syscall"), 2),
         unixbench_lps(&pgms.join("pipe"), 2),
     ];
-    let out = Command::cargo_bin("candor")
-        .unwrap()
-        .args([
-            "unixbench",
-            "--only",
-            "syscall,pipe",
-            "--runtime",
-            "2s",
-            "--iterations",
-            "1",
-        ])
-        .args(["--copies", "1", "--format", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let run: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let score = |name: &str| {
-        run["measurements"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|m| m["spec"]["test"] == name)
-            .unwrap()["spec"]["params"]["score"]
-            .as_f64()
-            .unwrap()
-    };
+    let scores = one_pass_scores("syscall,pipe");
+    let score = |name: &str| scores[name];
     let ours = [score("pipe"), score("syscall")];
     // the machine is shared and this is a debug build: a wide band, not equality
     for ((name, o), t) in ["pipe", "syscall"]
@@ -360,36 +332,8 @@ fn dhrystone_and_whetstone_are_of_unixbenchs_order_of_magnitude() {
     let pgms = build_unixbench(&dir);
     let dhry = unixbench_lps(&pgms.join("dhry2reg"), 2);
     let whet = unixbench_rate(&pgms.join("whetstone-double"));
-    let out = Command::cargo_bin("candor")
-        .unwrap()
-        .args([
-            "unixbench",
-            "--only",
-            "dhry2reg,whetstone-double",
-            "--runtime",
-            "2s",
-            "--iterations",
-            "1",
-        ])
-        .args(["--copies", "1", "--format", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let run: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let score = |name: &str| {
-        run["measurements"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|m| m["spec"]["test"] == name)
-            .unwrap()["spec"]["params"]["score"]
-            .as_f64()
-            .unwrap()
-    };
+    let scores = one_pass_scores("dhry2reg,whetstone-double");
+    let score = |name: &str| scores[name];
     for (name, ours, theirs) in [
         ("dhry2reg", score("dhry2reg"), dhry),
         ("whetstone-double", score("whetstone-double"), whet),
@@ -532,4 +476,38 @@ fn a_real_unixbench_report_imports_into_a_run_and_the_history() {
     assert_eq!(mixed.status.code(), Some(2));
     assert_eq!(String::from_utf8_lossy(&mixed.stderr).lines().count(), 1);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// candor's score of each of `only` (comma-separated UnixBench tests): one
+/// 2-second pass, 1 copy, read from the Run it prints.
+fn one_pass_scores(only: &str) -> std::collections::HashMap<String, f64> {
+    let out = Command::cargo_bin("candor")
+        .unwrap()
+        .args([
+            "unixbench",
+            "--only",
+            only,
+            "--runtime",
+            "2s",
+            "--iterations",
+            "1",
+        ])
+        .args(["--copies", "1", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    run["measurements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            let test = m["spec"]["test"].as_str().unwrap().to_string();
+            (test, m["spec"]["params"]["score"].as_f64().unwrap())
+        })
+        .collect()
 }

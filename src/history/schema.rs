@@ -217,16 +217,6 @@ fn open_checked(
 /// `-shm` beside it (access(2), which answers for read-only mounts and
 /// immutable files, and for root); the error says why not.
 fn writable(path: &Path) -> std::io::Result<()> {
-    let may = |p: &Path, how: libc::c_int| -> std::io::Result<()> {
-        let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes())
-            .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
-        // SAFETY: a valid NUL-terminated path; access() only reads it.
-        if unsafe { libc::access(c.as_ptr(), how) } == 0 {
-            Ok(())
-        } else {
-            Err(std::io::Error::last_os_error())
-        }
-    };
     // The directory, or where directories still to be made (`file::check`
     // makes them) would be made.
     let dir = path
@@ -241,8 +231,8 @@ fn writable(path: &Path) -> std::io::Result<()> {
         })
         .find(|d| d.exists())
         .unwrap_or(Path::new("."));
-    may(dir, libc::W_OK | libc::X_OK)?;
-    match may(path, libc::W_OK) {
+    crate::output::writable_dir(dir)?;
+    match crate::output::may_access(path, libc::W_OK) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         other => other,
     }
