@@ -26,7 +26,6 @@ pub use dir::TestDir;
 pub use file::{space_margin, TestFile};
 pub use job::{BlockSizes, EngineChoice, EngineKind, JobSpec, Modifier, Rw};
 
-use crate::error::usage;
 use crate::host::blockstack;
 use crate::result::{
     CpuUse, DiskMeasurement, FileSpan, LayerIo, StackLayer, SteadyState, ThreadStats,
@@ -72,6 +71,8 @@ pub struct Control<'a> {
 
 /// A job's measurement and how it ran.
 pub struct Outcome {
+    /// Its `fio_command` is left empty: the plan that asked for the job
+    /// says how fio would run it (`fio::command`).
     pub measurement: DiskMeasurement,
     /// When its threads started, and when the last one ended.
     pub started: Instant,
@@ -90,8 +91,6 @@ pub fn run_job(dir: &TestDir, file: &TestFile, job: &JobSpec) -> anyhow::Result<
             file.size()
         ));
     }
-    dir.check_block_size(job.bs, job.direct)?;
-    job.check_split().map_err(usage)?;
     let places = split_file(Some(file), job);
     let mut m = run(
         job,
@@ -115,7 +114,6 @@ pub fn run_job(dir: &TestDir, file: &TestFile, job: &JobSpec) -> anyhow::Result<
 pub fn run_null_job(job: &JobSpec) -> anyhow::Result<DiskMeasurement> {
     let mut job = job.clone();
     job.engine = EngineChoice::Exact(EngineKind::Null);
-    job.check_split().map_err(usage)?;
     let places = split_file(None, &job);
     Ok(run(
         &job,
@@ -184,9 +182,7 @@ pub fn run(
         )
     };
     let driven = drive(&job, places, &engine, buffer_align, control, window, &stack)?;
-    Ok(assemble(
-        &job, places, &engine, notes, dir, started_at, driven,
-    ))
+    Ok(assemble(&job, places, &engine, notes, started_at, driven))
 }
 
 /// A job ready to run: the spec as it will run (psync lowers the depth),
@@ -197,25 +193,18 @@ struct Prepared {
     notes: Vec<String>,
 }
 
-/// Checks the job against its limits, the memory and its placements,
-/// chooses the engine, and drops the files' cached pages if asked to.
+/// Chooses the engine (the job's values were checked by its plan,
+/// `plan::preflight`), checks its placements, and drops the files' cached
+/// pages if asked to.
 fn prepare(job: &JobSpec, places: &[Placement], control: &Control) -> anyhow::Result<Prepared> {
-    job.validate().map_err(usage)?;
-    job.check_memory(crate::host::memory::available_bytes())
-        .map_err(usage)?;
     let selected = engine::select(job.engine).map_err(|why| anyhow::anyhow!(why))?;
     let mut job = job.clone();
     let mut notes = Vec::new();
     if let Some(note) = &selected.note {
         notes.push(note.clone());
     }
+    // (psync asked for by name at a depth is refused by the plan.)
     if selected.kind == EngineKind::Psync && job.iodepth > 1 {
-        if job.engine == EngineChoice::Exact(EngineKind::Psync) {
-            return Err(usage(format!(
-                "--engine psync is synchronous: --iodepth {} cannot be kept in flight (use --numjobs for parallelism)",
-                job.iodepth
-            )));
-        }
         notes.push(format!(
             "psync is synchronous: ran at iodepth 1 instead of {}",
             job.iodepth
@@ -523,7 +512,6 @@ fn assemble(
     places: &[Placement],
     selected: &engine::Selected,
     mut notes: Vec<String>,
-    dir: &std::path::Path,
     started_at: String,
     driven: Driven,
 ) -> Outcome {
@@ -605,7 +593,7 @@ fn assemble(
         pass: None,
         role: Default::default(),
         started_at: Some(started_at),
-        fio_command: crate::fio::fio_command(job, selected.kind.as_str(), dir),
+        fio_command: String::new(),
         spec,
         read,
         write,
@@ -644,7 +632,7 @@ fn worker_main(
     let mut buffers = AlignedBuf::new(
         worker::buffers_for(job)
             .checked_mul(worker::buffer_bytes(job))
-            .expect("JobSpec::check_memory keeps the buffers within the address space"),
+            .expect("plan::preflight::check_memory keeps the buffers within the address space"),
         buffer_align,
     );
     let fd = match file {

@@ -355,8 +355,6 @@ impl<'a> Lowering<'a> {
         let steady = self.steady()?;
         let (invalidate, fadvise) = self.cache(&rw)?;
         self.reporting_notes(&rw);
-        spec.validate()
-            .map_err(|e| JobFileError::at(&self.job.pos, format!("[{}]: {e}", self.job.section)))?;
         let start_delay = match self.get("startdelay").map(|s| (&s.value, s)) {
             Some((Value::TimeRange(lo, hi), s)) if lo != hi => {
                 self.refuse(s, "a random start delay per clone; give one delay")?;
@@ -385,7 +383,7 @@ impl<'a> Lowering<'a> {
             invalidate,
             fadvise,
             options: self.job.effective().iter().map(|s| s.canonical()).collect(),
-            fio_command: fio_command(self.job),
+            fio_command: crate::fio::command::for_jobfile_job(self.job),
             notes: std::mem::take(&mut self.notes),
         })
     }
@@ -1097,28 +1095,6 @@ fn absolute(base: &Path, path: &Path) -> PathBuf {
         }
     }
     out
-}
-
-/// `fio --name=NAME --opt=value ...`: this job alone, with the settings
-/// in force (the global ones first), as fio's command line takes them.
-/// Every `--name` starts a job there, so the job's fio name is given once
-/// and `name=` not repeated; `wait_for` is left out, as the job it names is
-/// not on this line (fio would refuse the line: "waitee job unknown").
-pub fn fio_command(job: &Job) -> String {
-    let mut args = vec![
-        "fio".to_string(),
-        format!("--name={}", crate::fio::shell_quote(job.fio_name())),
-    ];
-    for s in job.effective() {
-        if matches!(s.def.name, "name" | "wait_for") {
-            continue;
-        }
-        args.push(match &s.raw {
-            Some(v) => format!("--{}={}", s.def.name, crate::fio::shell_quote(v)),
-            None => format!("--{}", s.def.name),
-        });
-    }
-    args.join(" ")
 }
 
 #[cfg(test)]
