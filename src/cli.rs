@@ -57,3 +57,28 @@ pub enum Command {
     /// the Runs, compare them (`fleet run`, `fleet report`).
     Fleet(crate::commands::fleet::Args),
 }
+
+impl Command {
+    /// Runs the subcommand.
+    pub fn dispatch(self) -> anyhow::Result<()> {
+        use crate::commands::*;
+        match self {
+            Command::Run(a) => run::execute(a),
+            Command::Disk(a) => disk::execute(a),
+            Command::Sweep(a) => sweep::execute(a),
+            Command::Cpu(a) => cpu::execute(a),
+            Command::Memory(a) => memory::execute(a),
+            Command::Crypto(a) => crypto::execute(a),
+            Command::Compress(a) => compress::execute(a),
+            Command::Os(a) => os::execute(a),
+            Command::Unixbench(a) => unixbench::execute(a),
+            Command::Analyze(a) => analyze::execute(a),
+            Command::Explain(a) => explain::execute(a),
+            Command::Report(a) => report::execute(a),
+            Command::Compare(a) => compare::execute(a),
+            Command::Import(a) => import::execute(a),
+            Command::History(a) => history::execute(a),
+            Command::Fleet(a) => fleet::execute(a),
+        }
+    }
+}

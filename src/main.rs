@@ -16,7 +16,7 @@ fn main() {
     }
     let cli = candor::cli::Cli::try_parse().unwrap_or_else(|e| exit_on_bad_arguments(e));
     candor::cancel::install_handlers();
-    if let Err(error) = candor::commands::dispatch(cli.command) {
+    if let Err(error) = cli.command.dispatch() {
         eprintln!("candor: error: {}", one_line(&error));
         std::process::exit(exit_code(&error));
     }

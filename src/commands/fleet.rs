@@ -150,28 +150,32 @@ const FLEET_SETS: [(&str, &str); 7] = [
     ),
 ];
 
+/// `candor run`'s flags alone, parsed as `candor run` parses them.
+#[derive(clap::Parser)]
+#[command(name = "candor run", max_term_width = 100)]
+struct RunFlags {
+    #[command(flatten)]
+    args: super::run::Args,
+}
+
 /// Parses the flags after `--` as `candor run` will; returns them and the test directory.
 pub fn check_run_flags(flags: &[String]) -> anyhow::Result<(Vec<String>, String)> {
     use clap::Parser;
-    let argv = ["candor", "run"]
-        .into_iter()
-        .map(String::from)
-        .chain(flags.iter().cloned());
-    let cli = crate::cli::Cli::try_parse_from(argv).map_err(|e| {
-        let text = e.to_string();
-        let first = text
-            .lines()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("bad flags")
-            .trim_start_matches("error: ")
-            .to_string();
-        usage(format!(
-            "after --: {first} (the flags after -- are candor run's; see candor run --help)"
-        ))
-    })?;
-    let crate::cli::Command::Run(run_args) = cli.command else {
-        return Err(usage("after --: not candor run's flags"));
-    };
+    let argv = std::iter::once("candor run".to_string()).chain(flags.iter().cloned());
+    let run_args = RunFlags::try_parse_from(argv)
+        .map_err(|e| {
+            let text = e.to_string();
+            let first = text
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("bad flags")
+                .trim_start_matches("error: ")
+                .to_string();
+            usage(format!(
+                "after --: {first} (the flags after -- are candor run's; see candor run --help)"
+            ))
+        })?
+        .args;
     for f in flags {
         let name = f.split('=').next().unwrap_or("");
         let name = if name == "-o" { "--output" } else { name };
@@ -182,10 +186,9 @@ pub fn check_run_flags(flags: &[String]) -> anyhow::Result<(Vec<String>, String)
         }
     }
     crate::commands::run::parse_flags(&run_args).map_err(|e| usage(format!("after --: {e}")))?;
-    let dir = run_args
-        .dir
-        .map(|d| d.display().to_string())
-        .unwrap_or_else(|| "/var/tmp".to_string());
+    let dir = crate::session::test_dir_or_default(run_args.dir.as_deref())
+        .display()
+        .to_string();
     Ok((flags.to_vec(), dir))
 }
 
@@ -253,6 +256,7 @@ fn run(a: RunArgs) -> anyhow::Result<()> {
         command: std::env::args_os()
             .map(|s| s.to_string_lossy().into_owned())
             .collect(),
+        render: crate::report::fleet_compare_file,
     })?;
     let runs = fleet::directory::compared_runs(&dir, &summary)?;
     let printed = write_text(

@@ -219,7 +219,7 @@ fn start(args: &Args, history: Option<&HistoryFlags>) -> anyhow::Result<(Plan, S
         seed: crate::seed::fresh(),
     };
     let plan = Plan::build(preset, &flags, &env).map_err(usage)?;
-    crate::plan::battery::check(&plan, crate::host::memory::available_bytes())?;
+    crate::battery::plan::check(&plan, crate::host::memory::available_bytes())?;
     let output = match &args.output {
         Some(o) => o.clone(),
         None => PathBuf::from(default_output_name(
@@ -309,7 +309,7 @@ fn resume(
             ))
         })?;
     // The stored plan passes the same checks as a new one, before anything runs.
-    crate::plan::battery::check(&plan, crate::host::memory::available_bytes())?;
+    crate::battery::plan::check(&plan, crate::host::memory::available_bytes())?;
     run.notes.push(format!(
         "resumed at {} with {} of {} steps done",
         crate::units::now_rfc3339(),

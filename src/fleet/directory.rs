@@ -13,18 +13,23 @@
 use super::summary::{FleetSummary, HostStatus};
 use crate::error::usage;
 use crate::output::{write_atomic, Replace};
-use crate::report::{render_fleet, Format, Options};
 use crate::result::Run;
 use std::path::{Path, PathBuf};
 
-/// The comparison files and their formats.
-pub const COMPARE_FILES: [(&str, Format); 5] = [
-    ("compare.txt", Format::Text),
-    ("compare.md", Format::Md),
-    ("compare.csv", Format::Csv),
-    ("compare.json", Format::Json),
-    ("compare.html", Format::Html),
+/// The comparison files, one per report format (`report::fleet_compare_file`
+/// renders each by its name's extension).
+pub const COMPARE_FILES: [&str; 5] = [
+    "compare.txt",
+    "compare.md",
+    "compare.csv",
+    "compare.json",
+    "compare.html",
 ];
+
+/// Renders a comparison file (named as in `COMPARE_FILES`) of a fleet's
+/// Runs: the command hands `report::fleet_compare_file` in, so that the
+/// fleet lays out no report itself.
+pub type CompareRenderer = fn(&FleetSummary, &[Run], &str) -> String;
 
 /// `candor-fleet-<UTC time>` in the current directory.
 pub fn default_dir() -> PathBuf {
@@ -87,7 +92,7 @@ pub fn prepare(dir: &Path, force: bool) -> anyhow::Result<()> {
 pub fn check_files(dir: &Path, stems: &[String], force: bool) -> anyhow::Result<()> {
     let replace = Replace::from_force(force);
     let files = std::iter::once(dir.join("fleet.json"))
-        .chain(COMPARE_FILES.iter().map(|(name, _)| dir.join(name)))
+        .chain(COMPARE_FILES.iter().map(|name| dir.join(name)))
         .chain(
             stems
                 .iter()
@@ -115,9 +120,14 @@ pub fn file_stems(names: &[String]) -> Vec<String> {
     out
 }
 
-/// Writes fleet.json and the comparison in every format; returns the
-/// files written.
-pub fn write(dir: &Path, summary: &FleetSummary, force: bool) -> anyhow::Result<Vec<PathBuf>> {
+/// Writes fleet.json and the comparison in every format (`render`);
+/// returns the files written.
+pub fn write(
+    dir: &Path,
+    summary: &FleetSummary,
+    force: bool,
+    render: CompareRenderer,
+) -> anyhow::Result<Vec<PathBuf>> {
     let replace = Replace::from_force(force);
     let mut written = Vec::new();
     let mut json = serde_json::to_vec_pretty(summary)?;
@@ -126,8 +136,8 @@ pub fn write(dir: &Path, summary: &FleetSummary, force: bool) -> anyhow::Result<
     write_atomic(&path, &json, replace)?;
     written.push(path);
     let runs = compared_runs(dir, summary)?;
-    for (name, format) in COMPARE_FILES {
-        let text = render_fleet(summary, &runs, format, &Options::default());
+    for name in COMPARE_FILES {
+        let text = render(summary, &runs, name);
         let path = dir.join(name);
         write_atomic(&path, text.as_bytes(), replace)?;
         written.push(path);

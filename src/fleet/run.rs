@@ -30,6 +30,8 @@ pub struct Request {
     pub test_dir: String,
     /// The controller's command line.
     pub command: Vec<String>,
+    /// How the comparison files are rendered (`report::fleet_compare_file`).
+    pub render: directory::CompareRenderer,
 }
 
 /// Runs the fleet; returns the directory and the summary written there.
@@ -155,7 +157,7 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
         hosts,
         notes,
     };
-    directory::write(&out_dir, &summary, true)?;
+    directory::write(&out_dir, &summary, true, req.render)?;
     Ok((out_dir, summary))
 }
 

@@ -1,8 +1,8 @@
 //! Every way of measuring disks is planned here, before any file exists:
 //! a single job (`single`, `candor disk`), the sweep (`sweep`), a fio job
-//! file (`jobfile`, which wraps `fio::jobfile::lower`'s jobs) and the
-//! battery's disk tests (`battery`, the battery's own plan being
-//! `battery::plan`). Every pre-flight check (values, split, memory, engine,
+//! file (`jobfile`, which wraps `fio::jobfile::lower`'s jobs); the
+//! battery's plan (`battery::plan`: presets, passes, rounds, the control
+//! file) checks its disk tests with the same `preflight`. Every pre-flight check (values, split, memory, engine,
 //! O_DIRECT block size, directories, free space) runs once, in
 //! `preflight` or beside the plan that needs it; the engine (`disk/`) and
 //! the runner (`measure/`) trust what a plan hands them.
@@ -10,7 +10,6 @@
 //! A plan may look at the file system (a directory's type, alignment and
 //! free space); it creates and writes nothing.
 
-pub mod battery;
 pub mod jobfile;
 pub mod preflight;
 pub mod single;

@@ -20,6 +20,20 @@ pub fn fleet_comparison(summary: &FleetSummary, runs: &[Run]) -> Comparison {
     c
 }
 
+/// A fleet's comparison file, in the format its name's extension names
+/// (`compare.md`: Markdown; `.txt` or anything else: text), as `candor fleet
+/// run` writes it.
+pub fn fleet_compare_file(summary: &FleetSummary, runs: &[Run], name: &str) -> String {
+    let format = match name.rsplit('.').next() {
+        Some("md") => Format::Md,
+        Some("csv") => Format::Csv,
+        Some("json") => Format::Json,
+        Some("html") => Format::Html,
+        _ => Format::Text,
+    };
+    render_fleet(summary, runs, format, &Options::default())
+}
+
 /// Renders a fleet run in a format.
 pub fn render_fleet(
     summary: &FleetSummary,

@@ -5,7 +5,7 @@
 
 use super::svg::{esc, line_chart, LineChart, Scale, Series};
 use super::table::{Align, Table};
-use crate::history::drift::Verdict;
+use crate::history::assess::Verdict;
 use crate::history::figures::Metric;
 use crate::history::query::{FindingRow, HostRow, Point, RunRow, SeriesRow, Standing};
 use std::fmt::Write as _;

@@ -12,10 +12,12 @@
 //! to back. The pause goes before every disk test but the first, so one
 //! test's write-back does not land in the next.
 
+mod check;
 mod control;
 mod inputs;
 mod steps;
 
+pub use check::check;
 pub use control::{control_size, ControlDecision, ControlPlan, CONTROL_RULE, MIN_CONTROL};
 pub use inputs::{Environment, Overrides};
 pub use steps::{disk_key, measurement_key, Step};
