@@ -39,7 +39,7 @@ use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
-use worker::{Ended, Progress, WorkerPlan, WorkerResult};
+use worker::{Ended, Progress, ThreadWork, WorkerResult};
 
 /// Where one thread of a job does its I/O: a file (none for the null
 /// engine) and its region, first byte and length.
@@ -326,13 +326,10 @@ fn drive(
         for t in 0..threads {
             let spawned = {
                 let place = places[t];
-                let plan = WorkerPlan {
+                let plan = ThreadWork {
                     thread: t as u32,
                     job: job.clone(),
                     region: (place.start, place.len),
-                    first_offset: job.seq_start,
-                    byte_limit: job.byte_limit,
-                    op_limit: job.op_limit,
                     ramp_ns,
                     end_ns,
                     progress: progress[t].clone(),
@@ -405,7 +402,15 @@ fn drive(
                 stop.store(true, Ordering::SeqCst);
             }
         };
-        sleep_until(t0, ramp_ns, &all_done, &watch);
+        // Every thread done ends the wait; each step watches for an abort.
+        let done_or_watch = || {
+            if all_done() {
+                return true;
+            }
+            watch();
+            false
+        };
+        sleep_until(t0, ramp_ns, done_or_watch);
         let before = CpuSnapshot::now();
         let stack_before = blockstack::snapshot(&sys_root, stack);
         let mut monitor = control.steady.clone().map(steady::Monitor::new);
@@ -414,7 +419,7 @@ fn drive(
             let next = monitor
                 .as_ref()
                 .map_or(end_ns, |m| end_ns.min(ramp_ns.saturating_add(m.due_ns())));
-            sleep_until(t0, next, &all_done, &watch);
+            sleep_until(t0, next, done_or_watch);
             let now = t0.elapsed().as_nanos() as u64;
             if all_done() || now >= end_ns || stop.load(Ordering::SeqCst) {
                 break;
@@ -620,7 +625,7 @@ fn assemble(
 #[allow(clippy::too_many_arguments)]
 fn worker_main(
     file: Option<&TestFile>,
-    plan: &WorkerPlan,
+    plan: &ThreadWork,
     kind: EngineKind,
     buffer_align: usize,
     gate: &dyn Fn() -> Option<Instant>,
@@ -646,7 +651,7 @@ fn worker_main(
     let raw = fd.as_ref().map_or(-1, |f| f.as_raw_fd());
     fn go<E: Engine>(
         mut engine: E,
-        plan: &WorkerPlan,
+        plan: &ThreadWork,
         buffers: &mut AlignedBuf,
         gate: &dyn Fn() -> Option<Instant>,
         stop: &AtomicBool,
@@ -660,9 +665,9 @@ fn worker_main(
                     inner: engine,
                     left,
                 };
-                worker::drive(&mut faulty, plan, buffers, start, stop)
+                worker::drive_thread(&mut faulty, plan, buffers, start, stop)
             }
-            None => worker::drive(&mut engine, plan, buffers, start, stop),
+            None => worker::drive_thread(&mut engine, plan, buffers, start, stop),
         }
     }
     match kind {
@@ -703,15 +708,18 @@ fn wait_for(start: &OnceLock<Instant>) -> Instant {
     }
 }
 
-/// Sleeps until `deadline_ns` after `t0` (no end for `u64::MAX`), waking
-/// early when every worker has finished; `watch` runs every 20 ms.
-fn sleep_until(t0: Instant, deadline_ns: u64, all_done: &dyn Fn() -> bool, watch: &dyn Fn()) {
+/// Sleeps until `deadline_ns` after `t0` (no end for `u64::MAX`) in steps
+/// of at most 20 ms, returning early as soon as `early()` says so; `early`
+/// is asked before each step, after the deadline. The one sleep of the
+/// disk engine: a job's driver wakes when every thread has finished (and
+/// watches for another job's failure on each step), a worker waiting for a
+/// rated operation when it is told to stop or a signal came.
+pub(crate) fn sleep_until(t0: Instant, deadline_ns: u64, mut early: impl FnMut() -> bool) {
     loop {
         let now = t0.elapsed().as_nanos() as u64;
-        if now >= deadline_ns || all_done() {
+        if now >= deadline_ns || early() {
             return;
         }
-        watch();
         std::thread::sleep(Duration::from_nanos((deadline_ns - now).min(20_000_000)));
     }
 }
