@@ -4,7 +4,7 @@
 //! for the control series); dropping a `TestFile` removes it, so an error
 //! or an interruption anywhere leaves no file behind.
 
-use super::plan::Plan;
+use super::plan::BatteryPlan;
 use super::profiles::DiskTest;
 use super::runner::Backend;
 use crate::compute::{self, ComputeOptions, Threads};
@@ -55,7 +55,7 @@ impl Engines {
 
 /// The job of a battery test on a file of `size` bytes (checked before the
 /// battery starts, by `plan::battery::check`).
-pub fn job_for(test: &DiskTest, plan: &Plan, size: u64, seed: u64) -> JobSpec {
+pub fn job_for(test: &DiskTest, plan: &BatteryPlan, size: u64, seed: u64) -> JobSpec {
     let mut job = JobSpec::new(test.rw.clone(), test.bs, test.iodepth);
     job.numjobs = test.numjobs;
     if let Some(mix) = test.rwmixread {
@@ -70,7 +70,7 @@ pub fn job_for(test: &DiskTest, plan: &Plan, size: u64, seed: u64) -> JobSpec {
 }
 
 impl Backend for Engines {
-    fn prepare(&mut self, plan: &Plan, role: FileRole) -> anyhow::Result<()> {
+    fn prepare(&mut self, plan: &BatteryPlan, role: FileRole) -> anyhow::Result<()> {
         let (purpose, size, seed) = match role {
             FileRole::Main => ("main", plan.size, plan.seed),
             FileRole::Control => (
@@ -89,7 +89,7 @@ impl Backend for Engines {
 
     fn disk(
         &mut self,
-        plan: &Plan,
+        plan: &BatteryPlan,
         test: &DiskTest,
         role: FileRole,
         seed: u64,
@@ -127,7 +127,7 @@ impl Backend for Engines {
 
     fn compute(
         &mut self,
-        plan: &Plan,
+        plan: &BatteryPlan,
         group: compute::Group,
     ) -> anyhow::Result<Vec<ComputeMeasurement>> {
         group.run(&ComputeOptions {

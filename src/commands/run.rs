@@ -7,7 +7,7 @@
 
 use crate::battery::plan::{Environment, Overrides};
 use crate::battery::runner::{self, Outcome};
-use crate::battery::{groups, ControlRequest, Plan, Preset};
+use crate::battery::{groups, BatteryPlan, ControlRequest, Preset};
 use crate::disk::TestDir;
 use crate::error::usage;
 use crate::report::Format;
@@ -206,7 +206,10 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
 }
 
 /// A new battery: flags, host facts, plan, a new Run file.
-fn start(args: &Args, history: Option<&HistoryFlags>) -> anyhow::Result<(Plan, Session, TestDir)> {
+fn start(
+    args: &Args,
+    history: Option<&HistoryFlags>,
+) -> anyhow::Result<(BatteryPlan, Session, TestDir)> {
     let (preset, flags) = parse_flags(args)?;
     let test_dir = TestDir::open(&session::test_dir_or_default(args.dir.as_deref()))?;
     let host = crate::host::collect(Some(test_dir.path()));
@@ -218,7 +221,7 @@ fn start(args: &Args, history: Option<&HistoryFlags>) -> anyhow::Result<(Plan, S
         unavailable: Vec::new(),
         seed: crate::seed::fresh(),
     };
-    let plan = Plan::build(preset, &flags, &env).map_err(usage)?;
+    let plan = BatteryPlan::build(preset, &flags, &env).map_err(usage)?;
     crate::battery::plan::check(&plan, crate::host::memory::available_bytes())?;
     let output = match &args.output {
         Some(o) => o.clone(),
@@ -262,7 +265,7 @@ fn resume(
     args: &Args,
     file: &Path,
     history: Option<&HistoryFlags>,
-) -> anyhow::Result<(Plan, Session, TestDir)> {
+) -> anyhow::Result<(BatteryPlan, Session, TestDir)> {
     let given: Vec<&str> = [
         ("--preset", args.preset.is_some()),
         ("--dir", args.dir.is_some()),
@@ -298,7 +301,7 @@ fn resume(
             file.display()
         )));
     }
-    let plan: Plan = run
+    let plan: BatteryPlan = run
         .plan
         .clone()
         .and_then(|p| serde_json::from_value(p).ok())

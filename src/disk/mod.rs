@@ -15,9 +15,9 @@ pub mod dir;
 pub mod engine;
 pub mod file;
 pub mod job;
+pub mod latency;
 pub mod pattern;
 pub mod rate;
-pub mod recorder;
 pub mod schedule;
 pub mod steady;
 pub mod worker;
@@ -33,7 +33,7 @@ use crate::result::{
 use buffer::AlignedBuf;
 use cpu_usage::CpuSnapshot;
 use engine::{aio::AioEngine, null::NullEngine, psync::PsyncEngine, uring::UringEngine, Engine};
-use recorder::DirectionRecorder;
+use latency::DirectionRecorder;
 use std::cell::Cell;
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -70,7 +70,7 @@ pub struct Control<'a> {
 }
 
 /// A job's measurement and how it ran.
-pub struct Outcome {
+pub struct JobOutcome {
     /// Its `fio_command` is left empty: the plan that asked for the job
     /// says how fio would run it (`fio::command`).
     pub measurement: DiskMeasurement,
@@ -159,7 +159,7 @@ pub fn run(
     buffer_align: usize,
     dir: &std::path::Path,
     control: &Control,
-) -> anyhow::Result<Outcome> {
+) -> anyhow::Result<JobOutcome> {
     let Prepared { job, engine, notes } = prepare(job, places, control)?;
     let started_at = crate::units::now_rfc3339();
     let window = Window::of(&job);
@@ -519,7 +519,7 @@ fn assemble(
     mut notes: Vec<String>,
     started_at: String,
     driven: Driven,
-) -> Outcome {
+) -> JobOutcome {
     let Driven {
         results,
         measured_ns,
@@ -611,7 +611,7 @@ fn assemble(
         block_stack: driven_stack,
         beside_other_jobs: driven_shared,
     };
-    Outcome {
+    JobOutcome {
         measurement,
         started,
         ended,

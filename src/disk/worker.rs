@@ -21,9 +21,9 @@
 use super::buffer::{AlignedBuf, Payload};
 use super::engine::{Completion, Engine, Op, OpKind};
 use super::job::JobSpec;
+use super::latency::DirectionRecorder;
 use super::pattern::{Next, Pattern};
 use super::rate::Limiter;
-use super::recorder::DirectionRecorder;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;

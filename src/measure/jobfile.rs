@@ -13,7 +13,7 @@ use std::path::Path;
 
 /// Creates the files, runs the jobs and records each one as it ends.
 pub fn measure(
-    plan: &lower::Plan,
+    plan: &lower::JobFilePlan,
     dirs: &[TestDir],
     recorder: &mut Recorder,
 ) -> anyhow::Result<()> {

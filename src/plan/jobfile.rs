@@ -26,7 +26,7 @@ pub struct JobFileRequest<'a> {
 }
 
 /// Reads the job file and plans it; every problem is a usage error.
-pub fn read(request: &JobFileRequest) -> anyhow::Result<(JobFile, lower::Plan)> {
+pub fn read(request: &JobFileRequest) -> anyhow::Result<(JobFile, lower::JobFilePlan)> {
     let file = jobfile::read(
         &FileSystem,
         request.path,
@@ -50,7 +50,7 @@ pub fn read(request: &JobFileRequest) -> anyhow::Result<(JobFile, lower::Plan)> 
 
 /// The job file's jobs lowered, each one's values checked (the same
 /// checks as `candor disk`'s, named by section).
-pub fn plan(file: &JobFile, ctx: &lower::Context) -> Result<lower::Plan, JobFileError> {
+pub fn plan(file: &JobFile, ctx: &lower::Context) -> Result<lower::JobFilePlan, JobFileError> {
     let plan = lower::lower(file, ctx)?;
     for job in &plan.jobs {
         super::preflight::check_values(&job.spec)
@@ -62,7 +62,7 @@ pub fn plan(file: &JobFile, ctx: &lower::Context) -> Result<lower::Plan, JobFile
 /// The checks that need the machine: memory for every job's buffers (they
 /// may all run at once), every directory, and every file's room. Returns
 /// the directories, opened, in the order of the plan's files.
-pub fn check(file: &JobFile, plan: &lower::Plan) -> anyhow::Result<Vec<TestDir>> {
+pub fn check(file: &JobFile, plan: &lower::JobFilePlan) -> anyhow::Result<Vec<TestDir>> {
     check_memory(file, plan, crate::host::memory::available_bytes())?;
     open_dirs(file, plan)
 }
@@ -70,7 +70,11 @@ pub fn check(file: &JobFile, plan: &lower::Plan) -> anyhow::Result<Vec<TestDir>>
 /// The jobs' buffers, all at once, must fit in half the available memory
 /// (the rule of `candor disk`), and each job's in the address space: the
 /// allocation would abort otherwise.
-fn check_memory(file: &JobFile, plan: &lower::Plan, available: Option<u64>) -> anyhow::Result<()> {
+fn check_memory(
+    file: &JobFile,
+    plan: &lower::JobFilePlan,
+    available: Option<u64>,
+) -> anyhow::Result<()> {
     let need: u64 = plan
         .jobs
         .iter()
@@ -93,7 +97,7 @@ fn check_memory(file: &JobFile, plan: &lower::Plan, available: Option<u64>) -> a
 /// The test directory of each file fio would use, checked: a filesystem
 /// candor measures on, O_DIRECT alignment for the jobs that ask for it, and
 /// room for all of candor's files with the usual margin left free.
-fn open_dirs(file: &JobFile, plan: &lower::Plan) -> anyhow::Result<Vec<TestDir>> {
+fn open_dirs(file: &JobFile, plan: &lower::JobFilePlan) -> anyhow::Result<Vec<TestDir>> {
     let mut dirs: Vec<TestDir> = Vec::new();
     for f in &plan.files {
         if dirs.iter().any(|d| d.path() == f.dir) {
@@ -172,7 +176,7 @@ pub fn dir_index(dirs: &[TestDir], path: &Path) -> usize {
 }
 
 /// What the Run keeps of the job file.
-pub fn record(file: &JobFile, plan: &lower::Plan, sections: &[String]) -> JobFileRecord {
+pub fn record(file: &JobFile, plan: &lower::JobFilePlan, sections: &[String]) -> JobFileRecord {
     JobFileRecord {
         path: file.path.clone(),
         sha256: file.files[0].sha256.clone(),
@@ -196,7 +200,7 @@ pub fn inputs(file: &JobFile) -> Vec<PathBuf> {
 }
 
 /// True when some job that uses file `f` does I/O (the null engine needs no file).
-pub fn needed(plan: &lower::Plan, f: &lower::FileUse) -> bool {
+pub fn needed(plan: &lower::JobFilePlan, f: &lower::FileUse) -> bool {
     f.jobs
         .iter()
         .any(|&j| plan.jobs[j].spec.engine != EngineChoice::Exact(EngineKind::Null))

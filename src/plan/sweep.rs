@@ -64,7 +64,7 @@ impl SweepPlan {
                 request.size_text
             )));
         }
-        let jobs = plan(request.runtime, request.ramp, request.size, request.seed);
+        let jobs = points(request.runtime, request.ramp, request.size, request.seed);
         for j in &jobs {
             let mut widest = j.clone();
             widest.numjobs = widest.numjobs.max(cpus.min(4));
@@ -83,7 +83,7 @@ impl SweepPlan {
 
 /// The sweep's jobs in the order they run: random read, random write (each
 /// block size at its depths), then sequential 1 MiB reads.
-pub fn plan(runtime: Duration, ramp: Duration, size: u64, seed: u64) -> Vec<JobSpec> {
+pub fn points(runtime: Duration, ramp: Duration, size: u64, seed: u64) -> Vec<JobSpec> {
     let mut jobs = Vec::new();
     let mut push = |rw: Rw, bs: u64, qd: u32| {
         let mut j = JobSpec::new(rw, bs, qd);
@@ -151,7 +151,7 @@ mod tests {
 
     #[test]
     fn plan_covers_the_matrix_and_seq_reads() {
-        let jobs = plan(Duration::from_secs(1), Duration::ZERO, 256 << 20, 7);
+        let jobs = points(Duration::from_secs(1), Duration::ZERO, 256 << 20, 7);
         assert_eq!(jobs.len(), 2 * 20 + 2);
         for rw in [Rw::Randread, Rw::Randwrite] {
             for (bs, depths) in SWEEP_MATRIX {

@@ -4,7 +4,7 @@
 //! what is done.
 
 use super::super::groups::BatteryGroup;
-use super::Plan;
+use super::BatteryPlan;
 use crate::result::FileRole;
 use std::time::Duration;
 
@@ -32,7 +32,7 @@ impl Step {
     }
 }
 
-impl Plan {
+impl BatteryPlan {
     /// Every step, in execution order: passes as rounds.
     pub fn steps(&self) -> Vec<Step> {
         let mut steps = Vec::new();
@@ -157,7 +157,7 @@ pub fn disk_key(profile: &str, rw: &str, role: FileRole, pass: u32) -> String {
     format!("disk/{role}/{profile}/{rw}/{pass}")
 }
 
-/// The key of a finished measurement (see `Plan::step_key`); None outside a battery.
+/// The key of a finished measurement (see `BatteryPlan::step_key`); None outside a battery.
 pub fn measurement_key(m: &crate::result::Measurement) -> Option<String> {
     use crate::result::Measurement;
     match m {
@@ -173,7 +173,7 @@ pub fn measurement_key(m: &crate::result::Measurement) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Environment, Overrides, Plan};
+    use super::super::{BatteryPlan, Environment, Overrides};
     use super::*;
     use crate::battery::presets::Preset;
 
@@ -188,7 +188,7 @@ mod tests {
             unavailable: Vec::new(),
             seed: 42,
         };
-        let plan = Plan::build(Preset::Standard, &Overrides::default(), &env).unwrap();
+        let plan = BatteryPlan::build(Preset::Standard, &Overrides::default(), &env).unwrap();
         let steps = plan.steps();
         let mut paused = 0;
         for (i, step) in steps.iter().enumerate() {

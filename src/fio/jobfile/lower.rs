@@ -55,7 +55,7 @@ pub struct Lowered {
     /// fio's reporting group.
     pub group: u32,
     pub spec: JobSpec,
-    /// Each clone's file (an index into `Plan::files`) and region (first byte, length).
+    /// Each clone's file (an index into `JobFilePlan::files`) and region (first byte, length).
     pub threads: Vec<(usize, u64, u64)>,
     /// fio's name for it: `name=`, else the section.
     pub fio_name: String,
@@ -77,7 +77,7 @@ pub struct Lowered {
 
 /// A job file, lowered.
 #[derive(Debug, Clone)]
-pub struct Plan {
+pub struct JobFilePlan {
     pub jobs: Vec<Lowered>,
     pub files: Vec<FileUse>,
     /// Refused options that ran without their effect (`ignore_unsupported`):
@@ -94,8 +94,8 @@ const MAX_IODEPTH: u64 = 4096;
 const MAX_BS: u64 = 256 << 20;
 
 /// Lowers every job of `file`.
-pub fn lower(file: &JobFile, ctx: &Context) -> Result<Plan, JobFileError> {
-    let mut plan = Plan {
+pub fn lower(file: &JobFile, ctx: &Context) -> Result<JobFilePlan, JobFileError> {
+    let mut plan = JobFilePlan {
         jobs: Vec::new(),
         files: Vec::new(),
         ignored: Vec::new(),
@@ -158,7 +158,7 @@ pub fn lower(file: &JobFile, ctx: &Context) -> Result<Plan, JobFileError> {
 /// `overwrite=1`; a file only written to, without it, is allocated and
 /// written for the first time by the job. candor always fills its files
 /// first, so its writes overwrite data: say so where fio's would not.
-fn overwrite_notes(plan: &mut Plan, file: &JobFile) {
+fn overwrite_notes(plan: &mut JobFilePlan, file: &JobFile) {
     let read: Vec<bool> = plan
         .files
         .iter()
@@ -232,7 +232,7 @@ fn order(
 /// fio judges steady state over a whole reporting group when
 /// `group_reporting` is set, and per clone otherwise; candor judges one
 /// job's threads together, so it runs steady state only where the two agree.
-fn check_steady_groups(plan: &Plan, file: &JobFile) -> Result<(), JobFileError> {
+fn check_steady_groups(plan: &JobFilePlan, file: &JobFile) -> Result<(), JobFileError> {
     let mut in_group: HashMap<u32, usize> = HashMap::new();
     for j in &plan.jobs {
         *in_group.entry(j.group).or_default() += 1;
@@ -1102,11 +1102,11 @@ mod tests {
     use super::super::{read, Env, InMemory};
     use super::*;
 
-    fn plan(text: &str) -> Result<Plan, JobFileError> {
+    fn plan(text: &str) -> Result<JobFilePlan, JobFileError> {
         plan_with(text, false)
     }
 
-    fn plan_with(text: &str, ignore: bool) -> Result<Plan, JobFileError> {
+    fn plan_with(text: &str, ignore: bool) -> Result<JobFilePlan, JobFileError> {
         let r = InMemory([(PathBuf::from("/j.fio"), text.to_string())].into());
         let file = read(
             &r,
@@ -1185,12 +1185,12 @@ mod tests {
         assert!(e.starts_with("/j.fio:3: wait_for=z: no job named z"), "{e}");
     }
 
-    fn afters(p: &Plan) -> Vec<Vec<usize>> {
+    fn afters(p: &JobFilePlan) -> Vec<Vec<usize>> {
         p.jobs.iter().map(|j| j.after.iter().collect()).collect()
     }
 
     /// The fio names of the jobs job `i` waits for.
-    fn waited_for(p: &Plan, i: usize) -> Vec<&str> {
+    fn waited_for(p: &JobFilePlan, i: usize) -> Vec<&str> {
         p.jobs[i]
             .after
             .iter()
