@@ -9,7 +9,7 @@ use crate::history::export::each_figure;
 use crate::history::figures::Metric;
 use crate::history::query::{self, Filter, HostRow};
 use crate::history::schema::Open;
-use crate::history::{self, History, Incoming, ADD_BATCH};
+use crate::history::{self, History};
 use crate::output::{prepare, Replace};
 use crate::report::history::{self as layout, HostView, TrendView};
 use crate::report::HostSection;
@@ -213,133 +213,13 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     }
 }
 
-/// Reads and checks one Run file: a usage error naming the file otherwise.
-fn read(path: &Path, host: Option<&str>) -> anyhow::Result<(String, crate::result::Run)> {
-    let text = crate::input::read_text(path).map_err(|e| usage(e.to_string()))?;
-    let run = crate::result::parse_run(&text, path)?;
-    if let Some(why) = history::add::refusal(&run, host) {
-        return Err(usage(format!("{}: {why}", path.display())));
-    }
-    Ok((text, run))
-}
-
-/// "1 Run was added", "0 Runs were added": how far an add got, in words.
-fn runs_added(n: usize) -> String {
-    match n {
-        1 => "1 Run was added".to_string(),
-        n => format!("{n} Runs were added"),
-    }
-}
-
 fn add(db: &Path, a: AddArgs) -> anyhow::Result<()> {
     let host = a.host.as_deref().map(str::trim).filter(|h| !h.is_empty());
     if a.host.is_some() && host.is_none() {
         return Err(usage("--host: give a name"));
     }
-    // Every file is checked before anything is stored: a bad one adds nothing.
-    // An add that fits in one batch keeps what it read; a larger one reads
-    // each file again when its batch comes, instead of holding them all.
-    let one_batch = a.files.len() <= ADD_BATCH;
-    let mut kept = Vec::new();
-    for f in &a.files {
-        crate::cancel::check()?;
-        let loaded = read(f, host)?;
-        if one_batch {
-            kept.push(loaded);
-        }
-    }
-    let mut store = History::open(db, Open::Create)?;
-    let (mut new, mut old) = (0usize, 0usize);
-    let mut hosts: std::collections::HashSet<String> = std::collections::HashSet::new();
-    let mut lines: Vec<String> = Vec::new();
-    for chunk in a.files.chunks(ADD_BATCH) {
-        // Each batch is one transaction: a signal stops between two, and
-        // says how far the add got.
-        if let Err(stop) = crate::cancel::check() {
-            return Err(anyhow::Error::from(stop).context(format!(
-                "{} before the signal; run the command again to add the rest",
-                runs_added(new)
-            )));
-        }
-        let loaded: Vec<(String, crate::result::Run)> = if one_batch {
-            std::mem::take(&mut kept)
-        } else {
-            chunk
-                .iter()
-                .map(|f| {
-                    read(f, host).map_err(|e| {
-                        anyhow::anyhow!("{e:#} (changed while being added; {} before it, run the command again to add the rest)", runs_added(new))
-                    })
-                })
-                .collect::<anyhow::Result<_>>()?
-        };
-        let read_back: Vec<(String, crate::result::Run, String)> = loaded
-            .into_iter()
-            .zip(chunk)
-            .map(|((text, run), f)| {
-                let from = std::path::absolute(f).unwrap_or_else(|_| f.clone());
-                (text, run, from.display().to_string())
-            })
-            .collect();
-        let batch: Vec<Incoming> = read_back
-            .iter()
-            .map(|(text, run, from)| Incoming {
-                run,
-                text,
-                from: Some(from),
-                host,
-            })
-            .collect();
-        let added = store.add_batch(&batch).map_err(|e| {
-            if new > 0 {
-                e.context(format!(
-                    "{} before this; run the command again to add the rest",
-                    runs_added(new)
-                ))
-            } else {
-                e
-            }
-        })?;
-        for (result, (_, run, _)) in added.iter().zip(&read_back) {
-            hosts.insert(result.host.clone());
-            if !result.new {
-                old += 1;
-                continue;
-            }
-            new += 1;
-            if a.quiet {
-                continue;
-            }
-            let findings = history::drift::for_run(&store, run, host)?;
-            for (important, line) in crate::session::history::drift_lines(&findings) {
-                if important {
-                    lines.push(format!(
-                        "{} ({}, Run {}): {line}",
-                        result.host,
-                        run.started_at.as_deref().unwrap_or("?"),
-                        &result.hash[..12]
-                    ));
-                }
-            }
-        }
-    }
-    let mut out = format!(
-        "added {new} Run{} to {}{} ({} host{})\n",
-        if new == 1 { "" } else { "s" },
-        db.display(),
-        if old > 0 {
-            format!(", {old} already stored")
-        } else {
-            String::new()
-        },
-        hosts.len(),
-        if hosts.len() == 1 { "" } else { "s" }
-    );
-    for l in lines {
-        out.push_str(&l);
-        out.push('\n');
-    }
-    crate::output::write_text(None, &out, false)
+    let added = history::batch::add_files(db, &a.files, host, !a.quiet)?;
+    crate::output::write_text(None, &layout::added_text(db, &added), false)
 }
 
 /// A day (`2026-01-31`, midnight UTC; with `end`, the next midnight) or an RFC 3339 time.

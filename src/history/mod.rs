@@ -15,6 +15,7 @@
 
 pub mod add;
 pub mod assess;
+pub mod batch;
 pub mod drift;
 pub mod error;
 pub mod export;
