@@ -13,7 +13,7 @@ use crate::history::{self, History};
 use crate::output::{prepare, Replace};
 use crate::report::history::{self as layout, HostView, TrendView};
 use crate::report::HostSection;
-use crate::report::{ExportFormat, FigureWriter};
+use crate::report::{ExportFormat, FigureWriter, Format};
 use std::path::{Path, PathBuf};
 
 /// Flags of `candor history`.
@@ -78,12 +78,6 @@ pub struct FilterArgs {
     pub until: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum TextOrJson {
-    Text,
-    Json,
-}
-
 #[derive(Debug, clap::Args)]
 pub struct ListArgs {
     #[command(flatten)]
@@ -92,8 +86,8 @@ pub struct ListArgs {
     #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
     /// Output: text (tables) or json (raw values).
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: TextOrJson,
+    #[arg(long, value_parser = Format::only(&[Format::Text, Format::Json]), default_value = "text")]
+    pub format: Format,
 }
 
 #[derive(Debug, clap::Args)]
@@ -101,8 +95,8 @@ pub struct ShowArgs {
     /// The host: its name in the history (label, else hostname), its hostname, or a unique part.
     pub host: String,
     /// Output: text (a table) or json (raw values).
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: TextOrJson,
+    #[arg(long, value_parser = Format::only(&[Format::Text, Format::Json]), default_value = "text")]
+    pub format: Format,
 }
 
 /// Formats of a trend (an SVG chart is its own format here).
@@ -160,16 +154,11 @@ pub struct ExportArgs {
     pub force: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum PageFormat {
-    Html,
-}
-
 #[derive(Debug, clap::Args)]
 pub struct ReportArgs {
     /// html: one self-contained page (inline CSS and SVG, no scripts).
-    #[arg(long, value_enum, default_value = "html")]
-    pub format: PageFormat,
+    #[arg(long, value_parser = Format::only(&[Format::Html]), default_value = "html")]
+    pub format: Format,
     /// Only this host.
     #[arg(long, value_name = "HOST")]
     pub host: Option<String>,
@@ -266,8 +255,8 @@ fn list(db: &Path, a: ListArgs) -> anyhow::Result<()> {
     let hosts = query::hosts(store.conn(), &filter).map_err(e)?;
     let runs = query::runs(store.conn(), &filter, a.limit).map_err(e)?;
     let text = match a.format {
-        TextOrJson::Text => layout::list_text(db, &hosts, &runs),
-        TextOrJson::Json => layout::list_json(db, &hosts, &runs),
+        Format::Json => layout::list_json(db, &hosts, &runs),
+        _ => layout::list_text(db, &hosts, &runs),
     };
     crate::output::write_text(None, &text, false)
 }
@@ -312,8 +301,8 @@ fn show(db: &Path, a: ShowArgs) -> anyhow::Result<()> {
     let host = query::find_host(store.conn(), &a.host)?;
     let data = host_data(&store, host)?;
     let text = match a.format {
-        TextOrJson::Text => layout::show_text(&data.view()),
-        TextOrJson::Json => layout::show_json(&data.view()),
+        Format::Json => layout::show_json(&data.view()),
+        _ => layout::show_text(&data.view()),
     };
     crate::output::write_text(None, &text, false)
 }
@@ -405,7 +394,8 @@ fn export_cmd(db: &Path, a: ExportArgs) -> anyhow::Result<()> {
 }
 
 fn report(db: &Path, a: ReportArgs) -> anyhow::Result<()> {
-    let PageFormat::Html = a.format;
+    // The one format of a history page: html (`Format::only`).
+    debug_assert_eq!(a.format, Format::Html);
     if let Some(out) = &a.output {
         let inputs = crate::session::history::database_files(db);
         let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();

@@ -64,6 +64,27 @@ pub enum Format {
     Html,
 }
 
+impl Format {
+    /// A `--format` parser that takes only `allowed`: `--help` lists
+    /// exactly those (with their help and aliases), and clap refuses any
+    /// other value with that list. Every command that prints a subset of
+    /// the formats (`analyze`, `history list`, `history show`, `history
+    /// report`, `unixbench`) says so through it, instead of a vocabulary of
+    /// its own. (A history trend's svg and an export's ndjson are not a
+    /// Run's formats: `TrendFormat` and `ExportFormat` name them.)
+    pub fn only(
+        allowed: &'static [Format],
+    ) -> impl clap::builder::TypedValueParser<Value = Format> {
+        use clap::builder::TypedValueParser;
+        use clap::ValueEnum;
+        let values = allowed
+            .iter()
+            .map(|f| f.to_possible_value().expect("every format has a name"));
+        clap::builder::PossibleValuesParser::new(values)
+            .map(|name| Format::from_str(&name, false).expect("one of the listed names"))
+    }
+}
+
 /// How byte rates are shown. Both are always available; the unit is always written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum RateUnit {
