@@ -6,7 +6,7 @@
 use crate::error::usage;
 use crate::fleet::{self, Timeouts};
 use crate::output::{check, write_text, Replace};
-use crate::report::{render_fleet, Format, Options, RateUnit};
+use crate::report::{render_fleet, Format, Options};
 use crate::units::parse_duration;
 use clap::Subcommand;
 use std::path::{Path, PathBuf};
@@ -109,15 +109,10 @@ pub struct ReportArgs {
     /// Output format (text and md add the fleet table to the comparison).
     #[arg(long, short, value_enum, default_value = "text")]
     pub format: Format,
-    /// Write to this file instead of standard output.
-    #[arg(long, short, value_name = "FILE")]
-    pub output: Option<PathBuf>,
-    /// Replace FILE if it exists.
-    #[arg(long)]
-    pub force: bool,
-    /// Unit of byte rates: MB (10^6 bytes/s) or MiB (2^20 bytes/s).
-    #[arg(long, value_enum, default_value = "MB")]
-    pub unit: RateUnit,
+    #[command(flatten)]
+    pub to: super::flags::PrintTo,
+    #[command(flatten)]
+    pub unit: super::flags::UnitFlag,
 }
 
 pub fn execute(args: Args) -> anyhow::Result<()> {
@@ -300,14 +295,14 @@ fn fleet_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 fn report(a: ReportArgs) -> anyhow::Result<()> {
-    if let Some(out) = &a.output {
+    if let Some(out) = &a.to.output {
         let inputs = fleet_files(&a.dir);
         let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
-        check(out, "--output", Replace::from_force(a.force), &inputs)?;
+        check(out, "--output", Replace::from_force(a.to.force), &inputs)?;
     }
     let (summary, runs) = fleet::directory::load(&a.dir)?;
-    let text = render_fleet(&summary, &runs, a.format, &Options { unit: a.unit });
-    write_text(a.output.as_deref(), &text, a.force)
+    let text = render_fleet(&summary, &runs, a.format, &Options { unit: a.unit.unit });
+    write_text(a.to.output.as_deref(), &text, a.to.force)
 }
 
 #[cfg(test)]

@@ -131,12 +131,8 @@ pub struct TrendArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: TrendFormat,
-    /// Write to this file instead of standard output.
-    #[arg(long, short, value_name = "FILE")]
-    pub output: Option<PathBuf>,
-    /// Replace FILE if it exists.
-    #[arg(long)]
-    pub force: bool,
+    #[command(flatten)]
+    pub to: super::flags::PrintTo,
 }
 
 #[derive(Debug, clap::Args)]
@@ -146,12 +142,8 @@ pub struct ExportArgs {
     pub format: ExportFormat,
     #[command(flatten)]
     pub filter: FilterArgs,
-    /// Write to this file instead of standard output.
-    #[arg(long, short, value_name = "FILE")]
-    pub output: Option<PathBuf>,
-    /// Replace FILE if it exists.
-    #[arg(long)]
-    pub force: bool,
+    #[command(flatten)]
+    pub to: super::flags::PrintTo,
 }
 
 #[derive(Debug, clap::Args)]
@@ -162,24 +154,16 @@ pub struct ReportArgs {
     /// Only this host.
     #[arg(long, value_name = "HOST")]
     pub host: Option<String>,
-    /// Write to this file instead of standard output.
-    #[arg(long, short, value_name = "FILE")]
-    pub output: Option<PathBuf>,
-    /// Replace FILE if it exists.
-    #[arg(long)]
-    pub force: bool,
+    #[command(flatten)]
+    pub to: super::flags::PrintTo,
 }
 
 #[derive(Debug, clap::Args)]
 pub struct GetArgs {
     /// The Run's hash, or its first 6 or more hex digits (history list shows 12).
     pub run: String,
-    /// Write to this file instead of standard output.
-    #[arg(long, short, value_name = "FILE")]
-    pub output: Option<PathBuf>,
-    /// Replace FILE if it exists.
-    #[arg(long)]
-    pub force: bool,
+    #[command(flatten)]
+    pub to: super::flags::PrintTo,
 }
 
 /// The database: `--db`, else the default path.
@@ -320,10 +304,10 @@ fn trend(db: &Path, a: TrendArgs) -> anyhow::Result<()> {
             })
         })
         .transpose()?;
-    if let Some(out) = &a.output {
+    if let Some(out) = &a.to.output {
         let inputs = crate::session::history::database_files(db);
         let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
-        prepare(out, "--output", Replace::from_force(a.force), &inputs)?;
+        prepare(out, "--output", Replace::from_force(a.to.force), &inputs)?;
     }
     let store = History::open(db, Open::Existing)?;
     let host = query::find_host(store.conn(), &a.host)?;
@@ -346,15 +330,15 @@ fn trend(db: &Path, a: TrendArgs) -> anyhow::Result<()> {
         }
         TrendFormat::Html => layout::trend_html(&view),
     };
-    crate::output::write_text(a.output.as_deref(), &text, a.force)
+    crate::output::write_text(a.to.output.as_deref(), &text, a.to.force)
 }
 
 fn export_cmd(db: &Path, a: ExportArgs) -> anyhow::Result<()> {
     let filter = a.filter.filter()?;
-    if let Some(out) = &a.output {
+    if let Some(out) = &a.to.output {
         let inputs = crate::session::history::database_files(db);
         let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
-        prepare(out, "--output", Replace::from_force(a.force), &inputs)?;
+        prepare(out, "--output", Replace::from_force(a.to.force), &inputs)?;
     }
     let store = History::open(db, Open::Existing)?;
     let mut failure: Option<anyhow::Error> = None;
@@ -375,9 +359,11 @@ fn export_cmd(db: &Path, a: ExportArgs) -> anyhow::Result<()> {
                 }
             })
     };
-    let written = match &a.output {
-        Some(path) => crate::output::write_streamed(path, Replace::from_force(a.force), &mut run)
-            .map_err(|e| anyhow::anyhow!("--output: cannot write: {e}")),
+    let written = match &a.to.output {
+        Some(path) => {
+            crate::output::write_streamed(path, Replace::from_force(a.to.force), &mut run)
+                .map_err(|e| anyhow::anyhow!("--output: cannot write: {e}"))
+        }
         None => {
             let stdout = std::io::stdout();
             let mut w = std::io::BufWriter::new(stdout.lock());
@@ -396,10 +382,10 @@ fn export_cmd(db: &Path, a: ExportArgs) -> anyhow::Result<()> {
 fn report(db: &Path, a: ReportArgs) -> anyhow::Result<()> {
     // The one format of a history page: html (`Format::only`).
     debug_assert_eq!(a.format, Format::Html);
-    if let Some(out) = &a.output {
+    if let Some(out) = &a.to.output {
         let inputs = crate::session::history::database_files(db);
         let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
-        prepare(out, "--output", Replace::from_force(a.force), &inputs)?;
+        prepare(out, "--output", Replace::from_force(a.to.force), &inputs)?;
     }
     let store = History::open(db, Open::Existing)?;
     let hosts = match &a.host {
@@ -433,23 +419,23 @@ fn report(db: &Path, a: ReportArgs) -> anyhow::Result<()> {
         })
         .collect();
     let html = crate::report::history_html(db, &sections);
-    crate::output::write_text(a.output.as_deref(), &html, a.force)
+    crate::output::write_text(a.to.output.as_deref(), &html, a.to.force)
 }
 
 fn get(db: &Path, a: GetArgs) -> anyhow::Result<()> {
-    if let Some(out) = &a.output {
+    if let Some(out) = &a.to.output {
         let inputs = crate::session::history::database_files(db);
         let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
-        prepare(out, "--output", Replace::from_force(a.force), &inputs)?;
+        prepare(out, "--output", Replace::from_force(a.to.force), &inputs)?;
     }
     // A Run written to a file is a Run: no other candor writes it meanwhile.
-    let _lock = match &a.output {
+    let _lock = match &a.to.output {
         Some(out) => Some(crate::result::RunLock::acquire(out)?),
         None => None,
     };
     let store = History::open(db, Open::Existing)?;
     let (_, json) = query::stored_run(store.conn(), &a.run)?;
-    crate::output::write_text(a.output.as_deref(), &json, a.force)
+    crate::output::write_text(a.to.output.as_deref(), &json, a.to.force)
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ pub mod cpu;
 pub mod crypto;
 pub mod disk;
 pub mod explain;
+pub mod flags;
 pub mod fleet;
 pub mod history;
 pub mod import;
