@@ -623,13 +623,14 @@ fn fleet_partial_failures_have_one_line_causes() {
     let ini = lab.write(
         "hosts.ini",
         &format!(
-            "{}\n{}\n{}\n{}\nnobody ansible_host=127.0.0.5 ansible_port={closed} ansible_user=root\n{}\n\
+            "{}\n{}\n{}\n{}\nnobody ansible_host=127.0.0.5 ansible_port={closed} ansible_user=root\n{}\n{}\n\
              [all:vars]\nansible_ssh_common_args='-F {}/ssh_config'\n",
             lab.line("killed", killed, "client"),
             lab.line("good", good, "client"),
             lab.line("wrongkey", wrong, "wrong"),
             lab.line("changed", changed, "client"),
             lab.line("full", full, "client"),
+            lab.line("nokey", good, "no-such-key"),
             lab.dir.display()
         ),
     );
@@ -675,16 +676,34 @@ fn fleet_partial_failures_have_one_line_causes() {
     assert_eq!(host(&f, "good")["status"], "ok");
     assert_eq!(host(&f, "wrongkey")["status"], "failed");
     assert_eq!(host(&f, "wrongkey")["failed_phase"], "connect");
+    assert!(
+        cause("wrongkey")
+            .starts_with("login refused (publickey): the key was not accepted for this user"),
+        "{}",
+        cause("wrongkey")
+    );
+    // A key file that does not exist is the cause, said first.
     assert_eq!(
-        cause("wrongkey"),
-        "login refused (publickey): the key was not accepted for this user"
+        cause("nokey"),
+        format!(
+            "identity file {}/no-such-key not accessible (No such file or directory): ssh had no key to offer; the login was refused (publickey)",
+            lab.dir.display()
+        )
     );
     assert_eq!(
         cause("nobody"),
         format!("connection refused: nothing listens for ssh at root@127.0.0.5:{closed}")
     );
+    // A changed key: the exact command that removes the old one, with the
+    // host as known_hosts names it off port 22 ([host]:port).
     assert!(
-        cause("changed").starts_with("host key changed: "),
+        cause("changed").starts_with("host key changed: ")
+            && cause("changed").ends_with(&format!(
+                "ssh-keygen -f \"{}/known_hosts\" -R \"[{}]:{}\"",
+                lab.dir.display(),
+                changed.addr,
+                changed.port
+            )),
         "{}",
         cause("changed")
     );
@@ -705,7 +724,7 @@ fn fleet_partial_failures_have_one_line_causes() {
     );
     // The killed host's partial Run was fetched, and is not compared.
     assert_eq!(host(&f, "killed")["run_status"], "running");
-    for n in ["wrongkey", "nobody", "changed", "killed", "full"] {
+    for n in ["wrongkey", "nobody", "changed", "killed", "full", "nokey"] {
         assert!(!cause(n).contains('\n'));
         assert!(
             String::from_utf8_lossy(&o.stdout).contains(&cause(n)),
@@ -714,6 +733,27 @@ fn fleet_partial_failures_have_one_line_causes() {
     }
     let txt = std::fs::read_to_string(out.join("compare.txt")).unwrap();
     assert!(txt.contains("candor compare: 1 run"), "{txt}");
+    // No internal value (Rust's Some(255), None, Ok(..)) in anything a person reads.
+    for (what, text) in [
+        ("stdout", String::from_utf8_lossy(&o.stdout).into_owned()),
+        ("stderr", String::from_utf8_lossy(&o.stderr).into_owned()),
+        (
+            "fleet.json",
+            std::fs::read_to_string(out.join("fleet.json")).unwrap(),
+        ),
+        (
+            "compare.html",
+            std::fs::read_to_string(out.join("compare.html")).unwrap(),
+        ),
+        (
+            "compare.md",
+            std::fs::read_to_string(out.join("compare.md")).unwrap(),
+        ),
+    ] {
+        for internal in ["Some(", "None", "Ok(", "Err("] {
+            assert!(!text.contains(internal), "{what} shows {internal}: {text}");
+        }
+    }
     // Nothing candor wrote is left: work directories, binaries, the killed run's test file.
     for h in [good, killed, changed, wrong, full] {
         assert!(h.files().is_empty(), "{}: {:?}", h.addr, h.files());
@@ -867,6 +907,16 @@ fn fleet_bad_input_is_refused_with_exit_2() {
         ),
         (vec!["host:99999".into()], "HOST 'host:99999'".into()),
         (vec![], "no hosts".into()),
+        // candor run's flags given before the -- that starts them: a hint.
+        (
+            vec![
+                "-i".into(),
+                s(&good_ini),
+                "--preset".into(),
+                "quick".into(),
+            ],
+            "unexpected argument '--preset' found: --preset is a flag of candor run: the flags for the hosts go after --".into(),
+        ),
         (
             vec!["-i".into(), s(&good_ini), "--binary".into(), s(&bad_ini)],
             "not an ELF executable".into(),
