@@ -1,5 +1,6 @@
 //! The candor binary: parse, dispatch, map errors to exit codes.
 
+use candor::eprintln;
 use clap::Parser;
 
 fn main() {
