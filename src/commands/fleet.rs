@@ -27,6 +27,10 @@ pub enum FleetCommand {
     Run(RunArgs),
     /// Render a fleet run's directory again (fleet table and comparison).
     Report(ReportArgs),
+    /// The contrib playbook's last step (contrib/ansible/candor.yml): its
+    /// per-host results (JSON on stdin) into DIR/fleet.json and the
+    /// comparison of the hosts measured in that play.
+    Collect(CollectArgs),
 }
 
 /// Flags of `candor fleet run`.
@@ -120,10 +124,34 @@ pub struct ReportArgs {
     pub unit: RateUnit,
 }
 
+/// Flags of `candor fleet collect`.
+#[derive(Debug, clap::Args)]
+pub struct CollectArgs {
+    /// The fleet directory the playbook fetched the Runs into (runs/NAME.json).
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The playbook's per-host results (candor.ansible-results/1), `-` for stdin.
+    #[arg(long, value_name = "FILE", default_value = "-")]
+    pub results: PathBuf,
+    /// The candor the playbook pushed to the hosts: its sha256 goes into fleet.json.
+    #[arg(long, value_name = "PATH")]
+    pub binary: Option<PathBuf>,
+    /// Replace the fleet.json and compare.* of an earlier collect in DIR.
+    #[arg(long)]
+    pub force: bool,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// The hosts' Runs go into this machine's history.
+    #[command(flatten)]
+    pub history: crate::session::history::HistoryFlags,
+}
+
 pub fn execute(args: Args) -> anyhow::Result<()> {
     match args.command {
         FleetCommand::Run(a) => run(a),
         FleetCommand::Report(a) => report(a),
+        FleetCommand::Collect(a) => collect(a),
     }
 }
 
@@ -293,6 +321,75 @@ fn fleet_files(dir: &Path) -> Vec<PathBuf> {
         }
     }
     files
+}
+
+/// The most the playbook's results may be on stdin (as any input file).
+const MAX_RESULTS_BYTES: u64 = crate::input::MAX_INPUT_BYTES;
+
+fn collect(a: CollectArgs) -> anyhow::Result<()> {
+    if !a.dir.is_dir() {
+        return Err(usage(format!(
+            "{}: not a directory (the playbook's candor_out)",
+            a.dir.display()
+        )));
+    }
+    let (text, source) = if a.results.as_os_str() == "-" {
+        use std::io::Read;
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .take(MAX_RESULTS_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| anyhow::anyhow!("cannot read the results on stdin: {e}"))?;
+        if bytes.len() as u64 > MAX_RESULTS_BYTES {
+            return Err(usage(format!(
+                "stdin: more than {} of results",
+                crate::units::fmt_bytes(MAX_RESULTS_BYTES)
+            )));
+        }
+        let text = String::from_utf8(bytes).map_err(|_| usage("stdin: not UTF-8"))?;
+        (text, "stdin".to_string())
+    } else {
+        let text = crate::input::read_text(&a.results).map_err(|e| usage(e.to_string()))?;
+        (text, a.results.display().to_string())
+    };
+    let results = fleet::ansible::parse(&text, &source)?;
+    let binary = a
+        .binary
+        .as_deref()
+        .map(|p| {
+            fleet::binary::load(p, "the playbook's candor_binary")
+                .map(|(b, _)| b)
+                .map_err(|e| usage(format!("--binary {}: cannot read: {e}", p.display())))
+        })
+        .transpose()?;
+    fleet::directory::check_files(&a.dir, &[], a.force)?;
+    let summary = fleet::ansible::summary(
+        &results,
+        &a.dir,
+        binary,
+        std::env::args_os()
+            .map(|s| s.to_string_lossy().into_owned())
+            .collect(),
+    );
+    fleet::directory::write(&a.dir, &summary, a.force)?;
+    let runs = fleet::directory::compared_runs(&a.dir, &summary)?;
+    let printed = if a.quiet {
+        Ok(())
+    } else {
+        write_text(
+            None,
+            &render_fleet(&summary, &runs, Format::Text, &Options::default()),
+            false,
+        )
+    };
+    for (file, run) in fleet::directory::run_files(&a.dir, &summary)?
+        .iter()
+        .zip(&runs)
+    {
+        a.history.record(run, Some(file), a.quiet);
+    }
+    printed?;
+    fleet::run::outcome(&a.dir, &summary)
 }
 
 fn report(a: ReportArgs) -> anyhow::Result<()> {

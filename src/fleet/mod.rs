@@ -16,6 +16,7 @@
 //! What this module must not do: measure (the remote candor does), or lay
 //! out reports (`report::fleet` and the comparison exporters do).
 
+pub mod ansible;
 pub mod binary;
 pub mod cause;
 pub mod clock;

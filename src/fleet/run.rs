@@ -166,15 +166,38 @@ pub fn outcome(dir: &std::path::Path, summary: &FleetSummary) -> anyhow::Result<
             return Err(crate::error::Interrupted(sig).into());
         }
     }
-    let bad = summary.hosts.len() - summary.count(HostStatus::Ok);
-    if bad > 0 {
-        return Err(anyhow::anyhow!(
-            "{bad} of {} hosts gave no complete Run (causes in {})",
-            summary.hosts.len(),
-            dir.join("fleet.json").display()
-        ));
+    let bad: Vec<&super::HostRecord> = summary
+        .hosts
+        .iter()
+        .filter(|h| h.status != HostStatus::Ok)
+        .collect();
+    if bad.is_empty() {
+        return Ok(());
     }
-    Ok(())
+    // Which hosts, in one line: with their causes when they are few.
+    let named = if bad.len() <= 3 {
+        bad.iter()
+            .map(|h| match &h.cause {
+                Some(c) => format!("{} ({c})", h.name),
+                None => h.name.clone(),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    } else {
+        let names: Vec<&str> = bad.iter().take(10).map(|h| h.name.as_str()).collect();
+        let more = bad.len() - names.len();
+        let mut text = names.join(", ");
+        if more > 0 {
+            text.push_str(&format!(" and {more} more"));
+        }
+        text
+    };
+    Err(anyhow::anyhow!(
+        "{} of {} hosts gave no complete Run: {named}; causes in {}",
+        bad.len(),
+        summary.hosts.len(),
+        dir.join("fleet.json").display()
+    ))
 }
 
 /// Peak resident memory of this process and of its largest child, bytes.
