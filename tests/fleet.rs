@@ -848,6 +848,134 @@ fn fleet_ctrl_c_stops_remote_runs_and_cleans_up() {
     assert!(test_files(&lab.dir.join("disk")).is_empty());
 }
 
+/// A second Ctrl-C exits at once, without cleaning up: fleet.json still
+/// names what stays on the host (its work directory, the binary and the
+/// cache directories the upload made), and `candor fleet clean DIR`
+/// reaches the host as the run did (its -F and --ssh-option are in
+/// fleet.json), removes them and rewrites fleet.json with nothing left.
+#[test]
+fn a_second_ctrl_c_names_what_stays_and_fleet_clean_removes_it() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let lab = Lab::new("int2", &["127.0.0.7"]);
+    let h = &lab.hosts[0];
+    let out = lab.dir.join("fleet");
+    let disk = lab.dir.join("disk").display().to_string();
+    let target = format!("root@{}:{}", h.addr, h.port);
+    let key = format!("IdentityFile={}/client", lab.dir.display());
+    let cfg = lab.dir.join("ssh_config").display().to_string();
+    let mut args = vec![
+        target.as_str(),
+        "-o",
+        out.to_str().unwrap(),
+        "-F",
+        &cfg,
+        "--ssh-option",
+        &key,
+        "--",
+    ];
+    args.extend(QUICK);
+    args.extend(["--dir", &disk, "--runtime", "5s"]);
+    let child = lab
+        .fleet(&args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    let remote = loop {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "the remote candor never started"
+        );
+        if let Some(pid) = candor_under(&h.home()) {
+            if !test_files(&lab.dir.join("disk")).is_empty() {
+                break pid;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    std::thread::sleep(Duration::from_millis(50));
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains(&format!("candor fleet clean {}", out.display())),
+        "{err}"
+    );
+    // The remote candor stops by itself (its channel closed) and removes its test files.
+    let t0 = Instant::now();
+    while Path::new(&format!("/proc/{remote}")).exists() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "the remote candor still runs"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(test_files(&lab.dir.join("disk")).is_empty());
+    let f = json(&out.join("fleet.json"));
+    assert_eq!(f["interrupted"], true);
+    let r = &f["hosts"][0];
+    assert_eq!(r["status"], "interrupted", "{r}");
+    let left: Vec<String> = r["left_on_host"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    let home = h.home().display().to_string();
+    let tmp = h.tmp().display().to_string();
+    assert!(
+        left.iter()
+            .any(|p| p.starts_with(&format!("{tmp}/candor-fleet."))),
+        "{left:?}"
+    );
+    assert!(
+        left.iter()
+            .any(|p| p.starts_with(&format!("{home}/.cache/candor/bin/candor-"))),
+        "{left:?}"
+    );
+    assert!(left.contains(&format!("{home}/.cache")), "{left:?}");
+    // Everything fleet.json names is there.
+    for p in &left {
+        assert!(Path::new(p).exists(), "{p}");
+    }
+    // candor fleet clean removes it all, reaching the host as the run did.
+    let o = Command::new(env!("CARGO_BIN_EXE_candor"))
+        .args(["fleet", "clean"])
+        .arg(&out)
+        .env_remove("SSH_AUTH_SOCK")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).starts_with(&format!("{target}: removed ")),
+        "{}",
+        text(&o)
+    );
+    assert!(h.files().is_empty(), "{:?}", h.files());
+    let f = json(&out.join("fleet.json"));
+    let r = &f["hosts"][0];
+    assert!(r["left_on_host"].as_array().unwrap().is_empty(), "{r}");
+    assert!(
+        r["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().starts_with("candor fleet clean (")),
+        "{r}"
+    );
+    // Again: nothing is named any more.
+    let o = Command::new(env!("CARGO_BIN_EXE_candor"))
+        .args(["fleet", "clean"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("names nothing left"));
+}
+
 /// Bad input is refused in one line with exit 2, before any host is contacted.
 #[test]
 fn fleet_bad_input_is_refused_with_exit_2() {

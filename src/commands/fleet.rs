@@ -31,6 +31,27 @@ pub enum FleetCommand {
     /// per-host results (JSON on stdin) into DIR/fleet.json and the
     /// comparison of the hosts measured in that play.
     Collect(CollectArgs),
+    /// Remove from each host what a fleet run left there, as DIR/fleet.json
+    /// names it (a run stopped by a second Ctrl-C or cut off, --keep,
+    /// --keep-binary), then say what is still there.
+    Clean(CleanArgs),
+}
+
+/// Flags of `candor fleet clean`.
+#[derive(Debug, clap::Args)]
+pub struct CleanArgs {
+    /// The directory `candor fleet run` (or the playbook) wrote.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Another ssh config file (ssh -F) instead of the run's.
+    #[arg(short = 'F', long, value_name = "FILE")]
+    pub ssh_config: Option<PathBuf>,
+    /// An ssh option for every host (ssh -o Key=Value), before the run's own.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub ssh_option: Vec<String>,
+    /// Login limit per host.
+    #[arg(long, value_name = "DUR", default_value = "30s")]
+    pub timeout_connect: String,
 }
 
 /// Flags of `candor fleet run`.
@@ -152,6 +173,7 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
         FleetCommand::Run(a) => run(a),
         FleetCommand::Report(a) => report(a),
         FleetCommand::Collect(a) => collect(a),
+        FleetCommand::Clean(a) => clean(a),
     }
 }
 
@@ -390,6 +412,82 @@ fn collect(a: CollectArgs) -> anyhow::Result<()> {
     }
     printed?;
     fleet::run::outcome(&a.dir, &summary)
+}
+
+fn clean(a: CleanArgs) -> anyhow::Result<()> {
+    let connect =
+        parse_duration(&a.timeout_connect).map_err(|e| usage(format!("--timeout-connect: {e}")))?;
+    if !a.dir.is_dir() {
+        return Err(usage(format!(
+            "{}: not a directory (give the directory candor fleet run wrote)",
+            a.dir.display()
+        )));
+    }
+    let path = a.dir.join("fleet.json");
+    let mut summary = fleet::FleetSummary::read(&path)?;
+    let todo: Vec<usize> = (0..summary.hosts.len())
+        .filter(|&i| !summary.hosts[i].left_on_host.is_empty())
+        .collect();
+    if todo.is_empty() {
+        return write_text(
+            None,
+            &format!(
+                "candor fleet clean: {} names nothing left on any host\n",
+                path.display()
+            ),
+            false,
+        );
+    }
+    crate::output::check(&path, "fleet.json", crate::output::Replace::Force, &[])?;
+    let program = fleet::run::which("ssh").ok_or_else(|| {
+        anyhow::anyhow!("no ssh client on PATH: candor fleet uses the system OpenSSH client (install openssh-client)")
+    })?;
+    let ssh = fleet::clean::ssh_options(&summary, program, a.ssh_config, a.ssh_option, connect);
+    let sockets = fleet::ssh::SocketDir::create()
+        .map_err(|e| anyhow::anyhow!("cannot create a private directory for ssh sockets: {e}"))?;
+    let at = fleet::summary::now_millis();
+    let mut text = String::new();
+    let mut stays = 0;
+    for &i in &todo {
+        crate::cancel::check()?;
+        let cleaned = fleet::clean::host(&ssh, sockets.path(), i, &summary.hosts[i]);
+        fleet::clean::apply(&mut summary.hosts[i], &cleaned, &at);
+        match &cleaned.failed {
+            Some(why) => {
+                stays += summary.hosts[i].left_on_host.len();
+                text.push_str(&format!(
+                    "{}: not cleaned: {why}; still there: {}\n",
+                    cleaned.host,
+                    summary.hosts[i].left_on_host.join(", ")
+                ));
+            }
+            None => {
+                stays += cleaned.left.len();
+                if !cleaned.removed.is_empty() {
+                    text.push_str(&format!(
+                        "{}: removed {}\n",
+                        cleaned.host,
+                        cleaned.removed.join(", ")
+                    ));
+                }
+                for (p, why) in &cleaned.left {
+                    text.push_str(&format!("{}: {p} stays: {why}\n", cleaned.host));
+                }
+            }
+        }
+    }
+    drop(sockets);
+    let mut json = serde_json::to_vec_pretty(&summary)?;
+    json.push(b'\n');
+    crate::output::write_atomic(&path, &json, crate::output::Replace::Force)?;
+    write_text(None, &text, false)?;
+    if stays > 0 {
+        return Err(anyhow::anyhow!(
+            "{stays} path(s) stay on the hosts, named in {}",
+            path.display()
+        ));
+    }
+    Ok(())
 }
 
 fn report(a: ReportArgs) -> anyhow::Result<()> {

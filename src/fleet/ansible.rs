@@ -55,6 +55,13 @@ pub struct AnsibleHost {
     pub port: Value,
     #[serde(default)]
     pub user: Option<String>,
+    /// `ansible_ssh_private_key_file`, and `ansible_ssh_common_args` and
+    /// `ansible_ssh_extra_args` as one line: how `candor fleet clean`
+    /// reaches the host again.
+    #[serde(default)]
+    pub key_file: Option<String>,
+    #[serde(default)]
+    pub ssh_args: Option<String>,
     #[serde(default)]
     pub groups: Vec<String>,
     /// `ansible_become` and `ansible_become_user`.
@@ -174,6 +181,12 @@ impl AnsibleHost {
         }
         t.port = text(Some(&self.port)).and_then(|p| p.parse().ok());
         t.user = self.user.clone().filter(|u| !u.is_empty());
+        t.key_file = self.key_file.clone().filter(|k| !k.is_empty());
+        t.ssh_args = self
+            .ssh_args
+            .as_deref()
+            .and_then(|a| super::inventory::words::split(a).ok())
+            .unwrap_or_default();
         t.groups = self.groups.clone();
         if truthy(&self.r#become) {
             t.become_ = Some(Become {
@@ -477,6 +490,7 @@ pub fn summary(
         interrupted: false,
         hosts,
         notes,
+        ssh: None,
     }
 }
 

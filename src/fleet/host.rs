@@ -51,11 +51,13 @@ struct Work<'a> {
     index: usize,
     rec: HostRecord,
     events: &'a Sender<Event>,
+    ledger: &'a super::ledger::Ledger,
 }
 
 impl Work<'_> {
     fn phase(&self, phase: Phase) -> (Phase, String, Instant) {
         let _ = self.events.send(Event::Phase(self.index, phase));
+        self.ledger.phase(self.index, phase);
         (phase, now_millis(), Instant::now())
     }
 
@@ -127,6 +129,7 @@ pub fn run(
         index,
         rec: HostRecord::new(target),
         events,
+        ledger: &plan.ledger,
     };
     w.rec.started_at = Some(now_millis());
     let become_user = target
@@ -264,9 +267,13 @@ pub fn run(
                 .iter()
                 .map(|s| s.to_string())
                 .collect();
+            for d in &created {
+                w.ledger.made(index, d);
+            }
             match remote::values(&out, "uploaded").first() {
                 Some(path) if up.ok() => {
                     uploaded = Some(path.to_string());
+                    w.ledger.made(index, path);
                     Ok(UploadRecord {
                         how: "uploaded".into(),
                         path: path.to_string(),
@@ -336,6 +343,7 @@ pub fn run(
                         Ok(Line::Out(l)) => {
                             if let Some(v) = remote::values(&l, "workdir").first() {
                                 workdir = Some(v.to_string());
+                                w.ledger.made(index, v);
                             } else if let Some(v) = remote::values(&l, "exit").first() {
                                 exit = v.trim().parse().ok();
                             }
@@ -572,6 +580,7 @@ fn signal(conn: &Connection, pid: &Option<String>, sig: &str, become_user: &str)
 
 fn finish(mut w: Work<'_>, run_interval: Option<(Instant, Instant)>) -> HostOutcome {
     w.rec.finished_at = Some(now_millis());
+    w.ledger.done(w.index, &w.rec);
     HostOutcome {
         record: w.rec,
         run_interval,
