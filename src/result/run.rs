@@ -56,6 +56,9 @@ pub struct Run {
     /// The fio job file this Run ran (`candor disk --job`): its text, kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub job_file: Option<JobFileRecord>,
+    /// fio's `disk_util` of imported fio output, per output file and device.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fio_disk_util: Vec<crate::result::FioDiskUtil>,
 }
 
 /// The fio job file a Run ran, kept whole so that the Run says exactly
@@ -203,6 +206,7 @@ impl Run {
             findings: Vec::new(),
             notes: Vec::new(),
             job_file: None,
+            fio_disk_util: Vec::new(),
         }
     }
 
