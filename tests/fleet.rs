@@ -541,6 +541,29 @@ fn fleet_all_hosts_succeed_then_cached_and_parallel() {
         md.contains("alpha ran at the same time as bravo, charlie"),
         "{md}"
     );
+    // Each Run says whom it ran beside (for drift and compare wherever it goes),
+    // and the HTML marks its figures.
+    let run = json(&out2.join("runs/alpha.json"));
+    assert_eq!(run["fleet"]["parallel"], 3);
+    assert_eq!(
+        run["fleet"]["overlapped_with"],
+        serde_json::json!(["bravo", "charlie"])
+    );
+    let html = std::fs::read_to_string(out2.join("compare.html")).unwrap();
+    assert!(html.contains("alpha<span class=\"ovl\">‡</span>"), "{html}");
+    let o = Command::new(env!("CARGO_BIN_EXE_candor"))
+        .arg("compare")
+        .arg(out2.join("runs/alpha.json"))
+        .arg(out1.join("runs/alpha.json"))
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains(
+            "alpha was measured while other hosts of its fleet ran (bravo, charlie, up to 3 at once)"
+        ),
+        "{}",
+        text(&o)
+    );
     for h in &lab.hosts {
         assert_eq!(h.files().len(), 4, "{:?}", h.files());
     }

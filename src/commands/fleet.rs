@@ -394,7 +394,18 @@ fn collect(a: CollectArgs) -> anyhow::Result<()> {
             .collect(),
     );
     fleet::directory::write(&a.dir, &summary, a.force)?;
-    let runs = fleet::directory::compared_runs(&a.dir, &summary)?;
+    let mut runs = fleet::directory::compared_runs(&a.dir, &summary)?;
+    // The Runs are Ansible's files: their fleet context goes into the
+    // history's copies only.
+    if summary.parallel > 1 {
+        let ok = summary
+            .hosts
+            .iter()
+            .filter(|h| h.status == fleet::HostStatus::Ok && h.run_file.is_some());
+        for (run, h) in runs.iter_mut().zip(ok) {
+            run.fleet = Some(fleet::directory::context(&summary, h));
+        }
+    }
     let printed = if a.quiet {
         Ok(())
     } else {

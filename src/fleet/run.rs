@@ -177,6 +177,7 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
     summary.binary = binary;
     summary.controller.max_rss_bytes = max_rss;
     summary.controller.ssh_max_rss_bytes = ssh_max_rss;
+    directory::mark_overlaps(&out_dir, &summary)?;
     directory::write(&out_dir, &summary, true)?;
     // fleet.json is written: the second signal has nothing more to save.
     crate::cancel::saving(|| (), |_| None);

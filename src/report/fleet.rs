@@ -3,8 +3,12 @@
 //! cause of a failure), then the comparison of the hosts' Runs, whose notes
 //! carry what the fleet adds (hosts without a Run, hosts measured while
 //! others ran, which hosts ran which architecture's binary). Text
-//! and Markdown get both; CSV, JSON and HTML are the comparison with those
-//! notes (fleet.json has the rest as data).
+//! and Markdown get both; HTML lays them out as an offer comparison
+//! (`fleet/html.rs`: hosts as columns, charts per key metric, the fleet
+//! table); CSV and JSON are the comparison with those notes (fleet.json
+//! has the rest as data).
+
+mod html;
 
 use super::compare::Comparison;
 use super::markdown::{escape_cells, md};
@@ -16,6 +20,9 @@ use crate::result::Run;
 /// The comparison of a fleet's Runs (hosts that gave a complete Run) with the fleet's notes.
 pub fn fleet_comparison(summary: &FleetSummary, runs: &[Run]) -> Comparison {
     let mut c = Comparison::of(runs);
+    // fleet.json's notes say who ran together, for every host at once.
+    c.notes
+        .retain(|n| !n.contains(super::compare::FLEET_OVERLAP));
     c.notes.extend(summary.comparison_notes());
     c
 }
@@ -28,18 +35,14 @@ pub fn render_fleet(
     options: &Options,
 ) -> String {
     let comparison = fleet_comparison(summary, runs);
-    let body = if runs.is_empty() {
-        None
-    } else {
-        Some(exporter(format).compare(&comparison, options))
-    };
+    let body = || (!runs.is_empty()).then(|| exporter(format).compare(&comparison, options));
     match format {
         Format::Text => {
             let mut out = headline(summary);
             out.push_str("\n\n");
             out.push_str(&fleet_table(summary).to_text(""));
             out.push('\n');
-            match body {
+            match body() {
                 Some(b) => out.push_str(&b),
                 None => out.push_str(&no_runs(&comparison)),
             }
@@ -49,12 +52,13 @@ pub fn render_fleet(
             let mut out = format!("## Fleet\n\n{}\n\n", md(&headline(summary)));
             out.push_str(&escape_cells(fleet_table(summary)).to_markdown());
             out.push('\n');
-            match body {
+            match body() {
                 Some(b) => out.push_str(&b),
                 None => out.push_str(&md(&no_runs(&comparison))),
             }
             out
         }
+        Format::Html => html::render(summary, &comparison, options),
         _ => exporter(format).compare(&comparison, options),
     }
 }
