@@ -9,6 +9,7 @@
 //! has the rest as data).
 
 mod html;
+mod side_by_side;
 
 use super::compare::Comparison;
 use super::markdown::{escape_cells, md};
@@ -35,7 +36,20 @@ pub fn render_fleet(
     options: &Options,
 ) -> String {
     let comparison = fleet_comparison(summary, runs);
-    let body = || (!runs.is_empty()).then(|| exporter(format).compare(&comparison, options));
+    let overlapped = overlapped(summary, &comparison);
+    // Hosts as columns when they fit, else the comparison's own layout.
+    let body = || {
+        let hosts = comparison.rows.len();
+        (hosts > 0).then(|| match format {
+            Format::Text if hosts <= side_by_side::TEXT_HOSTS => {
+                side_by_side::text(&comparison, &overlapped, options)
+            }
+            Format::Md if hosts <= side_by_side::MD_HOSTS => {
+                side_by_side::markdown(&comparison, &overlapped, options)
+            }
+            _ => exporter(format).compare(&comparison, options),
+        })
+    };
     match format {
         Format::Text => {
             let mut out = headline(summary);
@@ -58,9 +72,27 @@ pub fn render_fleet(
             }
             out
         }
-        Format::Html => html::render(summary, &comparison, options),
+        Format::Html => html::render(summary, &comparison, &overlapped, options),
         _ => exporter(format).compare(&comparison, options),
     }
+}
+
+/// For each row of the comparison, whether that host's battery ran while
+/// other hosts' did (the rows are the hosts that gave a complete Run, in
+/// fleet.json's order).
+fn overlapped(s: &FleetSummary, c: &Comparison) -> Vec<bool> {
+    let measured: Vec<&HostRecord> = s
+        .hosts
+        .iter()
+        .filter(|h| h.status == crate::fleet::HostStatus::Ok && h.run_file.is_some())
+        .collect();
+    (0..c.rows.len())
+        .map(|i| {
+            measured
+                .get(i)
+                .is_some_and(|h| !h.overlapped_with.is_empty())
+        })
+        .collect()
 }
 
 fn no_runs(c: &Comparison) -> String {

@@ -38,20 +38,17 @@ td.best{font-weight:700}.ovl{color:#8a5a00}
 </style>";
 
 /// The page.
-pub fn render(summary: &FleetSummary, c: &Comparison, options: &Options) -> String {
+pub fn render(
+    summary: &FleetSummary,
+    c: &Comparison,
+    overlapped: &[bool],
+    options: &Options,
+) -> String {
     let mut b = String::from(STYLE);
     let _ = writeln!(b, "<h1>{}</h1>", esc(&title(summary)));
     let _ = writeln!(b, "<p class=\"muted\">{}</p>", esc(&headline(summary)));
     b.push_str("<h2>Hosts</h2>\n");
     b.push_str(&hosts_table(summary));
-    let measured = compared_hosts(summary);
-    let overlapped: Vec<bool> = (0..c.rows.len())
-        .map(|i| {
-            measured
-                .get(i)
-                .is_some_and(|h| !h.overlapped_with.is_empty())
-        })
-        .collect();
     if c.rows.is_empty() {
         b.push_str("<h2>Comparison</h2><p>No host gave a complete Run: nothing to compare.</p>\n");
     } else {
@@ -62,9 +59,9 @@ pub fn render(summary: &FleetSummary, c: &Comparison, options: &Options) -> Stri
             if c.rows.len() == 1 { "" } else { "s" }
         );
         if c.rows.len() <= SIDE_BY_SIDE {
-            b.push_str(&side_by_side(c, &overlapped, options));
+            b.push_str(&side_by_side(c, overlapped, options));
         } else {
-            b.push_str(&by_host(c, &overlapped, options));
+            b.push_str(&by_host(c, overlapped, options));
         }
         let mut legend = MARK_LEGEND.to_string();
         if overlapped.iter().any(|o| *o) {
@@ -93,7 +90,7 @@ pub fn render(summary: &FleetSummary, c: &Comparison, options: &Options) -> Stri
             b.push_str(&named.join("; "));
             b.push_str("</p>\n");
         }
-        let charts = charts(c, &overlapped, options);
+        let charts = charts(c, overlapped, options);
         if !charts.is_empty() {
             b.push_str("<h2>Key metrics, host by host</h2><div class=\"charts\">\n");
             b.push_str(&charts.join("\n"));
@@ -136,14 +133,6 @@ fn title(s: &FleetSummary) -> String {
         }
     }
     t
-}
-
-/// The hosts whose Runs are compared, in the comparison's row order.
-pub fn compared_hosts(s: &FleetSummary) -> Vec<&HostRecord> {
-    s.hosts
-        .iter()
-        .filter(|h| h.status == HostStatus::Ok && h.run_file.is_some())
-        .collect()
 }
 
 /// The fleet table: one row per host, a failed one in red with its cause.
