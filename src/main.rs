@@ -1,5 +1,6 @@
 //! The candor binary: parse, dispatch, map errors to exit codes.
 
+use candor::eprintln;
 use clap::Parser;
 
 fn main() {
@@ -40,7 +41,11 @@ fn exit_on_bad_arguments(e: clap::Error) -> ! {
         .find(|l| !l.trim().is_empty())
         .unwrap_or("bad arguments")
         .trim_start_matches("error: ");
-    eprintln!("candor: error: {first} (see --help)");
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    match candor::cli::hint(&e, &args) {
+        Some(hint) => eprintln!("candor: error: {first}: {hint}"),
+        None => eprintln!("candor: error: {first} (see --help)"),
+    }
     std::process::exit(2);
 }
 

@@ -145,6 +145,32 @@ pub fn write(
     Ok(written)
 }
 
+/// Each fetched Run of a fleet run with more than one host at once gets
+/// its fleet context (`Run.fleet`: the hosts it ran beside), so that the
+/// Run itself says it wherever it goes (drift in the history, `candor
+/// compare`). The Runs are this fleet run's own files in `dir`.
+pub fn mark_overlaps(dir: &Path, summary: &FleetSummary) -> anyhow::Result<()> {
+    if summary.parallel <= 1 {
+        return Ok(());
+    }
+    for h in &summary.hosts {
+        let Some(f) = &h.run_file else { continue };
+        let path = dir.join(f);
+        let mut run = crate::result::read_run(&path)?;
+        run.fleet = Some(context(summary, h));
+        crate::result::write_run(&run, &path, Replace::Force)?;
+    }
+    Ok(())
+}
+
+/// A host's fleet context, from fleet.json.
+pub fn context(summary: &FleetSummary, h: &super::HostRecord) -> crate::result::FleetContext {
+    crate::result::FleetContext {
+        parallel: summary.parallel,
+        overlapped_with: h.overlapped_with.clone(),
+    }
+}
+
 /// The Runs of the hosts that ended ok, in host order.
 pub fn compared_runs(dir: &Path, summary: &FleetSummary) -> anyhow::Result<Vec<Run>> {
     run_files(dir, summary)?

@@ -204,13 +204,77 @@ pub fn for_run(history: &History, run: &Run, host: Option<&str>) -> anyhow::Resu
         },
         None => Default::default(),
     };
-    Ok(drift_findings(&name, &judged, &changed))
+    let mut found = drift_findings(&name, &judged, &changed);
+    note_fleet(&mut found, run.fleet.as_ref());
+    Ok(found)
+}
+
+/// A drift finding of a Run measured while other hosts of its fleet ran
+/// (`candor fleet run --parallel`) says so in its verdict and evidence:
+/// their load on shared storage, network or the physical machine may be
+/// what moved the figure, not a change of the host.
+pub fn note_fleet(findings: &mut [Finding], fleet: Option<&crate::result::FleetContext>) {
+    let Some(f) = fleet.filter(|f| !f.overlapped_with.is_empty()) else {
+        return;
+    };
+    for d in findings
+        .iter_mut()
+        .filter(|d| d.status == crate::result::FindingStatus::Checked)
+    {
+        d.verdict.push_str(&format!(
+            "; measured while other hosts of its fleet ran ({}, up to {} at once): their load may be in it",
+            f.overlapped_with.join(", "),
+            f.parallel
+        ));
+        d.evidence["fleet_overlapped_with"] = json!(f.overlapped_with);
+        d.evidence["fleet_parallel"] = json!(f.parallel);
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::history::figures::Metric;
+
+    #[test]
+    fn a_figure_measured_beside_other_hosts_says_so() {
+        let mut found = vec![
+            checked(
+                "regressed",
+                None,
+                "cpu primes all threads: 1,502 events/s (-45 %)".into(),
+                json!({}),
+            ),
+            not_checked(
+                "regressed",
+                "too few earlier Runs".into(),
+                "three earlier Runs",
+            ),
+        ];
+        note_fleet(&mut found, None);
+        assert!(!found[0].verdict.contains("fleet"));
+        let ctx = crate::result::FleetContext {
+            parallel: 2,
+            overlapped_with: vec!["bravo".into()],
+        };
+        note_fleet(&mut found, Some(&ctx));
+        assert!(found[0].verdict.ends_with(
+            "(-45 %); measured while other hosts of its fleet ran (bravo, up to 2 at once): their load may be in it"
+        ));
+        assert_eq!(found[0].evidence["fleet_overlapped_with"], json!(["bravo"]));
+        assert!(
+            !found[1].verdict.contains("fleet"),
+            "not-checked ones stay as they are"
+        );
+        // A host of a --parallel run that ran alone gets no such words.
+        let alone = crate::result::FleetContext {
+            parallel: 2,
+            overlapped_with: vec![],
+        };
+        let mut again = vec![checked("improved", None, "x".into(), json!({}))];
+        note_fleet(&mut again, Some(&alone));
+        assert_eq!(again[0].verdict, "x");
+    }
 
     #[test]
     fn fires_outside_the_widened_range_and_knows_which_way_is_better() {
