@@ -27,7 +27,13 @@ pub fn execute(args: &Args, path: &Path) -> anyhow::Result<()> {
         return crate::output::write_text(None, &text, false);
     }
     let dirs = jobfile::check(&file, &plan)?;
-    let mut run = session::new_run(args.label.clone(), Some(&plan.files[0].dir));
+    // The storage facts of the first test directory (none when every job runs on a device).
+    let dir = plan
+        .files
+        .iter()
+        .find(|f| f.device.is_none())
+        .map(|f| f.dir.as_path());
+    let mut run = session::new_run(args.label.clone(), dir);
     run.job_file = Some(jobfile::record(&file, &plan, &args.section));
     // Saved by Session::start, before any device is opened for writing.
     run.devices = jobfile::device_records(&plan);

@@ -67,7 +67,7 @@ pub fn region(
     let len = size.unwrap_or(grant.size - start);
     if start.saturating_add(len) > grant.size {
         return Err(format!(
-            "the job's region ends at byte {}, beyond the end of {dev} ({} bytes)",
+            "the job's region ends at byte {}, beyond the end of {dev} ({} bytes): fio would quietly stop at the device's end; candor runs only what the job says, so give a size= that fits",
             start.saturating_add(len),
             grant.size
         ));
