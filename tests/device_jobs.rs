@@ -108,6 +108,13 @@ fn a_read_job_runs_only_on_a_device_named_by_device_and_reads_what_fio_reads() {
         ),
     );
     refused(&lo, &["disk", "--job", &jf], "--device");
+    let plan = candor(&["disk", "--job", &jf, "--device", &lo.device, "--parse-only"]);
+    let plan = String::from_utf8_lossy(&plan.stdout).into_owned();
+    assert!(
+        plan.contains(&format!("device: {} itself", lo.device))
+            && plan.contains("reads it (--device)"),
+        "{plan}"
+    );
     let run = dir.path().join("read.json");
     let before = lo.hash(0, lo.len());
     let out = candor(&[
@@ -292,11 +299,16 @@ fn a_write_job_with_the_exact_flag_writes_only_its_region_and_says_so() {
         dir.path(),
         "write.fio",
         &format!(
-            "[w]\nfilename={}\nrw=write\nbs=64k\ndirect=1\noffset=8m\nsize=4m\n",
-            lo.device
+            "[w]\nfilename={}\nrw=write\nbs=64k\ndirect=1\noffset=8m\nsize=4m\n\
+             [w2]\nstonewall\nfilename={}\nrw=randwrite\nbs=4k\noffset=20m\nsize=1m\n",
+            lo.device,
+            link.display()
         ),
     );
-    let (head, tail) = (lo.hash(0, 8 * MIB), lo.hash(12 * MIB, 64 * MIB));
+    // The bytes outside the two jobs' regions: 0-8m, 12m-20m, 21m-64m.
+    let untouched =
+        |lo: &Loop| [(0, 8), (12, 20), (21, 64)].map(|(a, b)| lo.hash(a * MIB, b * MIB));
+    let before = untouched(&lo);
     let region = lo.hash(8 * MIB, 12 * MIB);
     let run = dir.path().join("write.json");
     let out = candor(&[
@@ -312,21 +324,27 @@ fn a_write_job_with_the_exact_flag_writes_only_its_region_and_says_so() {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     sh("sync", &[]);
-    assert_eq!(lo.hash(0, 8 * MIB), head, "bytes before the region changed");
     assert_eq!(
-        lo.hash(12 * MIB, 64 * MIB),
-        tail,
-        "bytes after the region changed"
+        untouched(&lo),
+        before,
+        "bytes outside the jobs' regions changed"
     );
     assert_ne!(lo.hash(8 * MIB, 12 * MIB), region, "the job wrote nothing");
     let r = read_json(&run);
     let d = &r["devices"][0];
     assert_eq!(d["writable"], true);
-    assert_eq!(d["written_bytes"], 4 * MIB);
+    // Two paths to one device are one device, written by both jobs.
+    assert_eq!(r["devices"].as_array().unwrap().len(), 1);
+    assert_eq!(d["written_bytes"], 5 * MIB);
     assert_eq!(d["jobs"][0]["job"], "w");
     assert_eq!(
         d["jobs"][0]["region"],
         serde_json::json!([8 * MIB, 12 * MIB])
+    );
+    assert_eq!(d["jobs"][1]["job"], "w2");
+    assert_eq!(
+        d["jobs"][1]["region"],
+        serde_json::json!([20 * MIB, 21 * MIB])
     );
     assert!(
         r["measurements"][0]["file"].is_null(),
@@ -345,7 +363,7 @@ fn a_write_job_with_the_exact_flag_writes_only_its_region_and_says_so() {
         assert!(out.status.success(), "{}", stderr(&out));
         let page = String::from_utf8_lossy(&out.stdout);
         assert!(
-            page.contains("WAS WRITTEN: candor wrote 4 MiB"),
+            page.contains("WAS WRITTEN: candor wrote 5 MiB"),
             "{format}: {page}"
         );
     }

@@ -81,3 +81,31 @@ pub fn block_device(path: &Path) -> Option<std::fs::Metadata> {
         .ok()
         .filter(|m| m.file_type().is_block_device())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grant(size: u64) -> DeviceGrant {
+        DeviceGrant {
+            path: PathBuf::from("/dev/sdz"),
+            rdev: 1,
+            size,
+            logical_block_size: 512,
+            writable: false,
+        }
+    }
+
+    #[test]
+    fn the_region_runs_to_the_device_end_without_size_and_never_past_it() {
+        let g = grant(64 << 20);
+        // As fio: from offset to the end, whole blocks.
+        assert_eq!(region(&g, None, 16 << 20, 65536), Ok(48 << 20));
+        assert_eq!(region(&g, None, 0, 3 << 20), Ok(63 << 20));
+        assert_eq!(region(&g, Some(4 << 20), 60 << 20, 4096), Ok(4 << 20));
+        let past = region(&g, Some(8 << 20), 60 << 20, 4096).unwrap_err();
+        assert!(past.contains("beyond the end of /dev/sdz"), "{past}");
+        let at_end = region(&g, None, 64 << 20, 4096).unwrap_err();
+        assert!(at_end.contains("at or beyond the end"), "{at_end}");
+    }
+}

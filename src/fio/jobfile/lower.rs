@@ -977,7 +977,9 @@ impl<'a> Lowering<'a> {
                     }
                 };
                 device::region(grant, Some(region), start, spec.min_bs()).map_err(&at)?;
-                let i = match files.iter().position(|f| f.fio_path == path) {
+                // One device is one target, whatever path names it.
+                let same = |f: &FileUse| f.device.as_ref().is_some_and(|d| d.rdev == grant.rdev);
+                let i = match files.iter().position(same) {
                     Some(i) => i,
                     None => {
                         files.push(FileUse {
@@ -1459,7 +1461,7 @@ mod tests {
         let e = plan("[x]\nsize=1m\nfilename=/dev/null\n")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("is a device"), "{e}");
+        assert!(e.contains("is a character device"), "{e}");
         let e = plan("[x]\nsize=1m\nfilename=/nonexistent-dir/f\n")
             .unwrap_err()
             .to_string();
