@@ -331,7 +331,7 @@ pub fn device_words(d: &crate::result::DeviceRecord) -> String {
             jobs.join("; ")
         )
     } else if d.writable {
-        format!("{what} was opened for writing (--overwrite-device) and held exclusively; no job wrote to it")
+        format!("{what} named by --overwrite-device for jobs that write; no job wrote to it")
     } else {
         format!("{what} read only (--device): candor did not write to it")
     }
