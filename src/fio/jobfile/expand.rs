@@ -32,10 +32,19 @@ impl Env {
             )
         };
         let pagesize = pagesize.max(0) as u64;
+        // fio's $mb_memory is the RAM sysconf gives (pages x page size),
+        // which is /proc/meminfo's MemTotal; read there first, because a
+        // 32-bit build's sysconf comes from sysinfo()'s 32-bit fields,
+        // which qemu-arm truncates on a host of more than 4 GiB (24 GiB
+        // read as 3.5 GiB).
+        let mb_memory = crate::host::memory::collect()
+            .total
+            .unwrap_or(pages.max(0) as u64 * pagesize)
+            / (1 << 20);
         Env {
             vars: std::env::vars().collect(),
             pagesize,
-            mb_memory: pages.max(0) as u64 * pagesize / (1 << 20),
+            mb_memory,
             ncpus: ncpus.max(0) as u64,
         }
     }
