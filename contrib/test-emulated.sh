@@ -5,6 +5,11 @@
 #       the unit tests (`cargo test --lib`), built in the release profile
 #       with Debian's cargo and rustc (contrib/cross-env.sh) and run by
 #       cargo's target runner, qemu-aarch64-static;
+#   contrib/test-emulated.sh --integration aarch64-unknown-linux-gnu
+#       the integration tests that need no kernel feature qemu-user lacks
+#       (INTEGRATION below: golden files, imports, history, job files,
+#       reports), built and run as --unit's, each test binary on its own so
+#       that a left-out name is left out of that binary only;
 #   contrib/test-emulated.sh --battery armv7-unknown-linux-gnueabihf
 #       `candor run --preset quick --no-history` of the static build
 #       (contrib/build-static.sh puts it in target/TRIPLE/release/candor)
@@ -12,11 +17,13 @@
 #       complete Run whose disk jobs ran on psync and say why, and which says
 #       it ran emulated.
 #
-# The unit tests that cannot pass under qemu-user are listed, each with its
-# reason, in contrib/emulated-skips.txt, the one place they are left out:
-# each is printed before the run and skipped by its exact name, and a name
-# that is not one of the target's tests fails the run (a renamed test is
-# not skipped silently, nor its entry left stale).
+# The tests that cannot pass under qemu-user are listed, each with its
+# reason, in contrib/emulated-skips.txt, the one place they are left out
+# (unit tests by name; integration tests as `tests/FILE.rs NAME`, and the
+# test files not run at all as `tests/FILE.rs` alone): each is printed
+# before the run and skipped by its exact name, and a name that is not one
+# of the target's tests fails the run (a renamed test is not skipped
+# silently, nor its entry left stale).
 #
 # The release profile is the one contrib/build-static.sh --no-lto builds
 # with (CARGO_PROFILE_RELEASE_STRIP=debuginfo, no LTO), so after that build
@@ -27,12 +34,12 @@ cd "$(dirname "$0")/.."
 mode="" target=""
 for a in "$@"; do
   case "$a" in
-    --unit|--battery) mode="${a#--}" ;;
-    -*) echo "error: unknown flag '$a' (usage: contrib/test-emulated.sh --unit|--battery TRIPLE)" >&2; exit 2 ;;
+    --unit|--integration|--battery) mode="${a#--}" ;;
+    -*) echo "error: unknown flag '$a' (usage: contrib/test-emulated.sh --unit|--integration|--battery TRIPLE)" >&2; exit 2 ;;
     *) target="$a" ;;
   esac
 done
-[[ -n "$mode" && -n "$target" ]] || { echo "usage: contrib/test-emulated.sh --unit|--battery TRIPLE" >&2; exit 2; }
+[[ -n "$mode" && -n "$target" ]] || { echo "usage: contrib/test-emulated.sh --unit|--integration|--battery TRIPLE" >&2; exit 2; }
 case "$target" in
   aarch64-unknown-linux-gnu)     runner=qemu-aarch64-static ;;
   armv7-unknown-linux-gnueabihf) runner=qemu-arm-static ;;
@@ -40,28 +47,92 @@ case "$target" in
 esac
 command -v "$runner" >/dev/null || { echo "error: $runner is not installed (README: Static binaries)" >&2; exit 2; }
 
-if [[ "$mode" == unit ]]; then
+skips=contrib/emulated-skips.txt
+# The integration tests run emulated; every other file of tests/ must be in
+# $skips as `tests/FILE.rs  # why` (checked below), so none is left out unsaid.
+INTEGRATION=(golden import history jobfile report properties block_device device_jobs compute findings inventory)
+
+# The entries of $skips for one test binary: "lib" (bare names) or a file
+# stem of tests/ (`tests/STEM.rs NAME`), without their reasons.
+skip_names() {
+  local line words
+  while IFS= read -r line; do
+    line="${line%%#*}"
+    read -r -a words <<<"$line"
+    [[ ${#words[@]} -eq 0 ]] && continue
+    if [[ "${words[0]}" == tests/*.rs ]]; then
+      [[ ${#words[@]} -eq 2 && "${words[0]}" == "tests/$1.rs" ]] && echo "${words[1]}"
+    elif [[ "$1" == lib ]]; then
+      echo "${words[0]}"
+    fi
+  done < "$skips"
+}
+
+# Runs one test binary (`--lib` or `--test STEM`) with its entries of $skips
+# left out, after checking each entry names one of its tests.
+run_tests() {
+  local which=$1 stem=$2 listed name
+  local sel=(--lib)
+  [[ "$which" == test ]] && sel=(--test "$stem")
+  listed=$("$cargo" test --release --locked "${sel[@]}" --target "$target" -- --list --format terse \
+    | sed -n 's/: test$//p')
+  [[ -n "$listed" ]] || { echo "error: no tests listed for ${sel[*]} on $target" >&2; exit 1; }
+  local args=()
+  while IFS= read -r name; do
+    [[ -z "$name" ]] && continue
+    grep -qxF "$name" <<<"$listed" || { echo "error: $skips names '$name', which is not a test of ${sel[*]} on $target" >&2; exit 1; }
+    args+=(--skip "$name")
+  done < <(skip_names "$stem")
+  echo "${sel[*]}: $(wc -l <<<"$listed") tests for $target, $(( ${#args[@]} / 2 )) left out"
+  "$cargo" test --release --locked "${sel[@]}" --target "$target" -- --exact "${args[@]}"
+}
+
+if [[ "$mode" == unit || "$mode" == integration ]]; then
   # shellcheck source=contrib/cross-env.sh
   . contrib/cross-env.sh "$target"
   cargo="${CROSS_CARGO:-/usr/bin/cargo}"
   export CARGO_PROFILE_RELEASE_STRIP=debuginfo
-  skips=contrib/emulated-skips.txt
-  # The target's test names, from the test binary itself (under qemu).
-  listed=$("$cargo" test --release --locked --lib --target "$target" -- --list --format terse \
-    | sed -n 's/: test$//p')
-  [[ -n "$listed" ]] || { echo "error: no unit tests listed for $target" >&2; exit 1; }
-  args=()
-  while IFS= read -r line; do
-    line="${line%%#*}"
-    name="${line%%[[:space:]]*}"
-    [[ -z "$name" ]] && continue
-    grep -qxF "$name" <<<"$listed" || { echo "error: $skips names '$name', which is not a unit test of $target" >&2; exit 1; }
-    args+=(--skip "$name")
-  done < "$skips"
   echo "left out under qemu-user ($skips):"
   { grep -v '^[[:space:]]*\(#\|$\)' "$skips" || echo "(none)"; } | sed 's/^/  /'
-  echo "$(wc -l <<<"$listed") unit tests for $target, $(( ${#args[@]} / 2 )) left out"
-  "$cargo" test --release --locked --lib --target "$target" -- --exact "${args[@]}"
+  if [[ "$mode" == unit ]]; then
+    run_tests lib lib
+    exit 0
+  fi
+  # Some integration tests start candor (or candor starts itself) by its
+  # path, not through cargo's target runner: the kernel runs an ARM binary
+  # only through binfmt_misc. qemu-user-static ships the registration
+  # (/usr/lib/binfmt.d/), which systemd-binfmt loads at boot; a machine
+  # without systemd (this kind of VM) has none, so it is registered here
+  # for the run and removed after, with binfmt_misc's mount if made here.
+  binfmt=/proc/sys/fs/binfmt_misc
+  entry="qemu-${runner#qemu-}"; entry="${entry%-static}"
+  conf="/usr/lib/binfmt.d/$entry.conf"
+  [[ -r "$conf" ]] || { echo "error: $conf is missing (qemu-user-static registers its binaries there)" >&2; exit 2; }
+  mounted_here="" registered_here=""
+  undo_binfmt() {
+    [[ -n "$registered_here" && -e "$binfmt/$entry" ]] && echo -1 > "$binfmt/$entry"
+    [[ -n "$mounted_here" ]] && umount "$binfmt"
+    return 0
+  }
+  trap undo_binfmt EXIT
+  if [[ ! -e "$binfmt/register" ]]; then
+    mount -t binfmt_misc binfmt_misc "$binfmt"
+    mounted_here=1
+  fi
+  if [[ ! -e "$binfmt/$entry" ]]; then
+    cat "$conf" > "$binfmt/register"
+    registered_here=1
+  fi
+  # Every file of tests/ is either run or left out with its reason.
+  for f in tests/*.rs; do
+    stem=$(basename "$f" .rs)
+    if [[ " ${INTEGRATION[*]} " == *" $stem "* ]]; then continue; fi
+    grep -qE "^tests/$stem\.rs[[:space:]]*(#|$)" "$skips" \
+      || { echo "error: tests/$stem.rs is neither run emulated (INTEGRATION in $0) nor left out with its reason in $skips" >&2; exit 1; }
+  done
+  for stem in "${INTEGRATION[@]}"; do
+    run_tests test "$stem"
+  done
   exit 0
 fi
 
