@@ -56,8 +56,18 @@ fn judged(run: &Run) -> Vec<&DiskMeasurement> {
     run.disk().filter(|d| judgeable(d)).collect()
 }
 
+/// A second with at least this many foreign bytes (and
+/// [`FOREIGN_MIN_SHARE`] of what the device did in it) had other I/O:
+/// a burst of another process's I/O too short to reach the share over a
+/// whole measurement still shows in its seconds. The seconds are compared
+/// as rates (candor's series and the layers' are read by different threads,
+/// up to a scheduling delay apart).
+pub const FOREIGN_SECOND_MIN_BYTES: u64 = 1 << 20;
+
 /// Another process's I/O on the device during one measurement, when it
-/// reached [`FOREIGN_MIN_BYTES`] and [`FOREIGN_MIN_SHARE`].
+/// reached [`FOREIGN_MIN_BYTES`] and [`FOREIGN_MIN_SHARE`] over the
+/// measurement, or in seconds that each had other I/O (at least
+/// [`FOREIGN_SECOND_MIN_BYTES`]) and together held [`FOREIGN_MIN_BYTES`].
 #[derive(Debug, Clone)]
 pub struct Shared {
     pub foreign_bytes: u64,
@@ -66,18 +76,55 @@ pub struct Shared {
     pub share: f64,
     /// Where it was seen ("vda", "vda (other partitions)").
     pub layers: Vec<String>,
+    /// The seconds that had other I/O (empty without per-second counters).
+    pub seconds: Vec<ForeignSecond>,
+}
+
+/// One second of a measurement with the foreign bytes in it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ForeignSecond {
+    /// Start and length of the second, from the measured interval's start (ns).
+    pub t_ns: u64,
+    pub dur_ns: u64,
+    pub foreign_bytes: u64,
+    pub total_bytes: u64,
+}
+
+impl ForeignSecond {
+    pub fn share(&self) -> f64 {
+        self.foreign_bytes as f64 / self.total_bytes.max(1) as f64
+    }
+
+    /// The second had other I/O: enough bytes, and enough of the device's.
+    pub fn shared(&self) -> bool {
+        self.foreign_bytes >= FOREIGN_SECOND_MIN_BYTES && self.share() >= FOREIGN_MIN_SHARE
+    }
+
+    /// The whole second it stands for (0 for the first).
+    fn index(&self) -> u64 {
+        (self.t_ns + self.dur_ns / 2) / 1_000_000_000
+    }
 }
 
 impl Shared {
-    /// "2463 MB of the 2562 MB vda did was not candor's (96 %)".
+    /// "2463 MB of the 2562 MB vda did was not candor's (96 %), in 3 of
+    /// its 3 seconds (0-2 s)".
     pub fn words(&self) -> String {
-        format!(
+        let mut w = format!(
             "{} of the {} {} did was not candor's ({} %)",
             mb(self.foreign_bytes),
             mb(self.total_bytes),
             self.layers.join(" and "),
             pct(self.share)
-        )
+        );
+        if !self.seconds.is_empty() {
+            w.push_str(&format!(
+                ", in {} of its seconds ({} s)",
+                self.seconds.len(),
+                second_ranges(&self.seconds)
+            ));
+        }
+        w
     }
 
     pub fn evidence(&self) -> serde_json::Value {
@@ -85,8 +132,35 @@ impl Shared {
             "foreign_bytes": self.foreign_bytes,
             "share": round_to(self.share, 4),
             "layers": self.layers,
+            "seconds": self.seconds.iter().map(|s| json!({
+                "second": s.index(),
+                "foreign_bytes": s.foreign_bytes,
+                "share": round_to(s.share(), 4),
+            })).collect::<Vec<_>>(),
         })
     }
+}
+
+/// "0-2, 7, 9-11": whole seconds, runs joined.
+fn second_ranges(seconds: &[ForeignSecond]) -> String {
+    let mut runs: Vec<(u64, u64)> = Vec::new();
+    for s in seconds {
+        let i = s.index();
+        match runs.last_mut() {
+            Some(r) if i <= r.1 + 1 => r.1 = r.1.max(i),
+            _ => runs.push((i, i)),
+        }
+    }
+    runs.iter()
+        .map(|(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}-{b}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Whether the device was shared with other I/O during `d` (None when it
@@ -99,12 +173,114 @@ pub fn shared(d: &DiskMeasurement) -> Option<Shared> {
     }
     let (foreign_bytes, total_bytes, layers) = foreign_bytes(d);
     let share = foreign_bytes as f64 / total_bytes.max(1) as f64;
-    (foreign_bytes >= FOREIGN_MIN_BYTES && share >= FOREIGN_MIN_SHARE).then_some(Shared {
+    let seconds: Vec<ForeignSecond> = foreign_seconds(d)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(ForeignSecond::shared)
+        .collect();
+    let in_seconds: u64 = seconds.iter().map(|s| s.foreign_bytes).sum();
+    let over_all = foreign_bytes >= FOREIGN_MIN_BYTES && share >= FOREIGN_MIN_SHARE;
+    (over_all || in_seconds >= FOREIGN_MIN_BYTES).then_some(Shared {
         foreign_bytes,
         total_bytes,
         share,
         layers,
+        seconds,
     })
+}
+
+/// Other I/O at and after a drop at `at_ns` in `d`'s series: the seconds
+/// from the drop on that had other I/O, when they are at least half of
+/// them (the drop's lower level is then shared with that I/O). Without
+/// per-second counters (older Runs), the whole measurement's verdict.
+pub fn shared_after(d: &DiskMeasurement, at_ns: u64) -> Option<Shared> {
+    let Some(seconds) = foreign_seconds(d) else {
+        return shared(d);
+    };
+    let first = at_ns / 1_000_000_000;
+    let after: Vec<ForeignSecond> = seconds.into_iter().filter(|s| s.index() >= first).collect();
+    let busy: Vec<ForeignSecond> = after
+        .iter()
+        .copied()
+        .filter(ForeignSecond::shared)
+        .collect();
+    if busy.is_empty() || busy.len() * 2 < after.len() {
+        return None;
+    }
+    let foreign_bytes = busy.iter().map(|s| s.foreign_bytes).sum();
+    let total_bytes = busy.iter().map(|s| s.total_bytes).sum::<u64>();
+    Some(Shared {
+        foreign_bytes,
+        total_bytes,
+        share: foreign_bytes as f64 / total_bytes.max(1) as f64,
+        layers: vec![names(&top(&d.block_stack))],
+        seconds: busy,
+    })
+}
+
+/// candor's bytes from `series` between `from` and `to` (ns from the
+/// measured interval's start), each interval's bytes spread evenly over it.
+fn series_bytes(series: &[crate::result::SeriesPoint], from: u64, to: u64) -> f64 {
+    series
+        .iter()
+        .map(|p| {
+            let dur = if p.dur_ns > 0 {
+                p.dur_ns
+            } else {
+                1_000_000_000
+            };
+            let overlap = (p.t_ns + dur).min(to).saturating_sub(p.t_ns.max(from));
+            p.bytes as f64 * overlap as f64 / dur as f64
+        })
+        .sum()
+}
+
+/// The foreign bytes of every second of `d`, by the same rule as the whole
+/// measurement's (reads beyond candor's, writes while candor wrote nothing,
+/// a whole disk's bytes beyond its partition's), from the layers'
+/// per-second counters against candor's per-second series. None when the
+/// measurement cannot be judged or a layer has no series.
+pub fn foreign_seconds(d: &DiskMeasurement) -> Option<Vec<ForeignSecond>> {
+    if !judgeable(d) {
+        return None;
+    }
+    let top = top(&d.block_stack);
+    let n = top.first()?.series.len();
+    if n == 0 || top.iter().any(|l| l.series.len() != n) {
+        return None;
+    }
+    let wrote = d.write.as_ref().is_some_and(|s| s.bytes > 0);
+    let empty = Vec::new();
+    let reads = d.read.as_ref().map_or(&empty, |s| &s.series);
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let (t_ns, dur_ns) = (top[0].series[i].t_ns, top[0].series[i].dur_ns);
+        let candor_r = series_bytes(reads, t_ns, t_ns + dur_ns) as u64;
+        let (r, w) = top.iter().fold((0, 0), |(r, w), l| {
+            (r + l.series[i].read_bytes, w + l.series[i].write_bytes)
+        });
+        let mut foreign = r.saturating_sub(candor_r) + if wrote { 0 } else { w };
+        let mut total = r + w;
+        for l in d
+            .block_stack
+            .iter()
+            .filter(|l| l.layer.relation == StackRelation::WholeDisk)
+        {
+            let child = l.layer.above.first().and_then(|a| d.block_stack.get(*a));
+            if let (Some(own), Some(c)) = (l.series.get(i), child.and_then(|c| c.series.get(i))) {
+                foreign += own.read_bytes.saturating_sub(c.read_bytes)
+                    + own.write_bytes.saturating_sub(c.write_bytes);
+                total = total.max(own.read_bytes + own.write_bytes);
+            }
+        }
+        out.push(ForeignSecond {
+            t_ns,
+            dur_ns,
+            foreign_bytes: foreign,
+            total_bytes: total,
+        });
+    }
+    Some(out)
 }
 
 fn has_stack(run: &Run) -> bool {
@@ -514,6 +690,22 @@ struct LatencySplit {
     util: f64,
     /// Requests in flight on the device, on average over the interval.
     device_queue_depth: f64,
+    /// The I/O threads' share of the interval spent runnable but waiting
+    /// for a CPU (their run-queue wait over threads x interval), when
+    /// recorded.
+    waiting_share: Option<f64>,
+    /// The I/O threads' summed run-queue wait (ns), when recorded.
+    run_wait_ns: Option<u64>,
+    /// The host's steal over the interval (percent of all CPUs).
+    steal_pct: f64,
+}
+
+/// Where the time above the device went: the I/O threads waiting for a CPU,
+/// and the rest (a throttle, a queue), per request (ns).
+#[derive(Debug, Clone, Copy)]
+struct AboveSplit {
+    cpu_wait_ns: f64,
+    other_ns: f64,
 }
 
 impl LatencySplit {
@@ -530,6 +722,71 @@ impl LatencySplit {
             / self.candor_ops.max(1) as f64
     }
 
+    /// The time above the device split into the I/O threads' wait for a
+    /// CPU and the rest. A thread waiting for a CPU holds every request it
+    /// has in flight (none is reaped, none submitted): by Little's law the
+    /// latency that overlapped its waits is its summed latency times the
+    /// share of the interval it waited, at most the time above the device.
+    fn above_split(&self) -> Option<AboveSplit> {
+        let w = self.waiting_share?;
+        let above = self.above_ns();
+        let cpu_wait_ns = (self.candor_mean_ns * w).min(above);
+        Some(AboveSplit {
+            cpu_wait_ns,
+            other_ns: above - cpu_wait_ns,
+        })
+    }
+
+    /// Whether the time above the device, less the I/O threads' wait for
+    /// a CPU, still reaches the thresholds: a limit in the guest (a
+    /// throttle, a full queue) rather than a busy or starved CPU. Without a
+    /// recorded wait, all of it counts.
+    fn limited_without_cpu_wait(&self) -> bool {
+        let cpu_wait = self.above_split().map_or(0.0, |a| a.cpu_wait_ns);
+        let device_total = self.device_requests as f64 * self.device_ns_per_request;
+        let rest_total = self.candor_ops as f64 * (self.candor_mean_ns - cpu_wait);
+        rest_total >= LATENCY_ABOVE_DEVICE_RATIO * device_total.max(1.0)
+            && self.above_ns() - cpu_wait >= LATENCY_ABOVE_DEVICE_MIN_NS
+    }
+
+    /// Why the time above the device was spent, in words.
+    fn cause(&self) -> String {
+        let fmt = crate::units::fmt_ns;
+        let Some(split) = self.above_split() else {
+            let unrecorded = if self.tool == "fio" {
+                "fio does not record"
+            } else {
+                "not recorded in this Run"
+            };
+            return format!(
+                "the rest was spent in the guest (a cgroup I/O throttle, a full request queue, or the CPU that submits and reaps: the I/O threads' wait for a CPU is {unrecorded}), so the latency figures are not the device's"
+            );
+        };
+        let waited = pct(self.waiting_share.unwrap_or(0.0));
+        if self.limited_without_cpu_wait() {
+            return format!(
+                "of the {} per request above the device, {} was candor's I/O threads waiting for a CPU (runnable but not running for {waited} % of the interval) and {} the rest: a limit in the guest (a cgroup I/O throttle, a full request queue), so the latency figures are that limit's, not the device's",
+                fmt(self.above_ns()),
+                fmt(split.cpu_wait_ns),
+                fmt(split.other_ns)
+            );
+        }
+        let why = if self.steal_pct >= super::host::CPU_STEAL_PCT {
+            format!(
+                "steal was {} % (cpu-steal): the hypervisor did not run the vCPUs",
+                sig3(self.steal_pct)
+            )
+        } else {
+            "other processes busy on the CPUs, or too few vCPUs".to_string()
+        };
+        format!(
+            "of the {} per request above the device, about {} was candor's I/O threads waiting for a CPU (runnable but not running for {waited} % of the interval: {why}), and the rest, {}, is too little to show a throttle or a queue in the guest: the latency figures are the CPU's, not the device's, and nothing above the device limited the disk",
+            fmt(self.above_ns()),
+            fmt(split.cpu_wait_ns),
+            fmt(split.other_ns)
+        )
+    }
+
     fn evidence(&self, d: &DiskMeasurement) -> serde_json::Value {
         json!({
             "measurement": subject(d),
@@ -543,6 +800,17 @@ impl LatencySplit {
             "candor_over_device": round_to(self.ratio(), 3),
             "device_util": round_to(self.util, 3),
             "device_queue_depth": round_to(self.device_queue_depth, 2),
+            "above_device_ns_per_request": round_to(self.above_ns(), 0),
+            "io_threads_run_wait_ns": self.run_wait_ns,
+            "io_threads_waiting_share": self.waiting_share.map(|w| round_to(w, 4)),
+            "above_cpu_wait_ns_per_request": self.above_split().map(|a| round_to(a.cpu_wait_ns, 0)),
+            "above_other_ns_per_request": self.above_split().map(|a| round_to(a.other_ns, 0)),
+            "cause": match self.above_split() {
+                None => "not-split",
+                Some(_) if self.limited_without_cpu_wait() => "throttle-or-queue",
+                Some(_) => "cpu-wait",
+            },
+            "steal_pct": round_to(self.steal_pct, 2),
         })
     }
 }
@@ -583,6 +851,12 @@ fn latency_split(d: &DiskMeasurement) -> Option<LatencySplit> {
             .fold(0.0, f64::max)
             .min(1.0),
         device_queue_depth: sum(|c| c.queue_ms) as f64 / measured_ms,
+        waiting_share: d.cpu.run_wait_ns.map(|w| {
+            let threads = u64::from(d.spec.numjobs.max(1));
+            (w as f64 / (threads as f64 * d.measured_ns as f64)).min(1.0)
+        }),
+        run_wait_ns: d.cpu.run_wait_ns,
+        steal_pct: d.cpu.steal_pct,
     })
 }
 
@@ -647,6 +921,9 @@ fn fio_latency_split<'r>(
             merges: (u.read_merges + u.write_merges) * ops / requests,
             util: u.util_pct / 100.0,
             device_queue_depth: u.in_queue_ms as f64 / span_ms,
+            waiting_share: None,
+            run_wait_ns: None,
+            steal_pct: 0.0,
         },
         d,
     ))
@@ -691,12 +968,16 @@ pub fn latency_above_device(run: &Run) -> Vec<Finding> {
         return Vec::new();
     }
     above.sort_by(|a, b| b.0.ratio().total_cmp(&a.0.ratio()));
-    let (worst, d) = above[0];
-    vec![checked(
+    // A measurement whose time above the device was mostly its I/O threads
+    // waiting for a CPU shows no limit above the disk: information, naming
+    // the CPU; a warning when any measurement still shows one without it.
+    let limited = above.iter().find(|(s, _)| s.limited_without_cpu_wait());
+    let (worst, d) = limited.copied().unwrap_or(above[0]);
+    let mut f = checked(
         "latency-above-device",
         Some(subject(d)),
         format!(
-            "{} of {} measurements spent most of their latency above the device: during {}, {}'s requests took {} on average and {} served them in {} ({}x): the rest was spent in the guest (a cgroup I/O throttle, a full request queue, or the CPU that submits and reaps), so the latency figures are not the device's",
+            "{} of {} measurements spent most of their latency above the device: during {}, {}'s requests took {} on average and {} served them in {} ({}x): {}",
             above.len(),
             comparable.len(),
             subject(d),
@@ -705,6 +986,7 @@ pub fn latency_above_device(run: &Run) -> Vec<Finding> {
             worst.device,
             crate::units::fmt_ns(worst.device_ns_per_request),
             sig3(worst.ratio()),
+            worst.cause(),
         ),
         json!({
             "measurements": above.iter().map(|(s, d)| s.evidence(d)).collect::<Vec<_>>(),
@@ -714,8 +996,13 @@ pub fn latency_above_device(run: &Run) -> Vec<Finding> {
                 "LATENCY_ABOVE_DEVICE_MIN_NS": LATENCY_ABOVE_DEVICE_MIN_NS,
                 "LATENCY_MAX_MERGE_SHARE": LATENCY_MAX_MERGE_SHARE,
             },
+            "limited_without_cpu_wait": limited.is_some(),
         }),
-    )]
+    );
+    if limited.is_none() {
+        f.severity = crate::result::Severity::Info;
+    }
+    vec![f]
 }
 
 #[cfg(test)]
@@ -741,6 +1028,7 @@ mod tests {
                 write_bytes: w,
                 ..Default::default()
             }),
+            series: Vec::new(),
         }
     }
 
@@ -916,5 +1204,86 @@ mod tests {
         assert!(
             latency_above_device(&timed(3_000, 4_000_000.0, 24_000, 90_000, 0, 3_000)).is_empty()
         );
+    }
+
+    /// `timed` with the I/O threads' run-queue wait recorded (one thread
+    /// over the 3 s interval) and the host's steal.
+    fn waited(mut run: Run, run_wait_ns: u64, steal_pct: f64) -> Run {
+        for m in &mut run.measurements {
+            if let Measurement::Disk(d) = m {
+                d.cpu.run_wait_ns = Some(run_wait_ns);
+                d.cpu.steal_pct = steal_pct;
+            }
+        }
+        run
+    }
+
+    #[test]
+    fn time_above_the_device_is_split_by_the_wait_for_a_cpu() {
+        use crate::result::Severity;
+        // 3 ms per request against the device's 0.3 ms (10x), the thread
+        // runnable but not running 85 % of the interval: 2.55 ms of the
+        // 2.7 ms above the device was the wait for a CPU, the rest (0.45 ms
+        // against 0.3 ms) shows no limit: information naming the CPU.
+        let starved = waited(
+            timed(10_000, 3_000_000.0, 10_000, 3_000, 0, 2_000),
+            2_550_000_000,
+            0.0,
+        );
+        let f = latency_above_device(&starved);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].severity, Severity::Info, "{}", f[0].verdict);
+        assert!(
+            f[0].verdict.contains("waiting for a CPU"),
+            "{}",
+            f[0].verdict
+        );
+        assert!(
+            f[0].verdict.contains("other processes busy"),
+            "{}",
+            f[0].verdict
+        );
+        assert_eq!(f[0].evidence["measurements"][0]["cause"], "cpu-wait");
+        // The same with the hypervisor's steal high: cpu-steal is named.
+        let stolen = latency_above_device(&waited(
+            timed(10_000, 3_000_000.0, 10_000, 3_000, 0, 2_000),
+            2_550_000_000,
+            20.0,
+        ));
+        assert!(
+            stolen[0].verdict.contains("cpu-steal"),
+            "{}",
+            stolen[0].verdict
+        );
+        // A throttle: 10.7 ms against 0.36 ms, the thread asleep in it
+        // (2 % of the interval runnable): a warning, the rest named.
+        let throttled = waited(
+            timed(8_981, 10_665_579.0, 8_981, 3_271, 0, 80),
+            60_000_000,
+            0.0,
+        );
+        let f = latency_above_device(&throttled);
+        assert_eq!(f[0].severity, Severity::Warning, "{}", f[0].verdict);
+        assert!(
+            f[0].verdict.contains("a limit in the guest"),
+            "{}",
+            f[0].verdict
+        );
+        assert_eq!(
+            f[0].evidence["measurements"][0]["cause"],
+            "throttle-or-queue"
+        );
+        // Both: half the interval waiting for a CPU, and still 10 ms above
+        // a 0.36 ms device without it: a warning.
+        let both = waited(
+            timed(8_981, 20_000_000.0, 8_981, 3_271, 0, 80),
+            1_500_000_000,
+            0.0,
+        );
+        assert_eq!(latency_above_device(&both)[0].severity, Severity::Warning);
+        // Without a recorded wait (older Runs), a warning as before.
+        let f = latency_above_device(&timed(10_000, 3_000_000.0, 10_000, 3_000, 0, 2_000));
+        assert_eq!(f[0].severity, Severity::Warning);
+        assert!(f[0].verdict.contains("not recorded"), "{}", f[0].verdict);
     }
 }
