@@ -240,6 +240,12 @@ fn series_bytes(series: &[crate::result::SeriesPoint], from: u64, to: u64) -> f6
 /// a whole disk's bytes beyond its partition's), from the layers'
 /// per-second counters against candor's per-second series. None when the
 /// measurement cannot be judged or a layer has no series.
+///
+/// The device counts a read when it completes, candor when a thread reaps
+/// it: a thread late for a CPU moves bytes from one second to the next. So
+/// a second's surplus of reads counts only beyond candor's deficit in the
+/// seconds beside it and beyond the bytes candor can have in flight at its
+/// two ends: a misplaced second is never other I/O.
 pub fn foreign_seconds(d: &DiskMeasurement) -> Option<Vec<ForeignSecond>> {
     if !judgeable(d) {
         return None;
@@ -252,14 +258,34 @@ pub fn foreign_seconds(d: &DiskMeasurement) -> Option<Vec<ForeignSecond>> {
     let wrote = d.write.as_ref().is_some_and(|s| s.bytes > 0);
     let empty = Vec::new();
     let reads = d.read.as_ref().map_or(&empty, |s| &s.series);
+    let largest_read = d
+        .spec
+        .block_sizes
+        .as_ref()
+        .map_or(d.spec.bs, |[r, _]| r.max().max(d.spec.bs));
+    let in_flight = 2.0
+        * largest_read as f64
+        * f64::from(d.spec.iodepth.max(1))
+        * f64::from(d.spec.numjobs.max(1));
+    // Device reads minus candor's, per second (negative: candor reaped
+    // more than the device completed in that second).
+    let excess: Vec<f64> = (0..n)
+        .map(|i| {
+            let (t_ns, dur_ns) = (top[0].series[i].t_ns, top[0].series[i].dur_ns);
+            let device: u64 = top.iter().map(|l| l.series[i].read_bytes).sum();
+            device as f64 - series_bytes(reads, t_ns, t_ns + dur_ns)
+        })
+        .collect();
+    let deficit = |i: Option<usize>| i.and_then(|i| excess.get(i)).map_or(0.0, |e| (-e).max(0.0));
     let mut out = Vec::with_capacity(n);
     for i in 0..n {
         let (t_ns, dur_ns) = (top[0].series[i].t_ns, top[0].series[i].dur_ns);
-        let candor_r = series_bytes(reads, t_ns, t_ns + dur_ns) as u64;
         let (r, w) = top.iter().fold((0, 0), |(r, w), l| {
             (r + l.series[i].read_bytes, w + l.series[i].write_bytes)
         });
-        let mut foreign = r.saturating_sub(candor_r) + if wrote { 0 } else { w };
+        let foreign_reads =
+            excess[i] - deficit(i.checked_sub(1)) - deficit(Some(i + 1)) - in_flight;
+        let mut foreign = foreign_reads.max(0.0) as u64 + if wrote { 0 } else { w };
         let mut total = r + w;
         for l in d
             .block_stack
@@ -1204,6 +1230,80 @@ mod tests {
         assert!(
             latency_above_device(&timed(3_000, 4_000_000.0, 24_000, 90_000, 0, 3_000)).is_empty()
         );
+    }
+
+    /// A random-read job (4 KiB, QD1) whose reads candor counted per second
+    /// (`candor`) and the device per second (`device`), in MiB.
+    fn per_second(candor: &[u64], device: &[u64]) -> Run {
+        let sec = 1_000_000_000;
+        let stack = vec![layer(
+            "vda",
+            StackRelation::Filesystem,
+            &[],
+            device.iter().sum::<u64>() * MB,
+            0,
+        )];
+        let mut run = run_with(candor.iter().sum::<u64>() * MB, 0, stack);
+        for m in &mut run.measurements {
+            if let Measurement::Disk(d) = m {
+                d.read.as_mut().unwrap().series = candor
+                    .iter()
+                    .enumerate()
+                    .map(|(i, b)| crate::result::SeriesPoint {
+                        t_ns: i as u64 * sec,
+                        dur_ns: sec,
+                        bytes: b * MB,
+                        ..Default::default()
+                    })
+                    .collect();
+                d.block_stack[0].series = device
+                    .iter()
+                    .enumerate()
+                    .map(|(i, b)| crate::result::LayerSecond {
+                        t_ns: i as u64 * sec,
+                        dur_ns: sec,
+                        read_bytes: b * MB,
+                        ..Default::default()
+                    })
+                    .collect();
+            }
+        }
+        run
+    }
+
+    fn disk(run: &Run) -> &DiskMeasurement {
+        run.disk().next().unwrap()
+    }
+
+    #[test]
+    fn other_reads_are_found_second_by_second() {
+        // 100 MiB a second for 10 s; another process read 20 MiB in each of
+        // seconds 6 and 7: 40 of 1,040 MiB (3.8 %) over the measurement,
+        // too little a share alone, but 17 % of those seconds.
+        let mut device = vec![100; 10];
+        device[6] += 20;
+        device[7] += 20;
+        let run = per_second(&[100; 10], &device);
+        let sh = shared(disk(&run)).expect("shared in its seconds");
+        assert_eq!(sh.seconds.len(), 2, "{sh:?}");
+        assert!(sh.words().contains("(6-7 s)"), "{}", sh.words());
+        assert_eq!(foreign_io(&run).len(), 1);
+        // A drop at 6 s: the seconds after it are shared (2 of 4).
+        assert!(shared_after(disk(&run), 6_000_000_000).is_some());
+        // A drop at 2 s: 2 of the 8 seconds after it only.
+        assert!(shared_after(disk(&run), 2_000_000_000).is_none());
+    }
+
+    #[test]
+    fn a_second_candor_reaped_late_is_not_other_io() {
+        // The device completed 30 MiB in second 4 that candor's thread,
+        // late for a CPU, reaped in second 5: the same bytes a second apart.
+        let mut device = vec![100; 10];
+        device[4] += 30;
+        device[5] -= 30;
+        let run = per_second(&[100; 10], &device);
+        assert!(shared(disk(&run)).is_none());
+        assert!(foreign_io(&run).is_empty());
     }
 
     /// `timed` with the I/O threads' run-queue wait recorded (one thread
