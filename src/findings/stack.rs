@@ -722,16 +722,27 @@ struct LatencySplit {
     waiting_share: Option<f64>,
     /// The I/O threads' summed run-queue wait (ns), when recorded.
     run_wait_ns: Option<u64>,
+    /// The I/O threads' share of the interval on a CPU (their user and
+    /// system time over threads x interval), beside a recorded wait.
+    running_share: f64,
     /// The host's steal over the interval (percent of all CPUs).
     steal_pct: f64,
 }
 
-/// Where the time above the device went: the I/O threads waiting for a CPU,
-/// and the rest (a throttle, a queue), per request (ns).
+/// Where the time above the device went, per request (ns): the I/O threads
+/// waiting for a CPU, on a CPU (submitting and reaping), and the rest (the
+/// threads asleep: a throttle, a queue).
 #[derive(Debug, Clone, Copy)]
 struct AboveSplit {
     cpu_wait_ns: f64,
+    cpu_run_ns: f64,
     other_ns: f64,
+}
+
+impl AboveSplit {
+    fn cpu_ns(&self) -> f64 {
+        self.cpu_wait_ns + self.cpu_run_ns
+    }
 }
 
 impl LatencySplit {
@@ -748,27 +759,31 @@ impl LatencySplit {
             / self.candor_ops.max(1) as f64
     }
 
-    /// The time above the device split into the I/O threads' wait for a
-    /// CPU and the rest. A thread waiting for a CPU holds every request it
-    /// has in flight (none is reaped, none submitted): by Little's law the
-    /// latency that overlapped its waits is its summed latency times the
-    /// share of the interval it waited, at most the time above the device.
+    /// The time above the device split by what the I/O threads were doing:
+    /// waiting for a CPU, on one, or asleep. By Little's law the latency
+    /// that overlapped each state is the summed latency times the share of
+    /// the interval the threads spent in it (a thread waiting for a CPU
+    /// reaps and submits nothing: it holds its requests in flight); the
+    /// CPU's parts at most the time above the device.
     fn above_split(&self) -> Option<AboveSplit> {
         let w = self.waiting_share?;
         let above = self.above_ns();
         let cpu_wait_ns = (self.candor_mean_ns * w).min(above);
+        let cpu_run_ns =
+            (self.candor_mean_ns * self.running_share.min(1.0 - w)).min(above - cpu_wait_ns);
         Some(AboveSplit {
             cpu_wait_ns,
-            other_ns: above - cpu_wait_ns,
+            cpu_run_ns,
+            other_ns: above - cpu_wait_ns - cpu_run_ns,
         })
     }
 
-    /// Whether the time above the device, less the I/O threads' wait for
-    /// a CPU, still reaches the thresholds: a limit in the guest (a
-    /// throttle, a full queue) rather than a busy or starved CPU. Without a
-    /// recorded wait, all of it counts.
+    /// Whether the time above the device, less the I/O threads' time
+    /// waiting for a CPU and on one, still reaches the thresholds: a limit
+    /// in the guest (a throttle, a full queue) rather than a busy or starved
+    /// CPU. Without a recorded wait, all of it counts.
     fn limited_without_cpu_wait(&self) -> bool {
-        let cpu_wait = self.above_split().map_or(0.0, |a| a.cpu_wait_ns);
+        let cpu_wait = self.above_split().map_or(0.0, |a| a.cpu_ns());
         let device_total = self.device_requests as f64 * self.device_ns_per_request;
         let rest_total = self.candor_ops as f64 * (self.candor_mean_ns - cpu_wait);
         rest_total >= LATENCY_ABOVE_DEVICE_RATIO * device_total.max(1.0)
@@ -789,10 +804,21 @@ impl LatencySplit {
             );
         };
         let waited = pct(self.waiting_share.unwrap_or(0.0));
+        let ran = pct(self.running_share);
         if self.limited_without_cpu_wait() {
             return format!(
-                "of the {} per request above the device, {} was candor's I/O threads waiting for a CPU (runnable but not running for {waited} % of the interval) and {} the rest: a limit in the guest (a cgroup I/O throttle, a full request queue), so the latency figures are that limit's, not the device's",
+                "of the {} per request above the device, {} was candor's I/O threads waiting for a CPU (runnable but not running for {waited} % of the interval), {} on one ({ran} %), and {} the rest, while they slept: a limit in the guest (a cgroup I/O throttle, a full request queue), so the latency figures are that limit's, not the device's",
                 fmt(self.above_ns()),
+                fmt(split.cpu_wait_ns),
+                fmt(split.cpu_run_ns),
+                fmt(split.other_ns)
+            );
+        }
+        if split.cpu_run_ns > split.cpu_wait_ns {
+            return format!(
+                "of the {} per request above the device, about {} was candor's I/O threads on a CPU, submitting and reaping ({ran} % of the interval; io-cpu-bound), {} waiting for one ({waited} %), and the rest, {}, is too little to show a throttle or a queue in the guest: the latency figures are candor's CPU's, not the device's, and nothing above the device limited the disk",
+                fmt(self.above_ns()),
+                fmt(split.cpu_run_ns),
                 fmt(split.cpu_wait_ns),
                 fmt(split.other_ns)
             );
@@ -806,9 +832,10 @@ impl LatencySplit {
             "other processes busy on the CPUs, or too few vCPUs".to_string()
         };
         format!(
-            "of the {} per request above the device, about {} was candor's I/O threads waiting for a CPU (runnable but not running for {waited} % of the interval: {why}), and the rest, {}, is too little to show a throttle or a queue in the guest: the latency figures are the CPU's, not the device's, and nothing above the device limited the disk",
+            "of the {} per request above the device, about {} was candor's I/O threads waiting for a CPU (runnable but not running for {waited} % of the interval: {why}), {} on one, and the rest, {}, is too little to show a throttle or a queue in the guest: the latency figures are the CPU's, not the device's, and nothing above the device limited the disk",
             fmt(self.above_ns()),
             fmt(split.cpu_wait_ns),
+            fmt(split.cpu_run_ns),
             fmt(split.other_ns)
         )
     }
@@ -829,7 +856,9 @@ impl LatencySplit {
             "above_device_ns_per_request": round_to(self.above_ns(), 0),
             "io_threads_run_wait_ns": self.run_wait_ns,
             "io_threads_waiting_share": self.waiting_share.map(|w| round_to(w, 4)),
+            "io_threads_running_share": self.waiting_share.map(|_| round_to(self.running_share, 4)),
             "above_cpu_wait_ns_per_request": self.above_split().map(|a| round_to(a.cpu_wait_ns, 0)),
+            "above_cpu_run_ns_per_request": self.above_split().map(|a| round_to(a.cpu_run_ns, 0)),
             "above_other_ns_per_request": self.above_split().map(|a| round_to(a.other_ns, 0)),
             "cause": match self.above_split() {
                 None => "not-split",
@@ -882,6 +911,11 @@ fn latency_split(d: &DiskMeasurement) -> Option<LatencySplit> {
             (w as f64 / (threads as f64 * d.measured_ns as f64)).min(1.0)
         }),
         run_wait_ns: d.cpu.run_wait_ns,
+        // The job's CPU time (its threads', or the whole process's when it
+        // ran alone: the driver thread's share is small).
+        running_share: (d.cpu.cpu_ns as f64
+            / (f64::from(d.spec.numjobs.max(1)) * d.measured_ns.max(1) as f64))
+            .min(1.0),
         steal_pct: d.cpu.steal_pct,
     })
 }
@@ -949,6 +983,7 @@ fn fio_latency_split<'r>(
             device_queue_depth: u.in_queue_ms as f64 / span_ms,
             waiting_share: None,
             run_wait_ns: None,
+            running_share: 0.0,
             steal_pct: 0.0,
         },
         d,
@@ -1381,6 +1416,17 @@ mod tests {
             0.0,
         );
         assert_eq!(latency_above_device(&both)[0].severity, Severity::Warning);
+        // candor's own thread on a CPU 90 % of the interval, submitting and
+        // reaping: the CPU's time, named as io-cpu-bound, information.
+        let mut busy = waited(timed(10_000, 3_000_000.0, 10_000, 3_000, 0, 2_000), 0, 0.0);
+        for m in &mut busy.measurements {
+            if let Measurement::Disk(d) = m {
+                d.cpu.cpu_ns = 2_700_000_000;
+            }
+        }
+        let f = latency_above_device(&busy);
+        assert_eq!(f[0].severity, Severity::Info, "{}", f[0].verdict);
+        assert!(f[0].verdict.contains("io-cpu-bound"), "{}", f[0].verdict);
         // Without a recorded wait (older Runs), a warning as before.
         let f = latency_above_device(&timed(10_000, 3_000_000.0, 10_000, 3_000, 0, 2_000));
         assert_eq!(f[0].severity, Severity::Warning);
