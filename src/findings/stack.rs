@@ -278,13 +278,12 @@ pub fn foreign_seconds(d: &DiskMeasurement) -> Option<Vec<ForeignSecond>> {
         .collect();
     let deficit = |i: Option<usize>| i.and_then(|i| excess.get(i)).map_or(0.0, |e| (-e).max(0.0));
     let mut out = Vec::with_capacity(n);
-    for i in 0..n {
+    for (i, surplus) in excess.iter().enumerate() {
         let (t_ns, dur_ns) = (top[0].series[i].t_ns, top[0].series[i].dur_ns);
         let (r, w) = top.iter().fold((0, 0), |(r, w), l| {
             (r + l.series[i].read_bytes, w + l.series[i].write_bytes)
         });
-        let foreign_reads =
-            excess[i] - deficit(i.checked_sub(1)) - deficit(Some(i + 1)) - in_flight;
+        let foreign_reads = surplus - deficit(i.checked_sub(1)) - deficit(Some(i + 1)) - in_flight;
         let mut foreign = foreign_reads.max(0.0) as u64 + if wrote { 0 } else { w };
         let mut total = r + w;
         for l in d
