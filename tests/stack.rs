@@ -21,9 +21,14 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 fn warning<'a>(run: &'a Run, id: &str) -> Option<&'a Finding> {
-    run.findings.iter().find(|f| {
-        f.id == id && f.status == FindingStatus::Checked && f.severity >= Severity::Warning
-    })
+    run.findings
+        .iter()
+        .find(|f| f.id == id && f.status == FindingStatus::Checked)
+}
+
+/// A checked finding of warning severity or above.
+fn alarm<'a>(run: &'a Run, id: &str) -> Option<&'a Finding> {
+    warning(run, id).filter(|f| f.severity >= Severity::Warning)
 }
 
 fn disk_job(dir: &Path, out: &Path, rw: &str, bs: &str, runtime: &str) -> Run {
@@ -273,7 +278,7 @@ fn a_throttle_in_the_guest_is_latency_above_the_device() {
     let throttled = dir.path().join("throttled.json");
     candor_ok(group.wrap(&job(&throttled)).stdout(Stdio::null()));
     let run = read_run(&throttled).unwrap();
-    let f = warning(&run, "latency-above-device").unwrap_or_else(|| {
+    let f = alarm(&run, "latency-above-device").unwrap_or_else(|| {
         panic!(
             "no latency-above-device under a 2,000 IOPS throttle: {:?}; stack: {}; {:?}",
             run.findings
@@ -301,7 +306,7 @@ fn a_throttle_in_the_guest_is_latency_above_the_device() {
     candor_ok(candor_cmd(&job(&clean)).stdout(Stdio::null()));
     let run = read_run(&clean).unwrap();
     assert!(
-        warning(&run, "latency-above-device").is_none(),
+        alarm(&run, "latency-above-device").is_none(),
         "unthrottled: {}",
         evidence_layers(&run)
     );
@@ -416,7 +421,7 @@ fn cpu_hogs_beside_candor_are_a_wait_for_a_cpu_not_a_limit() {
     // reason; a_clean_disk_raises_no_false_alarm (tests/truth.rs) holds it.
     let alarms: Vec<String> = ["latency-above-device", "cache-layer", "write-amplification"]
         .iter()
-        .filter_map(|id| warning(&run, id))
+        .filter_map(|id| alarm(&run, id))
         .map(|f| format!("{}: {}", f.id, f.verdict))
         .collect();
     assert!(
