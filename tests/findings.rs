@@ -69,6 +69,7 @@ fn job(
             sys_pct: 9.0,
             steal_pct: 0.0,
             cpu_ns: 1,
+            run_wait_ns: None,
         },
         measured_ns: 30_000_000_000,
         file: Some(TestFileInfo {

@@ -1,5 +1,5 @@
 //! candor's own CPU time (getrusage) and the host's steal time (/proc/stat)
-//! over an interval.
+//! over an interval, and the time a thread waited for a CPU (schedstat).
 
 use crate::result::CpuUse;
 use std::time::Instant;
@@ -44,6 +44,7 @@ impl CpuSnapshot {
             sys_pct: 100.0 * sys as f64 / wall,
             steal_pct,
             cpu_ns: user + sys,
+            run_wait_ns: None,
         }
     }
 }
@@ -71,9 +72,36 @@ pub fn parse_proc_stat(text: &str) -> Option<(u64, u64)> {
     Some((fields[7], fields.iter().sum()))
 }
 
+/// The calling thread's time spent runnable but waiting for a CPU (ns,
+/// since it started): the second field of /proc/thread-self/schedstat. Its
+/// growth over an I/O thread's measured interval is what other processes
+/// or a starved vCPU took from it. None without schedstats (a kernel built
+/// without CONFIG_SCHED_INFO, or /proc not mounted).
+pub fn thread_run_wait_ns() -> Option<u64> {
+    parse_schedstat(&std::fs::read_to_string("/proc/thread-self/schedstat").ok()?)
+}
+
+/// `time-on-cpu run-delay timeslices` (Documentation/scheduler/sched-stats.rst).
+pub fn parse_schedstat(text: &str) -> Option<u64> {
+    let mut fields = text.split_whitespace();
+    fields.next()?.parse::<u64>().ok()?;
+    fields.next()?.parse().ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parses_run_delay() {
+        assert_eq!(parse_schedstat("200308 3000962 2\n"), Some(3_000_962));
+        assert_eq!(parse_schedstat("200308\n"), None);
+        assert_eq!(parse_schedstat(""), None);
+        // This kernel's own file, for the calling thread.
+        if std::path::Path::new("/proc/thread-self/schedstat").exists() {
+            assert!(thread_run_wait_ns().is_some());
+        }
+    }
 
     #[test]
     fn parses_steal() {

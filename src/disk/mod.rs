@@ -432,17 +432,21 @@ fn drive(
         sleep_until(t0, ramp_ns, done_or_watch);
         let before = CpuSnapshot::now();
         let stack_before = blockstack::snapshot(&sys_root, stack);
+        let mut seconds = StackSeconds::start(&sys_root, stack, &stack_before, t0, ramp_ns);
         let mut monitor = control.steady.clone().map(steady::Monitor::new);
         loop {
-            // Wake for the end, the next steady-state sample, or every 20 ms.
+            // Wake for the end, the next second of the stack's series, the
+            // next steady-state sample, or every 20 ms.
             let next = monitor
                 .as_ref()
-                .map_or(end_ns, |m| end_ns.min(ramp_ns.saturating_add(m.due_ns())));
+                .map_or(end_ns, |m| end_ns.min(ramp_ns.saturating_add(m.due_ns())))
+                .min(seconds.due_ns());
             sleep_until(t0, next, done_or_watch);
             let now = t0.elapsed().as_nanos() as u64;
             if all_done() || now >= end_ns || stop.load(Ordering::SeqCst) {
                 break;
             }
+            seconds.sample_if_due(now);
             if let Some(m) = monitor.as_mut().filter(|m| now >= ramp_ns + m.due_ns()) {
                 let (ops, bytes) = progress.iter().flatten().fold((0, 0), |(o, b), p| {
                     (
@@ -458,12 +462,15 @@ fn drive(
         }
         let after = CpuSnapshot::now();
         let stack_after = blockstack::snapshot(&sys_root, stack);
+        let mut series = seconds.finish(&stack_after);
         let block_stack: Vec<LayerIo> = stack
             .iter()
             .zip(stack_before.iter().zip(&stack_after))
-            .map(|(layer, (b, a))| LayerIo {
+            .zip(series.iter_mut())
+            .map(|((layer, (b, a)), series)| LayerIo {
                 layer: layer.clone(),
                 io: a.zip(*b).map(|(a, b)| a.since(&b)),
+                series: std::mem::take(series),
             })
             .collect();
         let outcomes: Vec<_> = handles
@@ -499,8 +506,10 @@ fn drive(
         .map(|r| r.stopped_early_ns.unwrap_or(window.measured_ns()))
         .max()
         .unwrap_or(window.measured_ns());
+    // The I/O threads' wait for a CPU, when every thread read it.
+    let run_wait_ns = results.iter().map(|r| r.run_wait_ns).sum::<Option<u64>>();
     // Beside other jobs the process's CPU is theirs too: count this job's threads.
-    let cpu = if control.shared {
+    let mut cpu = if control.shared {
         let (usr, sys) = results
             .iter()
             .fold((0, 0), |(u, s), r| (u + r.cpu_ns.0, s + r.cpu_ns.1));
@@ -510,10 +519,12 @@ fn drive(
             sys_pct: 100.0 * sys as f64 / wall,
             steal_pct: cpu.steal_pct,
             cpu_ns: usr + sys,
+            run_wait_ns: None,
         }
     } else {
         cpu
     };
+    cpu.run_wait_ns = run_wait_ns;
     Ok(Driven {
         results,
         measured_ns,
@@ -526,6 +537,104 @@ fn drive(
         block_stack,
         shared: control.shared,
     })
+}
+
+/// One second of the series of the layers' counters.
+const SECOND_NS: u64 = 1_000_000_000;
+
+/// The stack's per-second series, read by the job's driver thread at each
+/// whole second of the measured interval (the I/O threads never touch it):
+/// each layer's counters between two readings, kept beside the
+/// measurement's per-second series.
+struct StackSeconds<'a> {
+    sys_root: &'a std::path::Path,
+    stack: &'a [StackLayer],
+    t0: Instant,
+    ramp_ns: u64,
+    /// The last reading and when it was taken (ns from `t0`).
+    last: Vec<Option<crate::result::LayerCounters>>,
+    last_ns: u64,
+    /// The next whole second (ns from `t0`).
+    due_ns: u64,
+    series: Vec<Vec<crate::result::LayerSecond>>,
+}
+
+impl<'a> StackSeconds<'a> {
+    fn start(
+        sys_root: &'a std::path::Path,
+        stack: &'a [StackLayer],
+        first: &[Option<crate::result::LayerCounters>],
+        t0: Instant,
+        ramp_ns: u64,
+    ) -> StackSeconds<'a> {
+        StackSeconds {
+            sys_root,
+            stack,
+            t0,
+            ramp_ns,
+            last: first.to_vec(),
+            last_ns: (t0.elapsed().as_nanos() as u64).max(ramp_ns),
+            due_ns: if stack.is_empty() {
+                u64::MAX
+            } else {
+                ramp_ns.saturating_add(SECOND_NS)
+            },
+            series: vec![Vec::new(); stack.len()],
+        }
+    }
+
+    fn due_ns(&self) -> u64 {
+        self.due_ns
+    }
+
+    /// Reads the layers when a whole second has passed.
+    fn sample_if_due(&mut self, now_ns: u64) {
+        if now_ns < self.due_ns {
+            return;
+        }
+        let reading = blockstack::snapshot(self.sys_root, self.stack);
+        self.record(&reading);
+        while self.due_ns <= now_ns {
+            self.due_ns = self.due_ns.saturating_add(SECOND_NS);
+        }
+    }
+
+    /// Adds the interval since the last reading; a layer unreadable at
+    /// either end loses its whole series (a gap would misplace the rest).
+    fn record(&mut self, reading: &[Option<crate::result::LayerCounters>]) {
+        let now = self.t0.elapsed().as_nanos() as u64;
+        let t_ns = self.last_ns.saturating_sub(self.ramp_ns);
+        let dur_ns = now.saturating_sub(self.last_ns);
+        if dur_ns == 0 {
+            return;
+        }
+        for (i, (before, after)) in self.last.iter().zip(reading).enumerate() {
+            match (before, after) {
+                (Some(b), Some(a)) => {
+                    self.series[i].push(crate::result::LayerSecond::between(b, a, t_ns, dur_ns))
+                }
+                _ => self.series[i].clear(),
+            }
+        }
+        self.last = reading.to_vec();
+        self.last_ns = now;
+    }
+
+    /// The last, partial second up to the end reading; each layer's series.
+    fn finish(
+        mut self,
+        end: &[Option<crate::result::LayerCounters>],
+    ) -> Vec<Vec<crate::result::LayerSecond>> {
+        if !self.stack.is_empty() {
+            self.record(end);
+            for (series, reading) in self.series.iter_mut().zip(end) {
+                if reading.is_none() {
+                    series.clear();
+                }
+            }
+        }
+        self.series
+    }
 }
 
 /// Merges the threads' records into the job's measurement: totals per

@@ -81,6 +81,9 @@ pub struct WorkerResult {
     /// The thread's own user and system CPU time over its measured
     /// interval (ns), for jobs that share the process with others.
     pub cpu_ns: (u64, u64),
+    /// Time the thread was runnable but waiting for a CPU over its measured
+    /// interval (ns; None without schedstats).
+    pub run_wait_ns: Option<u64>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -146,6 +149,24 @@ pub fn buffer_bytes(job: &JobSpec) -> usize {
 fn stages_payload(job: &JobSpec) -> bool {
     let writes = &job.sizes()[1];
     job.rw.writes() && writes.min() == writes.max() && writes.max() > STAGE_ABOVE_BYTES
+}
+
+/// This thread's CPU clocks at one moment: user and system time, and the
+/// time it waited for a CPU (read at the measured interval's start and end,
+/// never per operation).
+#[derive(Clone, Copy)]
+struct ThreadClocks {
+    cpu: (u64, u64),
+    run_wait: Option<u64>,
+}
+
+impl ThreadClocks {
+    fn now() -> ThreadClocks {
+        ThreadClocks {
+            cpu: thread_cpu(),
+            run_wait: super::cpu_usage::thread_run_wait_ns(),
+        }
+    }
 }
 
 /// This thread's user and system CPU time (ns).
@@ -237,7 +258,7 @@ struct Worker<'a, E: Engine> {
     last_completion: u64,
     writes_since_sync: u32,
     first_error: Option<anyhow::Error>,
-    cpu_at_ramp: Option<(u64, u64)>,
+    clocks_at_ramp: Option<ThreadClocks>,
     result: WorkerResult,
 }
 
@@ -291,7 +312,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             last_completion: 0,
             writes_since_sync: 0,
             first_error: None,
-            cpu_at_ramp: (work.ramp_ns == 0).then(thread_cpu),
+            clocks_at_ramp: (work.ramp_ns == 0).then(ThreadClocks::now),
             result: WorkerResult::default(),
         }
     }
@@ -549,12 +570,12 @@ impl<'a, E: Engine> Worker<'a, E> {
         }
     }
 
-    /// After a round observed at `now`: the thread's CPU at the ramp's end,
+    /// After a round observed at `now`: the thread's CPU clocks at the ramp's end,
     /// and whether it stops (the end, a stop request, a signal).
     #[inline]
     fn check_end(&mut self, now: u64) {
-        if self.cpu_at_ramp.is_none() && now >= self.work.ramp_ns {
-            self.cpu_at_ramp = Some(thread_cpu());
+        if self.clocks_at_ramp.is_none() && now >= self.work.ramp_ns {
+            self.clocks_at_ramp = Some(ThreadClocks::now());
         }
         if now >= self.work.end_ns {
             self.stopping = true;
@@ -612,9 +633,14 @@ impl<'a, E: Engine> Worker<'a, E> {
         if measured != planned {
             self.result.stopped_early_ns = Some(measured);
         }
-        let cpu_end = thread_cpu();
-        if let Some((u0, s0)) = self.cpu_at_ramp {
-            self.result.cpu_ns = (cpu_end.0.saturating_sub(u0), cpu_end.1.saturating_sub(s0));
+        let end_clocks = ThreadClocks::now();
+        if let Some(at_ramp) = self.clocks_at_ramp {
+            let ((u0, s0), (u1, s1)) = (at_ramp.cpu, end_clocks.cpu);
+            self.result.cpu_ns = (u1.saturating_sub(u0), s1.saturating_sub(s0));
+            self.result.run_wait_ns = at_ramp
+                .run_wait
+                .zip(end_clocks.run_wait)
+                .map(|(a, b)| b.saturating_sub(a));
         }
         self.result.read.finish(measured);
         self.result.write.finish(measured);

@@ -103,6 +103,7 @@ mod tests {
             sys_pct: sys,
             steal_pct: 0.0,
             cpu_ns: 27_000_000_000,
+            run_wait_ns: None,
         }
     }
 

@@ -119,20 +119,25 @@ pub fn burst_cliff(run: &Run) -> Vec<Finding> {
             }
         }
         let Some((pass, c)) = first else { continue };
-        // The device shared with other I/O during that pass: other I/O
-        // starting makes the same drop, so no burst allowance or cache is
-        // blamed, and the finding is information.
-        let shared = m
-            .points
-            .iter()
-            .find(|p| p.pass == pass)
-            .and_then(|p| super::stack::shared(p.job));
-        let cause = match &shared {
-            None => "a burst allowance or a cache ran out".to_string(),
-            Some(sh) => format!(
-                "the device was shared with other I/O during this pass ({}): that I/O explains the drop as well as a burst allowance or a cache would, so neither is concluded",
+        // The device shared with other I/O from the drop on (second by
+        // second where the layers' series were kept, else over the pass):
+        // other I/O starting makes the same drop, so no burst allowance or
+        // cache is blamed, and the finding is information.
+        let job = m.points.iter().find(|p| p.pass == pass).map(|p| p.job);
+        let shared = job.and_then(|j| super::stack::shared_after(j, c.at_ns));
+        let before_only = job
+            .filter(|_| shared.is_none())
+            .and_then(super::stack::shared);
+        let cause = match (&shared, &before_only) {
+            (Some(sh), _) => format!(
+                "the device was shared with other I/O from the drop on ({}): the drop may be that I/O's as well as a burst allowance's or a cache's, so neither is concluded",
                 sh.words()
             ),
+            (None, Some(sh)) => format!(
+                "a burst allowance or a cache ran out (the device did other I/O during this pass, {}, but not in most seconds after the drop: it does not explain it)",
+                sh.words()
+            ),
+            (None, None) => "a burst allowance or a cache ran out".to_string(),
         };
         let mut f = checked(
             "burst-cliff",

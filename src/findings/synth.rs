@@ -60,6 +60,7 @@ pub fn job(profile: Option<&str>, rw: &str, bs: u64, qd: u32, pass: u32, iops: f
             sys_pct: 10.0,
             steal_pct: 0.0,
             cpu_ns: 1_000_000,
+            run_wait_ns: None,
         },
         measured_ns: 30_000_000_000,
         file: Some(TestFileInfo {
@@ -140,6 +141,7 @@ pub fn stack(m: &mut Measurement, foreign_read: u64) {
             write_bytes: write,
             ..Default::default()
         }),
+        series: Vec::new(),
     }];
 }
 

@@ -241,6 +241,7 @@ pub(super) fn measurement(
         sys_pct: jobs.iter().map(|j| f64_of(j, "sys_cpu")).sum(),
         steal_pct: 0.0,
         cpu_ns: 0,
+        run_wait_ns: None,
     };
     let started_at = out.timestamp.map(|ts| {
         let elapsed = u64_of(first, "elapsed");

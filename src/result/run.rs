@@ -692,6 +692,13 @@ pub struct CpuUse {
     pub steal_pct: f64,
     /// candor's user + system CPU time in ns (for CPU cost per I/O).
     pub cpu_ns: u64,
+    /// A disk job's I/O threads: time they were runnable but waiting for a
+    /// CPU over the measured interval, summed over the threads (ns; the
+    /// second field of /proc/thread-self/schedstat, read by each thread at
+    /// its interval's start and end). Absent when not recorded (older Runs,
+    /// imports, a kernel without schedstats, compute measurements).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_wait_ns: Option<u64>,
 }
 
 /// A compute measurement (kinds `cpu`, `memory`, `crypto`, `compress`, `os`).

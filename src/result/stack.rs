@@ -106,6 +106,62 @@ pub struct LayerIo {
     /// None when the layer's counters could not be read at both ends.
     #[serde(default)]
     pub io: Option<LayerCounters>,
+    /// The same counters second by second over the measured interval,
+    /// beside the measurement's per-second series (empty when not sampled:
+    /// older Runs, a layer unreadable during the interval).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub series: Vec<LayerSecond>,
+}
+
+/// What one layer did in one second of a measured interval: read by the
+/// job's driver thread at each second's boundary (never by the I/O
+/// threads), so that a drop in a series can be set against what the device
+/// did, for candor and for others, at that second.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LayerSecond {
+    /// Start of the sample from the start of the measured interval, and its
+    /// length (ns), as the driver read them: within a scheduling delay of
+    /// the series' whole seconds; the last may be shorter.
+    pub t_ns: u64,
+    pub dur_ns: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    pub read_ios: u64,
+    pub write_ios: u64,
+    /// Milliseconds the layer had a request in flight (util = this / dur).
+    pub io_ticks_ms: u64,
+    /// Milliseconds of requests in flight, summed (mean depth = this / dur).
+    pub queue_ms: u64,
+    /// Requests in flight at the end of the second.
+    pub in_flight: u64,
+}
+
+impl LayerSecond {
+    /// The second from `t_ns` to `t_ns + dur_ns` between two readings.
+    pub fn between(
+        before: &LayerCounters,
+        after: &LayerCounters,
+        t_ns: u64,
+        dur_ns: u64,
+    ) -> LayerSecond {
+        let d = after.since(before);
+        LayerSecond {
+            t_ns,
+            dur_ns,
+            read_bytes: d.read_bytes,
+            write_bytes: d.write_bytes,
+            read_ios: d.read_ios,
+            write_ios: d.write_ios,
+            io_ticks_ms: d.io_ticks_ms,
+            queue_ms: d.queue_ms,
+            in_flight: after.in_flight,
+        }
+    }
+
+    /// Share of the second the layer was busy (io_ticks), at most 1.
+    pub fn util(&self) -> f64 {
+        (self.io_ticks_ms as f64 * 1e6 / self.dur_ns.max(1) as f64).min(1.0)
+    }
 }
 
 /// fio's own `disk_util` entry for one device, as fio printed it in one

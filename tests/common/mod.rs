@@ -102,6 +102,7 @@ fn disk(
             sys_pct: 12.0,
             steal_pct: 0.2,
             cpu_ns: 1_500_000_000,
+            run_wait_ns: None,
         },
         measured_ns: 10_000_000_000,
         file: Some(TestFileInfo {
