@@ -180,50 +180,167 @@ fn bad_flags_get_one_line_and_exit_2() {
     }
 }
 
-#[test]
-fn sigterm_stops_the_run_and_removes_the_work_directory() {
-    let dir = temp_dir("term");
+/// The pids of the UnixBench copies `parent` started (`--unixbench-copy`).
+fn copies_of(parent: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        // pid (comm) state ppid ...: the fields after the last ')'.
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok());
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if ppid == Some(parent) && String::from_utf8_lossy(&cmdline).contains("--unixbench-copy") {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+fn alive(pid: u32) -> bool {
+    // A zombie is not running: only a live process has a state other than Z.
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| {
+            !s.rsplit_once(')')
+                .is_some_and(|(_, r)| r.trim_start().starts_with('Z'))
+        })
+        .unwrap_or(false)
+}
+
+/// Starts `candor unixbench` on `test` with 2 copies and long passes, in a
+/// process group of its own (as a shell starts a job, so that a signal to
+/// the group is what the terminal's Ctrl-C sends); waits until both copies
+/// run and, for the tests that make files, until the work directory holds some.
+#[allow(clippy::zombie_processes)] // returned: the caller waits for it
+fn start_two_copies(test: &str, dir: &Path) -> (std::process::Child, Vec<u32>) {
+    use std::os::unix::process::CommandExt;
     let bin = assert_cmd::cargo::cargo_bin("candor");
     let mut child = std::process::Command::new(bin)
         .args([
             "unixbench",
             "--only",
-            "fstime",
+            test,
             "--runtime",
             "30s",
-            "--copies",
+            "--iterations",
             "1",
-            "--dir",
         ])
-        .arg(&dir)
+        .args(["--copies", "2", "--dir"])
+        .arg(dir)
+        .process_group(0)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(1500));
-    assert!(
-        !empty(&dir),
-        "the work directory should exist while the test runs"
-    );
-    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-    let started = std::time::Instant::now();
-    let status = child.wait().unwrap();
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "the first signal must stop it"
-    );
-    assert_eq!(status.code(), Some(128 + libc::SIGTERM));
-    assert!(
-        empty(&dir),
-        "the work directory was left behind after SIGTERM"
-    );
-    std::fs::remove_dir(&dir).unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let copies = copies_of(child.id());
+        let files = std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .flat_map(|d| std::fs::read_dir(d.path()).into_iter().flatten())
+            .count();
+        let makes_files = test.starts_with("fs") || test.starts_with("shell");
+        if copies.len() == 2 && (!makes_files || files > 2) {
+            // The copies are past their start; give them a moment in the pass.
+            std::thread::sleep(Duration::from_millis(700));
+            return (child, copies);
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{test}: the copies did not start ({copies:?}, {files} files)");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
-/// The reference source, beside the repository as CI lays it out.
+/// Its exit status, stderr and how long it took from now.
+fn wait_with_stderr(
+    mut child: std::process::Child,
+) -> (std::process::ExitStatus, String, Duration) {
+    use std::io::Read;
+    let started = std::time::Instant::now();
+    let status = child.wait().unwrap();
+    let took = started.elapsed();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    (status, err, took)
+}
+
+#[test]
+fn the_first_ctrl_c_or_sigterm_stops_every_copy_and_removes_every_file() {
+    // (test, signal, to the whole process group as Ctrl-C sends it, or to candor alone)
+    let cases = [
+        ("fstime", libc::SIGTERM, false),
+        ("fstime", libc::SIGINT, true),
+        ("shell8", libc::SIGINT, true),
+        ("shell8", libc::SIGTERM, false),
+        ("execl", libc::SIGTERM, false),
+        ("context1", libc::SIGINT, true),
+    ];
+    for (test, sig, group) in cases {
+        let dir = temp_dir(&format!("sig-{test}-{sig}"));
+        let (child, copies) = start_two_copies(test, &dir);
+        let pid = child.id() as i32;
+        unsafe { libc::kill(if group { -pid } else { pid }, sig) };
+        let (status, err, took) = wait_with_stderr(child);
+        let case = format!(
+            "{test}, signal {sig} to the {}",
+            if group { "group" } else { "process" }
+        );
+        assert!(
+            took < Duration::from_secs(5),
+            "{case}: the first signal must stop it ({took:?})"
+        );
+        assert_eq!(status.code(), Some(128 + sig), "{case}: {err}");
+        assert_eq!(err.lines().count(), 1, "{case}: {err}");
+        for c in &copies {
+            assert!(!alive(*c), "{case}: copy {c} outlived candor");
+        }
+        assert!(empty(&dir), "{case}: the work directory was left behind");
+        std::fs::remove_dir(&dir).unwrap();
+    }
+}
+
+#[test]
+fn a_copy_that_dies_is_an_error_in_one_line_and_stops_the_others() {
+    for test in ["syscall", "fsbuffer", "shell1"] {
+        let dir = temp_dir(&format!("kill-{test}"));
+        let (child, copies) = start_two_copies(test, &dir);
+        unsafe { libc::kill(copies[1] as i32, libc::SIGKILL) };
+        let (status, err, took) = wait_with_stderr(child);
+        assert!(took < Duration::from_secs(10), "{test}: took {took:?}");
+        assert_eq!(status.code(), Some(1), "{test}: {err}");
+        assert_eq!(err.lines().count(), 1, "{test}: {err}");
+        assert!(
+            err.contains("copy ") && err.contains("of 2 was killed by SIGKILL"),
+            "{test}: {err}"
+        );
+        assert!(!alive(copies[0]), "{test}: the other copy was not stopped");
+        assert!(empty(&dir), "{test}: the work directory was left behind");
+        std::fs::remove_dir(&dir).unwrap();
+    }
+}
+
+/// The reference source, beside the repository as CI lays it out, or where
+/// UNIXBENCH_SRC says (as for bench/vs-unixbench.sh: a git worktree elsewhere).
 fn reference_tarball() -> PathBuf {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/reference/byte-unixbench-986b674.tar.gz");
+    let p = std::env::var_os("UNIXBENCH_SRC")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../shared/reference/byte-unixbench-986b674.tar.gz")
+        });
     assert!(
         p.exists(),
         "{} is missing: the real-UnixBench test never skips",

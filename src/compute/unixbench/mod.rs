@@ -1,8 +1,8 @@
 //! UnixBench 5.1's System Benchmarks Index, measured by candor: each index
 //! test as UnixBench defines it (`catalogue`: units, pass lengths, pass
-//! counts, baselines), one pass as one copy runs it (`kernels`), copies as
-//! threads started together, passes combined and indexed as UnixBench does
-//! (`score`). Dhrystone (`dhrystone`) and Whetstone (`whetstone`) are
+//! counts, baselines), one pass as one copy runs it (`kernels`), each copy a
+//! process of its own (`copy`), the copies started together (`copies`),
+//! passes combined and indexed as UnixBench does (`score`). Dhrystone (`dhrystone`) and Whetstone (`whetstone`) are
 //! rustc's code, not the host's gcc's: their notes say which compiler built
 //! them. A test that cannot run here (the shell tests without /bin/sh or
 //! its tools) is reported as not run, and the index then says it covers
@@ -16,6 +16,8 @@
 //! the score per second.
 
 pub mod catalogue;
+pub mod copies;
+pub mod copy;
 pub mod dhrystone;
 pub mod execl;
 pub mod import;
@@ -39,7 +41,6 @@ pub use kernels::shell_input;
 use crate::result::{ComputeMeasurement, ComputeSpec, CpuUse};
 use kernels::CopyCount;
 use std::path::PathBuf;
-use std::sync::Barrier;
 use std::time::Duration;
 use workdir::WorkDir;
 
@@ -140,49 +141,6 @@ fn cannot_run(test: &Test) -> Option<String> {
     }
 }
 
-/// One pass of `test` with `copies` copies started together: each copy's count.
-fn one_pass(
-    test: &Test,
-    copies: u32,
-    pass: Duration,
-    dir: Option<&WorkDir>,
-) -> anyhow::Result<Vec<CopyCount>> {
-    let barrier = Barrier::new(copies as usize);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..copies)
-            .map(|copy| {
-                let barrier = &barrier;
-                scope.spawn(move || {
-                    barrier.wait();
-                    let need_dir = || dir.ok_or_else(|| anyhow::anyhow!("no work directory"));
-                    match test.name {
-                        "dhry2reg" => dhrystone::dhry2reg(pass),
-                        "whetstone-double" => whetstone::whetstone_double(pass),
-                        "syscall" => kernels::syscall(pass),
-                        "pipe" => kernels::pipe(pass),
-                        "context1" => kernels::context1(pass),
-                        "spawn" => kernels::spawn(pass),
-                        "execl" => kernels::execl(pass),
-                        "fstime" => kernels::file_copy(need_dir()?, copy, 1024, 2000, pass),
-                        "fsbuffer" => kernels::file_copy(need_dir()?, copy, 256, 500, pass),
-                        "fsdisk" => kernels::file_copy(need_dir()?, copy, 4096, 8000, pass),
-                        "shell1" => kernels::shell(need_dir()?, copy, 1, pass),
-                        "shell8" => kernels::shell(need_dir()?, copy, 8, pass),
-                        other => anyhow::bail!("{other}: no kernel"),
-                    }
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a copy panicked")))
-            })
-            .collect()
-    })
-}
-
 /// A Run's UnixBench measurements and their copy counts, in order: what
 /// every reader of the index (reports, compare, history) starts from.
 pub fn measurements_of(run: &crate::result::Run) -> (Vec<&ComputeMeasurement>, Vec<u32>) {
@@ -223,7 +181,7 @@ fn measure(
     let mut scores = Vec::new();
     let mut measured = Duration::ZERO;
     for _ in 0..options.passes(test) {
-        let counts = one_pass(test, copies, pass, dir)
+        let counts = copies::one_pass(test, copies, pass, dir)
             .map_err(|e| e.context(format!("{} ({copies} copies)", test.title)))?;
         measured += counts.iter().map(|c| c.elapsed).max().unwrap_or_default();
         scores.push(pass_score(test.unit, &counts));
@@ -246,7 +204,7 @@ fn measure(
         params.insert("tools".into(), sort_version().into());
     }
     let mut notes = vec![format!(
-        "{} passes of {}, the lowest {} dropped, the rest by geometric mean (UnixBench's rule); copies are threads of one candor process started together",
+        "{} passes of {}, the lowest {} dropped, the rest by geometric mean (UnixBench's rule); each copy is a process of its own (candor re-executed), the copies started together",
         scores.len(),
         crate::units::fmt_duration(pass),
         combined.dropped
