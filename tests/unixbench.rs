@@ -74,6 +74,8 @@ fn every_test_with_one_and_two_copies_and_the_index() {
     assert!(!text.contains("not run:"), "{text}");
     assert!(text.contains("unixbench-compiler"), "{text}");
     assert!(text.contains("were compiled by rustc"), "{text}");
+    assert!(text.contains("unixbench-execl"), "{text}");
+    assert!(text.contains("page faults per exec"), "{text}");
 
     let two = Command::cargo_bin("candor")
         .unwrap()
@@ -136,6 +138,22 @@ fn every_test_with_one_and_two_copies_and_the_index() {
             .iter()
             .any(|n| n.as_str().unwrap().contains("not the host's gcc")),
         "{dhry}"
+    );
+    // Execl names the binary it exec'd and what an exec cost; the copies'
+    // CPU time (they are other processes) is in the measurement.
+    let execl = saved["measurements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["spec"]["test"] == "execl")
+        .unwrap();
+    let p = &execl["spec"]["params"];
+    assert!(p["binary"].as_str().unwrap().contains("candor"), "{execl}");
+    assert!(p["mapped_bytes"].as_u64().unwrap() > 1_000_000, "{execl}");
+    assert!(p["faults_per_exec"].as_f64().unwrap() > 1.0, "{execl}");
+    assert!(
+        execl["cpu"]["cpu_ns"].as_u64().unwrap() > 100_000_000,
+        "{execl}"
     );
     // The Markdown and HTML reports carry the index table.
     for (format, want) in [

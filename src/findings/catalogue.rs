@@ -73,6 +73,15 @@ static CATALOGUE: &[FindingInfo] = &[
         thresholds: &[],
     },
     FindingInfo {
+        id: "unixbench-execl",
+        title: "UnixBench's Execl Throughput measures the binary it execs",
+        severity: Severity::Info,
+        meaning: "the Execl Throughput figure is the cost of loading candor's own binary as much as the kernel's exec",
+        not_proven: "that two hosts whose candor was built differently (static or dynamic) differ in hardware, or that candor's figure equals UnixBench's execl on this host",
+        explanation: "UnixBench's execl program execs itself until its time is up: a 24 KiB C program linked dynamically against libc alone, bound lazily. candor's Execl execs candor's own binary the same way, and what an exec costs depends on how that binary is built: a dynamic build loads its shared libraries (libc, libm, libgcc_s and the loader), binds every symbol at start and applies its relocations to pages it must then copy, about 145 page faults per exec on candor's bench machine and twice UnixBench's CPU time; the static build that `candor fleet` pushes (contrib/build-static.sh) needs no loader and no relocations and cost about what UnixBench's program did there. The finding names the binary, its mapped size, its shared libraries and its page faults per exec as measured on this host. Compare Execl figures of the same candor build; for UnixBench's own figure run candor's static build.",
+        thresholds: &[],
+    },
+    FindingInfo {
         id: "unixbench-not-run",
         title: "a UnixBench index test did not run",
         severity: Severity::Info,

@@ -4,8 +4,9 @@
 //! (Shell Scripts measure the host's /bin/sh and tools: names them),
 //! `unixbench-compiler` (Dhrystone and Whetstone measure the compiler: names
 //! candor's, and says how far it was from a gcc-built UnixBench on candor's
-//! bench machine) and `unixbench-not-run` (not-checked, one per index test
-//! that did not run).
+//! bench machine), `unixbench-execl` (Execl Throughput measures the binary it
+//! execs: names candor's, its size, linking and page faults per exec) and
+//! `unixbench-not-run` (not-checked, one per index test that did not run).
 
 use super::{checked, not_checked};
 use crate::compute::unixbench::BENCH_GAP;
@@ -105,6 +106,47 @@ pub fn compiler(run: &Run) -> Vec<Finding> {
         None,
         format!("{} were compiled by {compiler}, not by this host's gcc: they measure that compiler's code as much as the CPU and are not the figures of a UnixBench built here ({})", names.join(", "), BENCH_GAP),
         json!({ "tests": names, "compiler": compiler, "bench": BENCH_GAP }),
+    )]
+}
+
+pub fn execl(run: &Run) -> Vec<Finding> {
+    // An imported report's execl is UnixBench's own small program: nothing to add.
+    if run.source == "unixbench-import" {
+        return Vec::new();
+    }
+    let Some(m) = unixbench(run).find(|m| m.spec.test == "execl") else {
+        return Vec::new();
+    };
+    let p = &m.spec.params;
+    let binary = p.get("binary").and_then(|v| v.as_str());
+    let mapped = p.get("mapped_bytes").and_then(|v| v.as_u64());
+    let faults = p.get("faults_per_exec").and_then(|v| v.as_f64());
+    let libraries: Option<Vec<String>> = p
+        .get("shared_libraries")
+        .and_then(|v| serde_json::from_value(v.clone()).ok());
+    let (Some(binary), Some(mapped), Some(faults), Some(libraries)) =
+        (binary, mapped, faults, libraries)
+    else {
+        return vec![not_checked(
+            "unixbench-execl",
+            "Execl Throughput ran, but which binary it exec'd and what an exec cost are not recorded".into(),
+            "spec.params.binary, mapped_bytes, shared_libraries, faults_per_exec",
+        )];
+    };
+    let linking = if libraries.is_empty() {
+        "static".to_string()
+    } else {
+        format!("dynamically linked with {}", libraries.join(", "))
+    };
+    vec![checked(
+        "unixbench-execl",
+        None,
+        format!(
+            "Execl Throughput exec'd candor's own binary {binary} ({} mapped, {linking}) at {faults:.0} page faults per exec, not UnixBench's 24 KiB C program: the figure measures how that binary is built and loaded as much as the kernel's exec ({})",
+            crate::units::fmt_bytes(mapped),
+            crate::compute::unixbench::execl::EXEC_COST
+        ),
+        json!({ "binary": binary, "mapped_bytes": mapped, "shared_libraries": libraries, "faults_per_exec": faults, "bench": crate::compute::unixbench::execl::EXEC_COST }),
     )]
 }
 
@@ -228,6 +270,47 @@ mod tests {
             f.verdict.contains("UnixBench's own programs"),
             "{}",
             f.verdict
+        );
+    }
+
+    #[test]
+    fn execl_names_the_binary_and_its_cost() {
+        let mut run = Run::of_this_process();
+        run.measurements.push(ub("syscall", json!({})));
+        assert!(execl(&run).is_empty(), "silent without Execl");
+        run.measurements.push(ub("execl", json!({})));
+        assert_eq!(
+            execl(&run)[0].status,
+            crate::result::FindingStatus::NotChecked
+        );
+        run.measurements[1] = ub(
+            "execl",
+            json!({"binary": "/usr/local/bin/candor", "mapped_bytes": 11_000_000u64,
+                   "shared_libraries": ["libc.so.6", "ld-linux-x86-64.so.2"], "faults_per_exec": 144.7}),
+        );
+        let f = &execl(&run)[0];
+        assert_eq!(f.status, crate::result::FindingStatus::Checked);
+        assert!(
+            f.verdict.contains("/usr/local/bin/candor")
+                && f.verdict.contains("dynamically linked with libc.so.6")
+                && f.verdict.contains("145 page faults per exec"),
+            "{}",
+            f.verdict
+        );
+        run.measurements[1] = ub(
+            "execl",
+            json!({"binary": "/candor", "mapped_bytes": 11_000_000u64,
+                   "shared_libraries": [], "faults_per_exec": 52.0}),
+        );
+        assert!(
+            execl(&run)[0].verdict.contains("(10.5 MiB mapped, static)"),
+            "{}",
+            execl(&run)[0].verdict
+        );
+        run.source = "unixbench-import".into();
+        assert!(
+            execl(&run).is_empty(),
+            "an imported execl is UnixBench's own"
         );
     }
 

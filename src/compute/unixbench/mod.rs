@@ -178,15 +178,21 @@ fn measure(
     let pass = options.pass(test);
     let started_at = crate::units::now_rfc3339();
     let before = crate::disk::cpu_usage::CpuSnapshot::now();
+    let children_before = ChildrenUse::now();
+    let wall = std::time::Instant::now();
     let mut scores = Vec::new();
     let mut measured = Duration::ZERO;
+    let mut counted = 0.0;
     for _ in 0..options.passes(test) {
         let counts = copies::one_pass(test, copies, pass, dir)
             .map_err(|e| e.context(format!("{} ({copies} copies)", test.title)))?;
         measured += counts.iter().map(|c| c.elapsed).max().unwrap_or_default();
+        counted += counts.iter().map(|c| c.count).sum::<f64>();
         scores.push(pass_score(test.unit, &counts));
     }
-    let cpu: CpuUse = before.until(&crate::disk::cpu_usage::CpuSnapshot::now());
+    let children = ChildrenUse::now().since(&children_before);
+    let mut cpu: CpuUse = before.until(&crate::disk::cpu_usage::CpuSnapshot::now());
+    children.add_to(&mut cpu, wall.elapsed());
     let combined = score::combine(&scores)
         .ok_or_else(|| anyhow::anyhow!("{}: no pass gave a positive score", test.title))?;
     let index = score::test_index(test, combined.score);
@@ -209,6 +215,19 @@ fn measure(
         crate::units::fmt_duration(pass),
         combined.dropped
     )];
+    if test.name == "execl" {
+        let binary = execl::Binary::own();
+        let faults = children.minor_faults as f64 / counted.max(1.0);
+        params.insert("binary".into(), binary.path.display().to_string().into());
+        params.insert("binary_bytes".into(), binary.file_bytes.into());
+        params.insert("mapped_bytes".into(), binary.mapped_bytes.into());
+        params.insert(
+            "shared_libraries".into(),
+            binary.shared_libraries.clone().into(),
+        );
+        params.insert("faults_per_exec".into(), faults.into());
+        notes.push(binary.note(faults));
+    }
     if is_compiler_bound(test.name) {
         params.insert("compiler".into(), COMPILER.into());
         notes.push(format!(
@@ -240,6 +259,46 @@ fn measure(
         cpu,
         notes,
     })
+}
+
+/// CPU time and page faults of this process's children that it has
+/// reaped (the copies, and through them all they waited for: the execl
+/// chain, the shells, the forks), which getrusage(RUSAGE_SELF) leaves out.
+#[derive(Debug, Clone, Copy, Default)]
+struct ChildrenUse {
+    user_ns: u64,
+    sys_ns: u64,
+    minor_faults: u64,
+}
+
+impl ChildrenUse {
+    fn now() -> ChildrenUse {
+        // SAFETY: rusage is plain data that getrusage fills.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) };
+        let ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1000;
+        ChildrenUse {
+            user_ns: ns(ru.ru_utime),
+            sys_ns: ns(ru.ru_stime),
+            minor_faults: ru.ru_minflt as u64,
+        }
+    }
+
+    fn since(&self, before: &ChildrenUse) -> ChildrenUse {
+        ChildrenUse {
+            user_ns: self.user_ns.saturating_sub(before.user_ns),
+            sys_ns: self.sys_ns.saturating_sub(before.sys_ns),
+            minor_faults: self.minor_faults.saturating_sub(before.minor_faults),
+        }
+    }
+
+    /// Adds the children's CPU time to candor's own, over `wall`.
+    fn add_to(&self, cpu: &mut CpuUse, wall: Duration) {
+        let wall = wall.as_nanos().max(1) as f64;
+        cpu.usr_pct += 100.0 * self.user_ns as f64 / wall;
+        cpu.sys_pct += 100.0 * self.sys_ns as f64 / wall;
+        cpu.cpu_ns += self.user_ns + self.sys_ns;
+    }
 }
 
 /// Whether `name` is one of the tests whose figure is the compiler's code
