@@ -32,7 +32,8 @@ for i in $(seq 1 "$N"); do
         line=$(python3 - "$out" <<'PY'
 import json, sys
 run = json.load(open(sys.argv[1]))
-ids = ("limiter-", "round-plateau", "caps", "host-cache", "residency", "metric-disagreement")
+ids = ("limiter-", "round-plateau", "caps", "host-cache", "residency", "metric-disagreement",
+       "foreign-io", "cache-layer", "write-amplification", "latency-above-device")
 hits = [f"{f['id']} [{f.get('subject') or ''}]" for f in run["findings"]
         if f["severity"] in ("warning", "refusal") and f["status"] == "checked"
         and any(f["id"].startswith(i) for i in ids)]

@@ -113,31 +113,28 @@ pub fn read_text_limited(path: &Path, cap: u64) -> Result<String, InputError> {
         path: path.to_path_buf(),
         source,
     };
+    // Looked at before it is opened: opening is itself an action on a
+    // device (a tape rewinds when closed) or a FIFO (a writer waiting on it
+    // is let through). The link, if any, is followed: an input may be one.
+    let not_a_file = |kind: &std::fs::FileType| {
+        (!kind.is_file()).then(|| InputError::NotAFile {
+            path: path.to_path_buf(),
+            kind: kind_in_words(kind),
+        })
+    };
+    if let Some(e) = not_a_file(&std::fs::metadata(path).map_err(io)?.file_type()) {
+        return Err(e);
+    }
+    // O_NONBLOCK and O_NOCTTY: whatever was swapped in since the look above,
+    // the open neither waits nor takes a terminal, and fstat says what it is.
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
         .open(path)
         .map_err(io)?;
     let meta = file.metadata().map_err(io)?;
-    let kind = meta.file_type();
-    if !kind.is_file() {
-        let kind = if kind.is_dir() {
-            "a directory"
-        } else if kind.is_fifo() {
-            "a FIFO (named pipe)"
-        } else if kind.is_char_device() {
-            "a character device"
-        } else if kind.is_block_device() {
-            "a block device"
-        } else if kind.is_socket() {
-            "a socket"
-        } else {
-            "not a file"
-        };
-        return Err(InputError::NotAFile {
-            path: path.to_path_buf(),
-            kind,
-        });
+    if let Some(e) = not_a_file(&meta.file_type()) {
+        return Err(e);
     }
     // Sizes that print alike when rounded (128 MiB and a byte over it) are
     // given in bytes: a message never says "128 MiB is more than 128 MiB".
@@ -187,6 +184,27 @@ pub fn read_text_limited(path: &Path, cap: u64) -> Result<String, InputError> {
     Ok(text)
 }
 
+/// What a file that is not a regular file is, in words.
+pub fn kind_in_words(kind: &std::fs::FileType) -> &'static str {
+    if kind.is_file() {
+        "a regular file"
+    } else if kind.is_dir() {
+        "a directory"
+    } else if kind.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_symlink() {
+        "a symbolic link"
+    } else {
+        "not a file"
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -219,5 +237,34 @@ mod tests {
         );
         std::fs::write(&f, b"{\"a\": \"\xff\"}").unwrap();
         assert!(e(&f).contains("offset 7 are not UTF-8"), "{}", e(&f));
+    }
+
+    /// A FIFO named as an input is refused without being opened: a writer
+    /// waiting on it stays blocked.
+    #[test]
+    fn a_fifo_is_refused_unopened() {
+        use std::os::unix::fs::OpenOptionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("in.fio");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let w = fifo.clone();
+        std::thread::spawn(move || {
+            let _w = std::fs::OpenOptions::new().write(true).open(&w);
+            let _ = tx.send(());
+        });
+        assert!(read_text(&fifo).unwrap_err().to_string().contains("FIFO"));
+        assert!(
+            rx.recv_timeout(std::time::Duration::from_millis(300))
+                .is_err(),
+            "the FIFO was opened"
+        );
+        let _r = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(&fifo)
+            .unwrap();
     }
 }

@@ -3,7 +3,9 @@
 //! over a file on the disk (`cache-layer` naming the loop device), the same
 //! with direct I/O on (a pass-through layer: no warning), and btrfs with a
 //! mirrored data profile over two loop devices (`write-amplification`
-//! about 2x, both members seen). This VM's kernel has no device-mapper or
+//! about 2x, both members seen), and a cgroup I/O throttle inside the guest
+//! (`latency-above-device`: the device serves each request in its usual
+//! time while candor waits in the throttle). This VM's kernel has no device-mapper or
 //! md: those stacks are tested by the unit tests in src/host/blockstack.rs
 //! on sysfs trees they write.
 //!
@@ -232,4 +234,71 @@ fn a_mirrored_btrfs_writes_twice() {
     drop(m);
     drop(b);
     drop(a);
+}
+
+/// A throttle inside the guest, as Docker's `--device-read-iops` or
+/// systemd's `IOReadIOPSMax=` set one (a cgroup v1 blkio throttle of 2,000
+/// read IOPS on candor's group): the device serves each request in its
+/// usual time and candor's requests wait above it. The same job alone and
+/// unthrottled raises nothing.
+#[test]
+fn a_throttle_in_the_guest_is_latency_above_the_device() {
+    let _disk = one_at_a_time();
+    let dir = test_dir("stack-throttle");
+    let group = Cgroup::new("latency", dir.path());
+    group.set("read_iops_device", 2000);
+    let job = |out: &Path| {
+        args(&[
+            "disk",
+            "--dir",
+            dir.path().to_str().unwrap(),
+            "--rw",
+            "randread",
+            "--bs",
+            "4k",
+            "--iodepth",
+            "32",
+            "--size",
+            "256M",
+            "--runtime",
+            "3s",
+            "--ramp",
+            "200ms",
+            "--output",
+            out.to_str().unwrap(),
+        ])
+    };
+    let throttled = dir.path().join("throttled.json");
+    candor_ok(group.wrap(&job(&throttled)).stdout(Stdio::null()));
+    let run = read_run(&throttled).unwrap();
+    let f = warning(&run, "latency-above-device").unwrap_or_else(|| {
+        panic!(
+            "no latency-above-device under a 2,000 IOPS throttle: {:?}; stack: {}; {:?}",
+            run.findings
+                .iter()
+                .map(|f| format!("{}: {}", f.id, f.verdict))
+                .collect::<Vec<_>>(),
+            evidence_layers(&run),
+            run.disk()
+                .map(|d| (d.spec.direct, d.beside_other_jobs, &d.read, &d.block_stack))
+                .collect::<Vec<_>>()
+        )
+    });
+    let ratio = f.evidence["measurements"][0]["candor_over_device"]
+        .as_f64()
+        .unwrap();
+    assert!(ratio >= 5.0, "{}", f.verdict);
+    let clean = dir.path().join("clean.json");
+    candor_ok(candor_cmd(&job(&clean)).stdout(Stdio::null()));
+    let run = read_run(&clean).unwrap();
+    assert!(
+        warning(&run, "latency-above-device").is_none(),
+        "unthrottled: {}",
+        evidence_layers(&run)
+    );
+    truth_row(
+        "a cgroup throttle of 2,000 read IOPS inside the guest on RND4K Q32T1",
+        "latency-above-device (the device fast, candor waiting above it); nothing unthrottled",
+        &format!("latency-above-device: {}", f.verdict),
+    );
 }

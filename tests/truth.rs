@@ -155,8 +155,9 @@ fn warnings(run: &Run, ids: &[&str]) -> Vec<String> {
 /// (`/sys/block/vda/queue/write_cache`: write back), so QD1 writes beating
 /// reads there is the truth, not an alarm; the finding says what the device
 /// reports.
-const ALARMS: [&str; 9] = [
+const ALARMS: [&str; 10] = [
     "foreign-io",
+    "latency-above-device",
     "cache-layer",
     "write-amplification",
     "limiter-",

@@ -66,11 +66,22 @@ struct ControlReading {
     qd1_p50: Option<(f64, f64)>,
 }
 
-fn reading(main: &Metric, control: &Metric) -> ControlReading {
+/// `shared`: the control passes during which the device was shared with
+/// other I/O. A climb is then no evidence of a cache (the other I/O easing
+/// makes the same climb), and the control figure is the median of the
+/// passes that ran alone.
+fn reading(main: &Metric, control: &Metric, shared: &[u32]) -> ControlReading {
     let passes = control.bps();
+    let alone: Vec<f64> = control
+        .points
+        .iter()
+        .filter(|p| !shared.contains(&p.pass))
+        .map(|p| p.stats.bytes_per_sec)
+        .collect();
     let lo = passes.iter().copied().fold(f64::MAX, f64::min);
     let hi = passes.iter().copied().fold(0.0, f64::max);
-    let climbs = passes.len() >= 2
+    let climbs = shared.is_empty()
+        && passes.len() >= 2
         && lo > 0.0
         && hi / lo >= CONTROL_CLIMB_RATIO
         && passes.iter().all(|v| *v >= passes[0] * 0.95)
@@ -88,6 +99,8 @@ fn reading(main: &Metric, control: &Metric) -> ControlReading {
     ControlReading {
         control_bps: if climbs {
             passes[0]
+        } else if !shared.is_empty() && !alone.is_empty() {
+            crate::result::median(&alone).unwrap_or(0.0)
         } else {
             control.bps_spread().median
         },
@@ -98,6 +111,17 @@ fn reading(main: &Metric, control: &Metric) -> ControlReading {
         } else {
             None
         },
+    }
+}
+
+/// Fastest over slowest of some figures (1 when there are none or a zero).
+fn hi_over_lo(values: &[f64]) -> f64 {
+    let lo = values.iter().copied().fold(f64::MAX, f64::min);
+    let hi = values.iter().copied().fold(0.0, f64::max);
+    if lo > 0.0 && lo < f64::MAX {
+        hi / lo
+    } else {
+        1.0
     }
 }
 
@@ -144,13 +168,19 @@ pub fn host_cache(run: &Run) -> Vec<Finding> {
         else {
             continue;
         };
-        let r = reading(main, c);
+        let shared: Vec<(u32, super::stack::Shared)> = c
+            .points
+            .iter()
+            .filter_map(|p| Some((p.pass, super::stack::shared(p.job)?)))
+            .collect();
+        let shared_passes: Vec<u32> = shared.iter().map(|s| s.0).collect();
+        let r = reading(main, c, &shared_passes);
         if r.main_bps <= 0.0 {
             continue;
         }
         let ratio = r.control_bps / r.main_bps;
         let latency_ratio = r.qd1_p50.map(|(m, c)| c / m.max(1.0));
-        let evidence = json!({
+        let mut evidence = json!({
             "main_bytes_per_sec": round_to(r.main_bps, 0),
             "control_bytes_per_sec": round_to(r.control_bps, 0),
             "control_passes_bytes_per_sec": c.bps().iter().map(|v| round_to(*v, 0)).collect::<Vec<_>>(),
@@ -168,6 +198,31 @@ pub fn host_cache(run: &Run) -> Vec<Finding> {
             "threshold_latency_ratio": HOST_CACHE_LATENCY_RATIO,
             "threshold_control_climb": CONTROL_CLIMB_RATIO,
         });
+        if !shared.is_empty() {
+            evidence["control_passes_shared"] = shared
+                .iter()
+                .map(|(pass, sh)| {
+                    let mut e = sh.evidence();
+                    e["pass"] = json!(pass);
+                    e
+                })
+                .collect();
+        }
+        // The device shared with other I/O during control passes: said, and
+        // those passes are not read as a cache (see `reading`).
+        let shared_note = match shared.first() {
+            None => String::new(),
+            Some((pass, sh)) => format!(
+                "; the device was shared with other I/O during {} of the control passes (pass {pass}: {}), so their figures are left out{}",
+                shared.len(),
+                sh.words(),
+                if hi_over_lo(&c.bps()) >= CONTROL_CLIMB_RATIO {
+                    " and their climb is not read as a cache"
+                } else {
+                    ""
+                }
+            ),
+        };
         let control_size = file_size(c).map_or("the control file".into(), |s| {
             format!("a {} control file", fmt_bytes(s))
         });
@@ -201,7 +256,7 @@ pub fn host_cache(run: &Run) -> Vec<Finding> {
                 "host-cache",
                 Some(main.subject()),
                 format!(
-                    "{}: {}: the main figure is a cache, not the medium",
+                    "{}: {}: the main figure is a cache, not the medium{shared_note}",
                     main.subject(),
                     why.join("; ")
                 ),
@@ -220,7 +275,7 @@ pub fn host_cache(run: &Run) -> Vec<Finding> {
                 "cache-unexcluded",
                 Some(main.subject()),
                 format!(
-                    "{}: {} on {} vs {} on the test file ({}x): caches smaller than the control file are excluded, larger ones are not{repeat_note}",
+                    "{}: {} on {} vs {} on the test file ({}x): caches smaller than the control file are excluded, larger ones are not{repeat_note}{shared_note}",
                     main.subject(),
                     mb(r.control_bps),
                     control_size,
@@ -588,5 +643,36 @@ mod tests {
             dm(&mut run.measurements[i * 2 + 1]).read = Some(stats(v * 1e6 / SEQ as f64, SEQ));
         }
         assert_eq!(host_cache(&run)[0].id, "cache-unexcluded");
+    }
+
+    /// The climb of the disturbed run (608, 1030, 1333 MB/s) with
+    /// another reader on the device during the first pass: the climb is that
+    /// reader stopping, not a cache. The figure of the passes alone is used.
+    #[test]
+    fn a_climb_while_the_device_was_shared_is_not_a_cache() {
+        let mut run = run();
+        for (pass, ctl) in [(1, 608.0), (2, 1030.0), (3, 1333.0)] {
+            run.measurements
+                .push(job_mb(Some("SEQ1M Q8T1"), "read", SEQ, 8, pass, 1400.0));
+            let mut c = control(job_mb(Some("SEQ1M Q8T1"), "read", SEQ, 8, pass, ctl));
+            let other = if pass == 1 { 20 << 30 } else { 0 };
+            crate::findings::synth::stack(&mut c, other);
+            run.measurements.push(c);
+        }
+        let f = host_cache(&run);
+        assert_eq!(f[0].id, "cache-unexcluded", "{f:?}");
+        assert!(
+            f[0].verdict
+                .contains("shared with other I/O during 1 of the control passes")
+                && f[0].verdict.contains("climb is not read as a cache"),
+            "{}",
+            f[0].verdict
+        );
+        assert_eq!(f[0].evidence["control_passes_shared"][0]["pass"], 1);
+        // The same climb on a device used by candor alone is a cache.
+        for m in run.measurements.iter_mut().skip(1).step_by(2) {
+            crate::findings::synth::stack(m, 0);
+        }
+        assert_eq!(host_cache(&run)[0].id, "host-cache");
     }
 }

@@ -287,6 +287,19 @@ static CATALOGUE: &[FindingInfo] = &[
         ],
     },
     FindingInfo {
+        id: "latency-above-device",
+        title: "the requests waited above the device",
+        severity: Severity::Warning,
+        meaning: "the device under the test file served candor's requests much faster than candor saw them served: most of the latency was spent in the guest above the device (a cgroup I/O throttle, a request queue full at its nr_requests, or the CPU that submits and reaps), so the latency and IOPS figures are that limit's, not the device's",
+        not_proven: "which of those it was (io-cpu-bound tells when candor's CPU was the one), nor anything about the time inside the device (the hypervisor and the medium are both in the device's share)",
+        explanation: "Each disk measurement keeps the block counters of the layers under the test file over its measured interval. For direct-I/O measurements that ran alone, without fsync and with few merged requests (at most LATENCY_MAX_MERGE_SHARE of the device's requests: a merged request stands for several of candor's): candor's latency summed over its requests against the time the device's requests spent in the device, summed likewise (the kernel's read and write ticks, which count from the moment a request is queued to the device, after any cgroup throttle). Fires when candor's sum is at least LATENCY_ABOVE_DEVICE_RATIO times the device's and the difference is at least LATENCY_ABOVE_DEVICE_MIN_NS per request. Sums, not means: a large request split into several on the device counts each part once. Planted here: a cgroup throttle of 3,000 IOPS on RND4K Q32T1 gives 10.7 ms per request against the device's 0.36 ms (29x); the same job unthrottled 389 us against 301 us (1.29x). The evidence also gives the device's util (the share of the interval it had a request in flight) and its average queue depth.",
+        thresholds: &[
+            ("LATENCY_ABOVE_DEVICE_RATIO", stack::LATENCY_ABOVE_DEVICE_RATIO),
+            ("LATENCY_ABOVE_DEVICE_MIN_NS", stack::LATENCY_ABOVE_DEVICE_MIN_NS),
+            ("LATENCY_MAX_MERGE_SHARE", stack::LATENCY_MAX_MERGE_SHARE),
+        ],
+    },
+    FindingInfo {
         id: "cache-layer",
         title: "a cache between the file and the disk served the reads",
         severity: Severity::Warning,
@@ -526,6 +539,7 @@ mod tests {
             "foreign-io",
             "cache-layer",
             "write-amplification",
+            "latency-above-device",
             "smt",
             "media-unverifiable",
             "metric-disagreement",

@@ -163,6 +163,9 @@ pub fn from_findings(run: &Run, findings: &[Finding]) -> Claims {
                     c.can.push("No IOPS or bandwidth plateau within the block sizes and queue depths swept: no cap is evident up to there (one above the deepest point is not ruled out).".into());
                 }
             }
+            "burst-cliff" if !e["device_shared"].is_null() => c.cannot.push(format!(
+                "{s}: whether the drop in the series was a burst ending: other I/O shared the device during it."
+            )),
             "burst-cliff" => {
                 c.can.push(format!(
                     "{s}: the sustained level after the cliff is {} MB/s.",
@@ -200,6 +203,19 @@ pub fn from_findings(run: &Run, findings: &[Finding]) -> Claims {
             )),
             "job-buffered" => c.cannot.push(format!(
                 "{s}: the disk's own speed: buffered I/O measures the page cache too (job-buffered)."
+            )),
+            "foreign-io" => c.cannot.push(format!(
+                "{s}: what the device does alone: other I/O shared it during the measurement (foreign-io)."
+            )),
+            "cache-layer" => c.cannot.push(format!(
+                "The disk's read speed: a cache inside the guest at {s} served the reads (cache-layer)."
+            )),
+            "write-amplification" => c.cannot.push(format!(
+                "The disk's write speed from the figures: the disk wrote {}x the bytes candor wrote (write-amplification).",
+                e["factor"]
+            )),
+            "latency-above-device" => c.cannot.push(format!(
+                "{s}: the device's latency: most of candor's was spent above the device, in the guest (latency-above-device)."
             )),
             "media-unverifiable" => c.cannot.push("The disk type (NVMe, SSD, HDD): inside a VM it is the provider's claim, not measured.".into()),
             "app-commit" => c.can.push(format!(

@@ -69,6 +69,7 @@ pub(crate) fn analyze_checks(run: &Run) -> Vec<Finding> {
         out.extend(stack::foreign_io(run));
         out.extend(stack::cache_layer(run));
         out.extend(stack::write_amplification(run));
+        out.extend(stack::latency_above_device(run));
     }
     if !run.measurements.is_empty() {
         out.extend(stability::unstable(run));

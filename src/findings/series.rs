@@ -119,11 +119,26 @@ pub fn burst_cliff(run: &Run) -> Vec<Finding> {
             }
         }
         let Some((pass, c)) = first else { continue };
-        out.push(checked(
+        // The device shared with other I/O during that pass: other I/O
+        // starting makes the same drop, so no burst allowance or cache is
+        // blamed, and the finding is information.
+        let shared = m
+            .points
+            .iter()
+            .find(|p| p.pass == pass)
+            .and_then(|p| super::stack::shared(p.job));
+        let cause = match &shared {
+            None => "a burst allowance or a cache ran out".to_string(),
+            Some(sh) => format!(
+                "the device was shared with other I/O during this pass ({}): that I/O explains the drop as well as a burst allowance or a cache would, so neither is concluded",
+                sh.words()
+            ),
+        };
+        let mut f = checked(
             "burst-cliff",
             Some(m.subject()),
             format!(
-                "{}: {} MB/s ({} IOPS) for {} s ({} passed), then {} MB/s ({} IOPS, {}x lower): a burst allowance or a cache ran out",
+                "{}: {} MB/s ({} IOPS) for {} s ({} passed), then {} MB/s ({} IOPS, {}x lower): {cause}",
                 m.subject(),
                 sig3(c.before_bps / 1e6),
                 fmt_count(c.before_iops),
@@ -145,7 +160,12 @@ pub fn burst_cliff(run: &Run) -> Vec<Finding> {
                 "before_over_after": round_to(c.before_bps / c.after_bps.max(1.0), 3),
                 "threshold_before_over_after": CLIFF_RATIO,
             }),
-        ));
+        );
+        if let Some(sh) = &shared {
+            f.severity = crate::result::Severity::Info;
+            f.evidence["device_shared"] = sh.evidence();
+        }
+        out.push(f);
     }
     out
 }
@@ -258,6 +278,34 @@ mod tests {
         // 4 s at about 1.4 GB/s passed before the cliff.
         let bytes = e["bytes_before_cliff"].as_u64().unwrap() as f64 / 1e9;
         assert!((bytes - 5.62).abs() < 0.05, "{bytes}");
+    }
+
+    /// Another process read from the device during the pass of the cliff:
+    /// the drop is not blamed on a burst allowance or a cache.
+    #[test]
+    fn a_cliff_while_the_device_was_shared_blames_nothing() {
+        let mut run = seq_with_series(&[1400.0, 1420.0, 1390.0, 1410.0, 50.0, 49.0, 51.0, 50.0]);
+        stack(&mut run.measurements[0], 8 << 30);
+        let f = burst_cliff(&run);
+        assert_eq!(f[0].severity, crate::result::Severity::Info);
+        assert!(
+            f[0].verdict.contains("shared with other I/O") && !f[0].verdict.contains("ran out"),
+            "{}",
+            f[0].verdict
+        );
+        assert!(!f[0].evidence["device_shared"].is_null());
+        let c = crate::findings::claims::from_findings(&run, &f);
+        assert!(
+            c.cannot
+                .iter()
+                .any(|s| s.contains("other I/O shared the device")),
+            "{c:?}"
+        );
+        // Only candor's own I/O on the device: the usual verdict.
+        stack(&mut run.measurements[0], 0);
+        let f = burst_cliff(&run);
+        assert_eq!(f[0].severity, crate::result::Severity::Warning);
+        assert!(f[0].verdict.contains("ran out"), "{}", f[0].verdict);
     }
 
     #[test]

@@ -51,11 +51,11 @@ pub fn unstable(run: &Run) -> Vec<Finding> {
         )];
     }
     let mut out = Vec::new();
-    let mut fire = |subject: String, values: Vec<f64>, unit: &str| {
-        let Some(s) = Spread::of(&values) else { return };
+    let fire = |subject: String, values: Vec<f64>, unit: &str| -> Option<Finding> {
+        let s = Spread::of(&values)?;
         let ratio = s.ratio.unwrap_or(f64::INFINITY);
-        if s.n >= 2 && ratio >= UNSTABLE_RATIO {
-            out.push(checked(
+        (s.n >= 2 && ratio >= UNSTABLE_RATIO).then(|| {
+            checked(
                 "unstable",
                 Some(subject.clone()),
                 format!(
@@ -71,20 +71,45 @@ pub fn unstable(run: &Run) -> Vec<Finding> {
                     "max_over_min": if ratio.is_finite() { Some(round_to(ratio, 4)) } else { None },
                     "threshold_max_over_min": UNSTABLE_RATIO,
                 }),
-            ));
-        }
+            )
+        })
     };
     // Control metrics too: a control read that climbs pass after pass is a
     // cache filling, and its median would hide it.
     for m in &disk {
-        fire(
+        let Some(mut f) = fire(
             m.subject(),
             m.bps().iter().map(|b| b / 1e6).collect(),
             "MB/s",
-        );
+        ) else {
+            continue;
+        };
+        // Passes during which the device was shared: the spread is (at
+        // least partly) the other I/O's, and the verdict says so.
+        let shared: Vec<(u32, super::stack::Shared)> = m
+            .points
+            .iter()
+            .filter_map(|p| Some((p.pass, super::stack::shared(p.job)?)))
+            .collect();
+        if let Some((pass, sh)) = shared.first() {
+            f.verdict.push_str(&format!(
+                "; the device was shared with other I/O during {} of the passes (pass {pass}: {}): the spread is that I/O's as much as the medium's",
+                shared.len(),
+                sh.words()
+            ));
+            f.evidence["passes_shared"] = json!(shared
+                .iter()
+                .map(|(pass, sh)| {
+                    let mut e = sh.evidence();
+                    e["pass"] = json!(pass);
+                    e
+                })
+                .collect::<Vec<_>>());
+        }
+        out.push(f);
     }
     for (key, values) in compute {
-        fire(key, values, "per second");
+        out.extend(fire(key, values, "per second"));
     }
     out
 }
@@ -183,6 +208,25 @@ mod tests {
         assert!(unstable(&run).is_empty());
         run.measurements.truncate(1);
         assert_eq!(unstable(&run)[0].status, FindingStatus::NotChecked);
+    }
+
+    /// Passes that disagree while another process read from the device in
+    /// one of them: still unstable (the figures did vary), and said why.
+    #[test]
+    fn unstable_names_the_passes_that_shared_the_device() {
+        let mut run = run();
+        for (pass, mb) in [(1, 4269.0), (2, 4365.0), (3, 2901.0)] {
+            let mut m = job_mb(Some("SEQ1M Q8T1"), "read", 1 << 20, 8, pass, mb);
+            stack(&mut m, if pass == 3 { 40 << 30 } else { 0 });
+            run.measurements.push(m);
+        }
+        let f = unstable(&run);
+        assert!(
+            f[0].verdict.contains("during 1 of the passes (pass 3:"),
+            "{}",
+            f[0].verdict
+        );
+        assert_eq!(f[0].evidence["passes_shared"][0]["pass"], 3);
     }
 
     fn threaded(per: &[f64]) -> Measurement {

@@ -117,6 +117,31 @@ pub fn control(mut m: Measurement) -> Measurement {
     m
 }
 
+/// The block stack of a disk job: one device (`vda`, the filesystem's) that
+/// read what the job read plus `foreign_read` bytes of another process's.
+pub fn stack(m: &mut Measurement, foreign_read: u64) {
+    let d = dm(m);
+    let read = d.read.as_ref().map_or(0, |s| s.bytes);
+    let write = d.write.as_ref().map_or(0, |s| s.bytes);
+    d.block_stack = vec![LayerIo {
+        layer: StackLayer {
+            name: "vda".into(),
+            dev: "254:0".into(),
+            kind: "disk".into(),
+            relation: StackRelation::Filesystem,
+            above: Vec::new(),
+            via: String::new(),
+            backing_file: None,
+            loop_direct_io: None,
+        },
+        io: Some(LayerCounters {
+            read_bytes: read + foreign_read,
+            write_bytes: write,
+            ..Default::default()
+        }),
+    }];
+}
+
 /// A per-second series from rates in operations/s with block size `bs`.
 pub fn series(rates: &[f64], bs: u64) -> Vec<SeriesPoint> {
     rates

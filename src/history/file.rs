@@ -86,7 +86,14 @@ pub fn check(path: &Path, create: bool, wait: Duration) -> anyhow::Result<Checke
             Ok(meta) if meta.is_dir() => {
                 return Err(refuse("is a directory; --db names a file".into()))
             }
-            Ok(_) => {
+            Ok(meta) => {
+                // Refused before it is opened: opening a device or a FIFO
+                // is already an action on it.
+                if let Some(kind) = not_regular(&meta.file_type()) {
+                    return Err(refuse(format!(
+                        "is {kind}; the history is a regular file (nothing was written to it): choose another --db"
+                    )));
+                }
                 let file = open_existing(path)?;
                 let meta = file.metadata()?;
                 if let Some(kind) = not_regular(&meta.file_type()) {

@@ -44,9 +44,9 @@ impl RunLock {
         let refuse = |why: String| usage(format!("{}: {why}", output.display()));
         // Three tries: a holder may remove the file between our open and our flock.
         for _ in 0..3 {
-            let (file, created) = match open(&path, true) {
+            let (file, created) = match create_new(&path) {
                 Ok(f) => (f, true),
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => match open(&path, false) {
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => match open_existing(&path) {
                     Ok(f) => (f, false),
                     Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
                     Err(e) => {
@@ -110,15 +110,33 @@ impl Drop for RunLock {
     }
 }
 
-fn open(path: &Path, create: bool) -> io::Result<File> {
-    let mut o = OpenOptions::new();
-    o.write(true)
+/// A new lock file, created exclusively without following a link.
+fn create_new(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .mode(0o600);
-    if create {
-        o.create_new(true);
+        .mode(0o600)
+        .open(path)
+}
+
+/// A file already at the lock's name, opened only when it is a regular
+/// file: a FIFO there would block the open for ever (and the signal that
+/// should stop candor with it), a device would be opened for writing (a
+/// tape rewinds, a drive spins up). Read-only is enough for `flock`;
+/// O_NONBLOCK and O_NOCTTY cover whatever is swapped in after the look.
+fn open_existing(path: &Path) -> io::Result<File> {
+    let seen = std::fs::symlink_metadata(path)?;
+    if !seen.is_file() {
+        return Err(io::Error::other(format!(
+            "it is {}, not a file candor made",
+            crate::input::kind_in_words(&seen.file_type())
+        )));
     }
-    o.open(path)
+    OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
+        .open(path)
 }
 
 #[cfg(test)]
@@ -161,11 +179,54 @@ mod tests {
         std::fs::write(&target, b"precious").unwrap();
         std::os::unix::fs::symlink(&target, &path).unwrap();
         let err = RunLock::acquire(&out).unwrap_err().to_string();
-        assert!(err.contains("cannot open the lock file"), "{err}");
+        assert!(
+            err.contains("cannot open the lock file") && err.contains("a symbolic link"),
+            "{err}"
+        );
         assert_eq!(std::fs::read(&target).unwrap(), b"precious");
         assert!(std::fs::symlink_metadata(&path)
             .unwrap()
             .file_type()
             .is_symlink());
+    }
+
+    /// A FIFO at the lock's name is refused without being opened: a writer
+    /// waiting on it stays blocked (an open for reading would release it),
+    /// and candor does not hang (it used to, deaf to SIGTERM).
+    #[test]
+    fn a_fifo_or_device_at_the_lock_name_is_refused_unopened() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("run.json");
+        let path = RunLock::path_for(&out);
+        let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let fifo = path.clone();
+        std::thread::spawn(move || {
+            // Blocks until somebody opens the FIFO for reading.
+            let _w = OpenOptions::new().write(true).open(&fifo);
+            let _ = tx.send(());
+        });
+        let err = RunLock::acquire(&out).unwrap_err().to_string();
+        assert!(err.contains("a FIFO"), "{err}");
+        assert!(
+            rx.recv_timeout(std::time::Duration::from_millis(300))
+                .is_err(),
+            "the FIFO was opened"
+        );
+        // Release the writer thread.
+        let _r = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(&path)
+            .unwrap();
+        std::fs::remove_file(&path).unwrap();
+        // A character device (made as /dev/null is, where root may).
+        // SAFETY: a valid path; mknod only creates a name.
+        if unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o600, libc::makedev(1, 3)) } == 0 {
+            let err = RunLock::acquire(&out).unwrap_err().to_string();
+            assert!(err.contains("a character device"), "{err}");
+        }
     }
 }
