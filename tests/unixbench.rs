@@ -177,6 +177,70 @@ fn every_test_with_one_and_two_copies_and_the_index() {
 }
 
 #[test]
+fn the_battery_runs_the_index_when_asked() {
+    let dir = temp_dir("battery");
+    let run_file = dir.join("run.json");
+    let out = Command::cargo_bin("candor")
+        .unwrap()
+        .env("CANDOR_NO_HISTORY", "1")
+        .args([
+            "run",
+            "--only",
+            "unixbench",
+            "--compute-runtime",
+            "100ms",
+            "--quiet",
+        ])
+        .arg("--dir")
+        .arg(&dir)
+        .arg("-o")
+        .arg(&run_file)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("System Benchmarks Index Score"), "{text}");
+    let run: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&run_file).unwrap()).unwrap();
+    let ms: Vec<&serde_json::Value> = run["measurements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["kind"] == "unixbench")
+        .collect();
+    let copy_counts = if std::thread::available_parallelism().unwrap().get() > 1 {
+        2
+    } else {
+        1
+    };
+    assert_eq!(ms.len(), 12 * copy_counts, "{run}");
+    // The passes' length is --compute-runtime's, their count UnixBench's.
+    let dhry = ms.iter().find(|m| m["spec"]["test"] == "dhry2reg").unwrap();
+    assert_eq!(dhry["spec"]["runtime_ns"], 100_000_000);
+    assert_eq!(
+        dhry["spec"]["params"]["pass_scores"]
+            .as_array()
+            .unwrap()
+            .len(),
+        10
+    );
+    assert_eq!(run["plan"]["unixbench_not_run"], serde_json::json!([]));
+    // The copies' own figures are kept: balance is checked, not "not checked".
+    if copy_counts > 1 {
+        let two = ms.iter().find(|m| m["spec"]["threads"] == 2).unwrap();
+        assert_eq!(two["per_thread"].as_array().unwrap().len(), 2, "{two}");
+        assert!(!text.contains("Not checked (thread-imbalance)"), "{text}");
+    }
+    std::fs::remove_file(&run_file).unwrap();
+    assert!(empty(&dir), "the battery left files behind");
+    std::fs::remove_dir(&dir).unwrap();
+}
+
+#[test]
 fn bad_flags_get_one_line_and_exit_2() {
     for args in [
         vec!["--copies", "0"],

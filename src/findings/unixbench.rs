@@ -151,12 +151,7 @@ pub fn execl(run: &Run) -> Vec<Finding> {
 }
 
 pub fn not_run(run: &Run) -> Vec<Finding> {
-    let list = run
-        .plan
-        .as_ref()
-        .filter(|p| p.get("group").and_then(|g| g.as_str()) == Some("unixbench"))
-        .and_then(|p| p.get("not_run"))
-        .and_then(|n| n.as_array());
+    let list = crate::compute::unixbench::not_run_of(run);
     let Some(list) = list else { return Vec::new() };
     list.iter()
         .map(|n| {
@@ -323,6 +318,11 @@ mod tests {
         let f = not_run(&run);
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].subject.as_deref(), Some("dhry2reg"));
+        // A battery's plan keeps them beside its own fields.
+        run.plan = Some(
+            json!({"preset": "full", "unixbench_not_run": [{"test": "shell8", "cause": "y"}]}),
+        );
+        assert_eq!(not_run(&run)[0].subject.as_deref(), Some("shell8"));
         assert_eq!(f[0].status, crate::result::FindingStatus::NotChecked);
     }
 }

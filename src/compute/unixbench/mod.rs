@@ -84,6 +84,21 @@ impl Options {
     }
 }
 
+/// What the battery's `unixbench` group runs (the `full` preset): every
+/// index test as UnixBench defines it (its pass lengths and counts, or
+/// passes of `pass`: `candor run --compute-runtime`), 1 copy and one per
+/// CPU, File Copy and Shell Scripts in the test directory.
+pub fn battery_options(dir: &str, pass: Option<Duration>) -> Options {
+    let all = crate::compute::online_cpus();
+    Options {
+        copies: if all > 1 { vec![1, all] } else { vec![1] },
+        tests: TESTS.iter().collect(),
+        pass,
+        iterations: None,
+        dir: PathBuf::from(dir),
+    }
+}
+
 /// A test candor cannot run here, and why.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NotRun {
@@ -183,12 +198,17 @@ fn measure(
     let mut scores = Vec::new();
     let mut measured = Duration::ZERO;
     let mut counted = 0.0;
+    // Each copy's score in each pass, by copy (for thread-imbalance).
+    let mut per_copy = vec![Vec::new(); copies as usize];
     for _ in 0..options.passes(test) {
         let counts = copies::one_pass(test, copies, pass, dir)
             .map_err(|e| e.context(format!("{} ({copies} copies)", test.title)))?;
         measured += counts.iter().map(|c| c.elapsed).max().unwrap_or_default();
         counted += counts.iter().map(|c| c.count).sum::<f64>();
         scores.push(pass_score(test.unit, &counts));
+        for (scores, c) in per_copy.iter_mut().zip(&counts) {
+            scores.push(pass_score(test.unit, std::slice::from_ref(c)));
+        }
     }
     let children = ChildrenUse::now().since(&children_before);
     let mut cpu: CpuUse = before.until(&crate::disk::cpu_usage::CpuSnapshot::now());
@@ -242,6 +262,15 @@ fn measure(
         ));
     }
     let (ops, bytes) = rates(test.unit, combined.score);
+    // Each copy's mean score over the passes, in the measurement's rate.
+    let per_thread = per_copy
+        .iter()
+        .map(|s| {
+            let mean = s.iter().sum::<f64>() / s.len().max(1) as f64;
+            let (ops, bytes) = rates(test.unit, mean);
+            ops.or(bytes).unwrap_or(0.0)
+        })
+        .collect();
     Ok(ComputeMeasurement {
         pass: None,
         started_at: Some(started_at),
@@ -254,7 +283,7 @@ fn measure(
         events_per_sec: None,
         bytes_per_sec: bytes,
         ops_per_sec: ops,
-        per_thread: Vec::new(),
+        per_thread,
         measured_ns: measured.as_nanos() as u64,
         cpu,
         notes,
@@ -338,6 +367,18 @@ fn sort_version() -> String {
         })
         .filter(|l| !l.is_empty())
         .unwrap_or_else(|| "sort (version unknown)".into())
+}
+
+/// The tests a Run could not run, as `[{"test", "cause"}]`: kept in the
+/// plan by `candor unixbench` (`not_run`) and by the battery (`unixbench_not_run`).
+pub fn not_run_of(run: &crate::result::Run) -> Option<&Vec<serde_json::Value>> {
+    let plan = run.plan.as_ref()?;
+    let list = if plan.get("group").and_then(|g| g.as_str()) == Some("unixbench") {
+        plan.get("not_run")
+    } else {
+        plan.get("unixbench_not_run")
+    };
+    list?.as_array()
 }
 
 /// A measurement's score, unit and index, as `measure` stored them.
