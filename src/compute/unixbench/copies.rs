@@ -275,9 +275,26 @@ impl Copies {
         if n < 0 && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
             anyhow::bail!("poll: {}", std::io::Error::last_os_error());
         }
+        let ready: Vec<i32> = polled
+            .iter()
+            .filter(|p| p.revents != 0)
+            .map(|p| p.fd)
+            .collect();
         for c in &mut self.copies {
-            c.out.drain(usize::MAX);
-            c.err.drain(KEPT_STDERR);
+            if c.out
+                .fd
+                .as_ref()
+                .is_some_and(|fd| ready.contains(&fd.as_raw_fd()))
+            {
+                c.out.drain(usize::MAX);
+            }
+            if c.err
+                .fd
+                .as_ref()
+                .is_some_and(|fd| ready.contains(&fd.as_raw_fd()))
+            {
+                c.err.drain(KEPT_STDERR);
+            }
             if !c.ended && peek_status(c.child.id())?.is_some() {
                 c.ended = true;
                 // What it wrote before it ended is in the pipes; its
