@@ -60,7 +60,7 @@ static CATALOGUE: &[FindingInfo] = &[
         severity: Severity::Info,
         meaning: "the Shell Scripts figures measure the host's /bin/sh, sort, od, grep, tee and wc as much as the CPU",
         not_proven: "that two hosts with other shells or coreutils differ in hardware",
-        explanation: "Each shell script sorts a small file, runs od into a numeric sort and grep into tee and wc: process creation, exec of dynamically linked tools and the shell's own start-up. dash and bash, or two coreutils versions, give different figures on the same hardware. The finding names the /bin/sh that ran (its resolved path) and the sort version.",
+        explanation: "Each shell script sorts a small file, runs od into a numeric sort and grep into tee and wc: process creation, exec of dynamically linked tools and the shell's own start-up. dash and bash, or two coreutils versions, give different figures on the same hardware, and so do locales: sort and grep do more work in a UTF-8 one. UnixBench's Run sets LANG=en_US.utf8 for every test (the C locale where that is not installed), and candor's scripts run with the same. The finding names the /bin/sh that ran (its resolved path), the sort version and the locale.",
         thresholds: &[],
     },
     FindingInfo {

@@ -62,11 +62,14 @@ pub fn shell(run: &Run) -> Vec<Finding> {
             "spec.params.sh and spec.params.tools",
         )];
     };
+    // Recorded since candor sets UnixBench's LANG; older Runs lack it.
+    let locale = p.get("locale").and_then(|v| v.as_str());
+    let in_locale = locale.map(|l| format!(" in {l}")).unwrap_or_default();
     vec![checked(
         "unixbench-shell",
         None,
-        format!("Shell Scripts ran through /bin/sh = {sh} with {tools}: another shell or coreutils gives another figure on the same hardware"),
-        json!({ "sh": sh, "tools": tools }),
+        format!("Shell Scripts ran through /bin/sh = {sh} with {tools}{in_locale}: another shell, coreutils or locale gives another figure on the same hardware"),
+        json!({ "sh": sh, "tools": tools, "locale": locale }),
     )]
 }
 
@@ -233,6 +236,15 @@ mod tests {
             json!({"sh": "/usr/bin/dash", "tools": "sort (GNU coreutils) 9.1"}),
         );
         assert!(shell(&run)[0].verdict.contains("/usr/bin/dash"));
+        run.measurements[0] = ub(
+            "shell1",
+            json!({"sh": "/usr/bin/dash", "tools": "sort (GNU coreutils) 9.1", "locale": "LANG=en_US.utf8"}),
+        );
+        assert!(
+            shell(&run)[0].verdict.contains("9.1 in LANG=en_US.utf8:"),
+            "{}",
+            shell(&run)[0].verdict
+        );
     }
 
     #[test]

@@ -380,6 +380,7 @@ pub fn shell(dir: &Path, copy: u32, concurrent: u32, pass: Duration) -> anyhow::
             .arg("-c")
             .arg(&round)
             .current_dir(dir)
+            .env("LANG", LANG)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .status()
@@ -397,6 +398,34 @@ pub fn shell(dir: &Path, copy: u32, concurrent: u32, pass: Duration) -> anyhow::
     })
 }
 
+/// The LANG UnixBench's `Run` sets for every test, so that its shell
+/// figures compare (sort and grep do more work in a UTF-8 locale); the shell
+/// scripts run with it too. Where it is not installed, the tools run in the
+/// C locale, as UnixBench's do there.
+pub const LANG: &str = "en_US.utf8";
+
+/// The locale the shell scripts' tools run in, in words: LANG's, or LC_ALL's
+/// when the environment sets it (it overrides LANG, for UnixBench too).
+pub fn shell_locale() -> String {
+    if let Some(all) = std::env::var("LC_ALL").ok().filter(|v| !v.is_empty()) {
+        return format!("LC_ALL={all} (over UnixBench's LANG={LANG})");
+    }
+    let name = std::ffi::CString::new(LANG).expect("no NUL");
+    // SAFETY: newlocale reads a NUL-terminated name; the result is freed at once.
+    let installed = unsafe {
+        let l = libc::newlocale(libc::LC_ALL_MASK, name.as_ptr(), std::ptr::null_mut());
+        if !l.is_null() {
+            libc::freelocale(l);
+        }
+        !l.is_null()
+    };
+    if installed {
+        format!("LANG={LANG}")
+    } else {
+        format!("LANG={LANG} (not installed here: the C locale)")
+    }
+}
+
 /// The unique part of a script's file names: `c{copy}i` and the script's number.
 fn script_name_prefix(copy: u32) -> String {
     format!("c{copy}i")
@@ -412,39 +441,82 @@ pub fn script_files(copy: u32, concurrent: u32) -> Vec<String> {
         .collect()
 }
 
-/// Writes the shell tests' script and input (8,546 bytes of seeded words in
-/// lines, some with "the": the size of UnixBench's sort.src) into `dir`.
+/// Writes the shell tests' script and input (`shell_input`) into `dir`.
 pub fn shell_files(dir: &WorkDir) -> anyhow::Result<()> {
     dir.file("script.sh")?.write_all(SCRIPT.as_bytes())?;
-    dir.file("input.txt")?.write_all(&shell_input(8546))?;
+    dir.file("input.txt")?.write_all(&shell_input())?;
     Ok(())
 }
 
-/// `len` bytes of lines of words from a fixed seed.
-pub fn shell_input(len: usize) -> Vec<u8> {
+/// The shell scripts' input: seeded text shaped like UnixBench's sort.src
+/// (a shell script it sorts), since its shape decides the tools' work:
+/// 8,546 bytes in 362 lines, a quarter of the lines drawn from up to 6
+/// bytes long, a quarter from 6 to 18, a quarter from 18 to 35 and a
+/// quarter from 35 to 66, evened out to the total (sort.src's quartiles are
+/// 6, 18 and 35 bytes, its longest line 82); one line in five a repeat of
+/// an earlier one of its length (sort.src: 273 distinct lines of 362);
+/// "the" in one line in ten (what grep keeps; 35 of sort.src's lines). The
+/// words hold no other "the". Generated here: UnixBench's file is not copied.
+pub fn shell_input() -> Vec<u8> {
+    const BYTES: usize = 8546;
+    const LINES: usize = 362;
+    const LONGEST: usize = 82;
     const WORDS: [&str; 16] = [
-        "the", "cd", "echo", "then", "fi", "BINDIR", "export", "path", "umask", "other", "while",
-        "done", "test", "version", "theory", "x",
+        "cd", "echo", "fi", "BINDIR", "export", "path", "umask", "while", "done", "test",
+        "version", "if", "else", "${", "}", "x=1",
     ];
     let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut out = Vec::with_capacity(len + 16);
-    let mut col = 0;
-    while out.len() < len {
+    let mut next = move |below: usize| {
         state ^= state << 13;
         state ^= state >> 7;
         state ^= state << 17;
-        let w = WORDS[(state % WORDS.len() as u64) as usize];
-        out.extend_from_slice(w.as_bytes());
-        col += w.len() + 1;
-        if col > 40 + (state >> 60) as usize {
-            out.push(b'\n');
-            col = 0;
+        (state % below as u64) as usize
+    };
+    // The lines' lengths, by quarter, then evened out to the total.
+    let quarters = [(0, 6), (6, 18), (18, 35), (35, 66)];
+    let mut lengths: Vec<usize> = (0..LINES)
+        .map(|_| {
+            let (lo, hi) = quarters[next(4)];
+            lo + next(hi - lo + 1)
+        })
+        .collect();
+    let text = BYTES - LINES; // without the line ends
+    while lengths.iter().sum::<usize>() != text {
+        let i = next(LINES);
+        if lengths.iter().sum::<usize>() < text {
+            lengths[i] = (lengths[i] + 1).min(LONGEST);
         } else {
-            out.push(b' ');
+            lengths[i] = lengths[i].saturating_sub(1);
         }
     }
-    out.truncate(len - 1);
-    out.push(b'\n');
+    let mut lines: Vec<Vec<u8>> = Vec::with_capacity(LINES);
+    for &len in &lengths {
+        // A repeat of an earlier line of this length, if there is one.
+        if next(5) == 0 {
+            if let Some(same) = lines.iter().find(|l| l.len() == len).cloned() {
+                lines.push(same);
+                continue;
+            }
+        }
+        let mut line: Vec<u8> = Vec::with_capacity(len + 8);
+        if len >= 8 && next(3) == 0 {
+            line.push(b'\t');
+        }
+        if len >= 4 && next(10) == 0 {
+            line.extend_from_slice(b"the ");
+        }
+        while line.len() < len {
+            line.extend_from_slice(WORDS[next(WORDS.len())].as_bytes());
+            line.push(b' ');
+        }
+        line.truncate(len);
+        lines.push(line);
+    }
+    let mut out = Vec::with_capacity(BYTES);
+    for line in lines {
+        out.extend_from_slice(&line);
+        out.push(b'\n');
+    }
     out
 }
 

@@ -228,6 +228,7 @@ fn measure(
     if test.name.starts_with("shell") {
         params.insert("sh".into(), shell_program().into());
         params.insert("tools".into(), sort_version().into());
+        params.insert("locale".into(), kernels::shell_locale().into());
     }
     let mut notes = vec![format!(
         "{} passes of {}, the lowest {} dropped, the rest by geometric mean (UnixBench's rule); each copy is a process of its own (candor re-executed), the copies started together",
@@ -455,16 +456,26 @@ mod tests {
     }
 
     #[test]
-    fn shell_input_has_the_size_and_the_word() {
-        let s = shell_input(8546);
+    fn shell_input_is_shaped_like_unixbenchs_sort_src() {
+        let s = shell_input();
         assert_eq!(s.len(), 8546);
+        let text = String::from_utf8(s).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 362);
+        assert!(lines.iter().all(|l| l.len() <= 82));
+        let mut lengths: Vec<usize> = lines.iter().map(|l| l.len()).collect();
+        lengths.sort_unstable();
+        // Quartiles near sort.src's 6, 18 and 35 bytes.
+        let (q1, q2, q3) = (lengths[90], lengths[181], lengths[271]);
         assert!(
-            String::from_utf8(s)
-                .unwrap()
-                .lines()
-                .filter(|l| l.contains("the"))
-                .count()
-                > 10
+            (3..=9).contains(&q1) && (14..=22).contains(&q2) && (30..=40).contains(&q3),
+            "{q1} {q2} {q3}"
         );
+        let with_the = lines.iter().filter(|l| l.contains("the")).count();
+        assert!((25..=50).contains(&with_the), "{with_the}");
+        let mut distinct = lines.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert!((230..=320).contains(&distinct.len()), "{}", distinct.len());
     }
 }
