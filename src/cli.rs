@@ -57,3 +57,64 @@ pub enum Command {
     /// the Runs, compare them (`fleet run`, `fleet report`).
     Fleet(crate::commands::fleet::Args),
 }
+
+impl Command {
+    /// Runs the subcommand.
+    pub fn dispatch(self) -> anyhow::Result<()> {
+        use crate::commands::*;
+        match self {
+            Command::Run(a) => run::execute(a),
+            Command::Disk(a) => disk::execute(a),
+            Command::Sweep(a) => sweep::execute(a),
+            Command::Cpu(a) => cpu::execute(a),
+            Command::Memory(a) => memory::execute(a),
+            Command::Crypto(a) => crypto::execute(a),
+            Command::Compress(a) => compress::execute(a),
+            Command::Os(a) => os::execute(a),
+            Command::Unixbench(a) => unixbench::execute(a),
+            Command::Analyze(a) => analyze::execute(a),
+            Command::Explain(a) => explain::execute(a),
+            Command::Report(a) => report::execute(a),
+            Command::Compare(a) => compare::execute(a),
+            Command::Import(a) => import::execute(a),
+            Command::History(a) => history::execute(a),
+            Command::Fleet(a) => fleet::execute(a),
+        }
+    }
+}
+
+/// A hint for a bad command line that has a likely cause: a flag of
+/// `candor run` given to `candor fleet run` before the `--` that starts
+/// the flags for the hosts (`candor fleet run -i hosts.ini --preset quick`).
+pub fn hint(error: &clap::Error, args: &[std::ffi::OsString]) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    use clap::CommandFactory;
+    if error.kind() != ErrorKind::UnknownArgument {
+        return None;
+    }
+    let words: Vec<String> = args
+        .iter()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let fleet_run = words.iter().position(|w| w == "fleet").is_some_and(|i| {
+        words[..i].iter().all(|w| w.starts_with('-'))
+            && words.get(i + 1).map(String::as_str) == Some("run")
+    });
+    if !fleet_run || words.iter().any(|w| w == "--") {
+        return None;
+    }
+    let Some(ContextValue::String(flag)) = error.get(ContextKind::InvalidArg) else {
+        return None;
+    };
+    let name = flag.split('=').next().unwrap_or(flag);
+    let cli = Cli::command();
+    let run = cli.find_subcommand("run")?;
+    let known = run.get_arguments().any(|a| {
+        a.get_long().is_some_and(|l| name == format!("--{l}"))
+            || a.get_short().is_some_and(|s| name == format!("-{s}"))
+    });
+    known.then(|| {
+        format!("{name} is a flag of candor run: the flags for the hosts go after --, as in candor fleet run -i INVENTORY -- {name} ...")
+    })
+}

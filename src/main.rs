@@ -1,5 +1,6 @@
 //! The candor binary: parse, dispatch, map errors to exit codes.
 
+use candor::eprintln;
 use clap::Parser;
 
 fn main() {
@@ -18,7 +19,7 @@ fn main() {
     }
     let cli = candor::cli::Cli::try_parse().unwrap_or_else(|e| exit_on_bad_arguments(e));
     candor::cancel::install_handlers();
-    if let Err(error) = candor::commands::dispatch(cli.command) {
+    if let Err(error) = cli.command.dispatch() {
         eprintln!("candor: error: {}", one_line(&error));
         std::process::exit(exit_code(&error));
     }
@@ -42,7 +43,11 @@ fn exit_on_bad_arguments(e: clap::Error) -> ! {
         .find(|l| !l.trim().is_empty())
         .unwrap_or("bad arguments")
         .trim_start_matches("error: ");
-    eprintln!("candor: error: {first} (see --help)");
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    match candor::cli::hint(&e, &args) {
+        Some(hint) => eprintln!("candor: error: {first}: {hint}"),
+        None => eprintln!("candor: error: {first} (see --help)"),
+    }
     std::process::exit(2);
 }
 

@@ -355,7 +355,7 @@ fn bad_flags_exit_2_with_one_line() {
 #[test]
 fn resume_refuses_another_hosts_run_and_a_run_without_plan() {
     use candor::battery::plan::{Environment, Overrides};
-    use candor::battery::{Plan, Preset};
+    use candor::battery::{BatteryPlan, Preset};
     let dir = workdir();
     let env = Environment {
         dir: dir.path().display().to_string(),
@@ -363,7 +363,7 @@ fn resume_refuses_another_hosts_run_and_a_run_without_plan() {
         free_bytes: Some(1 << 40),
         ..Environment::default()
     };
-    let plan = Plan::build(Preset::Quick, &Overrides::default(), &env).unwrap();
+    let plan = BatteryPlan::build(Preset::Quick, &Overrides::default(), &env).unwrap();
     let mut run = Run::new(vec!["candor".into()]);
     run.status = RunStatus::Interrupted;
     run.host.hostname = Some("some-other-host".into());

@@ -541,6 +541,29 @@ fn fleet_all_hosts_succeed_then_cached_and_parallel() {
         md.contains("alpha ran at the same time as bravo, charlie"),
         "{md}"
     );
+    // Each Run says whom it ran beside (for drift and compare wherever it goes),
+    // and the HTML marks its figures.
+    let run = json(&out2.join("runs/alpha.json"));
+    assert_eq!(run["fleet"]["parallel"], 3);
+    assert_eq!(
+        run["fleet"]["overlapped_with"],
+        serde_json::json!(["bravo", "charlie"])
+    );
+    let html = std::fs::read_to_string(out2.join("compare.html")).unwrap();
+    assert!(html.contains("alpha<span class=\"ovl\">‡</span>"), "{html}");
+    let o = Command::new(env!("CARGO_BIN_EXE_candor"))
+        .arg("compare")
+        .arg(out2.join("runs/alpha.json"))
+        .arg(out1.join("runs/alpha.json"))
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains(
+            "alpha was measured while other hosts of its fleet ran (bravo, charlie, up to 3 at once)"
+        ),
+        "{}",
+        text(&o)
+    );
     for h in &lab.hosts {
         assert_eq!(h.files().len(), 4, "{:?}", h.files());
     }
@@ -623,13 +646,14 @@ fn fleet_partial_failures_have_one_line_causes() {
     let ini = lab.write(
         "hosts.ini",
         &format!(
-            "{}\n{}\n{}\n{}\nnobody ansible_host=127.0.0.5 ansible_port={closed} ansible_user=root\n{}\n\
+            "{}\n{}\n{}\n{}\nnobody ansible_host=127.0.0.5 ansible_port={closed} ansible_user=root\n{}\n{}\n\
              [all:vars]\nansible_ssh_common_args='-F {}/ssh_config'\n",
             lab.line("killed", killed, "client"),
             lab.line("good", good, "client"),
             lab.line("wrongkey", wrong, "wrong"),
             lab.line("changed", changed, "client"),
             lab.line("full", full, "client"),
+            lab.line("nokey", good, "no-such-key"),
             lab.dir.display()
         ),
     );
@@ -675,16 +699,34 @@ fn fleet_partial_failures_have_one_line_causes() {
     assert_eq!(host(&f, "good")["status"], "ok");
     assert_eq!(host(&f, "wrongkey")["status"], "failed");
     assert_eq!(host(&f, "wrongkey")["failed_phase"], "connect");
+    assert!(
+        cause("wrongkey")
+            .starts_with("login refused (publickey): the key was not accepted for this user"),
+        "{}",
+        cause("wrongkey")
+    );
+    // A key file that does not exist is the cause, said first.
     assert_eq!(
-        cause("wrongkey"),
-        "login refused (publickey): the key was not accepted for this user"
+        cause("nokey"),
+        format!(
+            "identity file {}/no-such-key not accessible (No such file or directory): ssh had no key to offer; the login was refused (publickey)",
+            lab.dir.display()
+        )
     );
     assert_eq!(
         cause("nobody"),
         format!("connection refused: nothing listens for ssh at root@127.0.0.5:{closed}")
     );
+    // A changed key: the exact command that removes the old one, with the
+    // host as known_hosts names it off port 22 ([host]:port).
     assert!(
-        cause("changed").starts_with("host key changed: "),
+        cause("changed").starts_with("host key changed: ")
+            && cause("changed").ends_with(&format!(
+                "ssh-keygen -f \"{}/known_hosts\" -R \"[{}]:{}\"",
+                lab.dir.display(),
+                changed.addr,
+                changed.port
+            )),
         "{}",
         cause("changed")
     );
@@ -705,7 +747,7 @@ fn fleet_partial_failures_have_one_line_causes() {
     );
     // The killed host's partial Run was fetched, and is not compared.
     assert_eq!(host(&f, "killed")["run_status"], "running");
-    for n in ["wrongkey", "nobody", "changed", "killed", "full"] {
+    for n in ["wrongkey", "nobody", "changed", "killed", "full", "nokey"] {
         assert!(!cause(n).contains('\n'));
         assert!(
             String::from_utf8_lossy(&o.stdout).contains(&cause(n)),
@@ -714,6 +756,27 @@ fn fleet_partial_failures_have_one_line_causes() {
     }
     let txt = std::fs::read_to_string(out.join("compare.txt")).unwrap();
     assert!(txt.contains("candor compare: 1 run"), "{txt}");
+    // No internal value (Rust's Some(255), None, Ok(..)) in anything a person reads.
+    for (what, text) in [
+        ("stdout", String::from_utf8_lossy(&o.stdout).into_owned()),
+        ("stderr", String::from_utf8_lossy(&o.stderr).into_owned()),
+        (
+            "fleet.json",
+            std::fs::read_to_string(out.join("fleet.json")).unwrap(),
+        ),
+        (
+            "compare.html",
+            std::fs::read_to_string(out.join("compare.html")).unwrap(),
+        ),
+        (
+            "compare.md",
+            std::fs::read_to_string(out.join("compare.md")).unwrap(),
+        ),
+    ] {
+        for internal in ["Some(", "None", "Ok(", "Err("] {
+            assert!(!text.contains(internal), "{what} shows {internal}: {text}");
+        }
+    }
     // Nothing candor wrote is left: work directories, binaries, the killed run's test file.
     for h in [good, killed, changed, wrong, full] {
         assert!(h.files().is_empty(), "{}: {:?}", h.addr, h.files());
@@ -808,6 +871,134 @@ fn fleet_ctrl_c_stops_remote_runs_and_cleans_up() {
     assert!(test_files(&lab.dir.join("disk")).is_empty());
 }
 
+/// A second Ctrl-C exits at once, without cleaning up: fleet.json still
+/// names what stays on the host (its work directory, the binary and the
+/// cache directories the upload made), and `candor fleet clean DIR`
+/// reaches the host as the run did (its -F and --ssh-option are in
+/// fleet.json), removes them and rewrites fleet.json with nothing left.
+#[test]
+fn a_second_ctrl_c_names_what_stays_and_fleet_clean_removes_it() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let lab = Lab::new("int2", &["127.0.0.7"]);
+    let h = &lab.hosts[0];
+    let out = lab.dir.join("fleet");
+    let disk = lab.dir.join("disk").display().to_string();
+    let target = format!("root@{}:{}", h.addr, h.port);
+    let key = format!("IdentityFile={}/client", lab.dir.display());
+    let cfg = lab.dir.join("ssh_config").display().to_string();
+    let mut args = vec![
+        target.as_str(),
+        "-o",
+        out.to_str().unwrap(),
+        "-F",
+        &cfg,
+        "--ssh-option",
+        &key,
+        "--",
+    ];
+    args.extend(QUICK);
+    args.extend(["--dir", &disk, "--runtime", "5s"]);
+    let child = lab
+        .fleet(&args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    let remote = loop {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "the remote candor never started"
+        );
+        if let Some(pid) = candor_under(&h.home()) {
+            if !test_files(&lab.dir.join("disk")).is_empty() {
+                break pid;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    std::thread::sleep(Duration::from_millis(50));
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains(&format!("candor fleet clean {}", out.display())),
+        "{err}"
+    );
+    // The remote candor stops by itself (its channel closed) and removes its test files.
+    let t0 = Instant::now();
+    while Path::new(&format!("/proc/{remote}")).exists() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "the remote candor still runs"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(test_files(&lab.dir.join("disk")).is_empty());
+    let f = json(&out.join("fleet.json"));
+    assert_eq!(f["interrupted"], true);
+    let r = &f["hosts"][0];
+    assert_eq!(r["status"], "interrupted", "{r}");
+    let left: Vec<String> = r["left_on_host"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    let home = h.home().display().to_string();
+    let tmp = h.tmp().display().to_string();
+    assert!(
+        left.iter()
+            .any(|p| p.starts_with(&format!("{tmp}/candor-fleet."))),
+        "{left:?}"
+    );
+    assert!(
+        left.iter()
+            .any(|p| p.starts_with(&format!("{home}/.cache/candor/bin/candor-"))),
+        "{left:?}"
+    );
+    assert!(left.contains(&format!("{home}/.cache")), "{left:?}");
+    // Everything fleet.json names is there.
+    for p in &left {
+        assert!(Path::new(p).exists(), "{p}");
+    }
+    // candor fleet clean removes it all, reaching the host as the run did.
+    let o = Command::new(env!("CARGO_BIN_EXE_candor"))
+        .args(["fleet", "clean"])
+        .arg(&out)
+        .env_remove("SSH_AUTH_SOCK")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).starts_with(&format!("{target}: removed ")),
+        "{}",
+        text(&o)
+    );
+    assert!(h.files().is_empty(), "{:?}", h.files());
+    let f = json(&out.join("fleet.json"));
+    let r = &f["hosts"][0];
+    assert!(r["left_on_host"].as_array().unwrap().is_empty(), "{r}");
+    assert!(
+        r["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().starts_with("candor fleet clean (")),
+        "{r}"
+    );
+    // Again: nothing is named any more.
+    let o = Command::new(env!("CARGO_BIN_EXE_candor"))
+        .args(["fleet", "clean"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("names nothing left"));
+}
+
 /// Bad input is refused in one line with exit 2, before any host is contacted.
 #[test]
 fn fleet_bad_input_is_refused_with_exit_2() {
@@ -867,6 +1058,16 @@ fn fleet_bad_input_is_refused_with_exit_2() {
         ),
         (vec!["host:99999".into()], "HOST 'host:99999'".into()),
         (vec![], "no hosts".into()),
+        // candor run's flags given before the -- that starts them: a hint.
+        (
+            vec![
+                "-i".into(),
+                s(&good_ini),
+                "--preset".into(),
+                "quick".into(),
+            ],
+            "unexpected argument '--preset' found: --preset is a flag of candor run: the flags for the hosts go after --".into(),
+        ),
         (
             vec!["-i".into(), s(&good_ini), "--binary".into(), s(&bad_ini)],
             "not an ELF executable".into(),
@@ -915,61 +1116,160 @@ fn fleet_bad_input_is_refused_with_exit_2() {
     }
 }
 
-/// The Ansible playbook in contrib/ansible, against the same kind of
-/// hosts and inventory: copy, run, fetch, clean up, then candor compare.
+/// `ansible-playbook` of contrib/ansible/candor.yml from the directory it
+/// is run in (a relative `candor_binary`, the output in a new directory
+/// there, never beside the playbook), with Ansible's environment kept to
+/// the lab (its own ssh control sockets for each play).
+fn playbook(lab: &Lab, inventory: &Path, play: &str, extra: &[String]) -> Output {
+    let playbook = Path::new(env!("CARGO_MANIFEST_DIR")).join("contrib/ansible/candor.yml");
+    let mut c = Command::new("ansible-playbook");
+    c.current_dir(&lab.dir)
+        .arg("-i")
+        .arg(inventory)
+        .arg(&playbook)
+        .args(["-e", "candor_binary=./candor"])
+        .args(extra)
+        .env_remove("SSH_AUTH_SOCK")
+        .env("ANSIBLE_LOCAL_TEMP", lab.dir.join("ansible-local"))
+        .env(
+            "ANSIBLE_SSH_CONTROL_PATH_DIR",
+            lab.dir.join(format!("cp-{play}")),
+        )
+        .env("ANSIBLE_NOCOLOR", "1")
+        .env("ANSIBLE_RETRY_FILES_ENABLED", "0");
+    c.output().unwrap()
+}
+
+/// The directories `candor-fleet-*` in `dir`.
+fn fleet_dirs(dir: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("candor-fleet-")
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// The Ansible playbook in contrib/ansible against real sshd hosts, the
+/// first of three dead: the play goes on, `candor fleet collect` compares
+/// the two live hosts and names the dead one (fleet.json, the summary, the
+/// play's failure); a new host key is recorded with
+/// candor_accept_new_host_keys and refused in words without it; `--limit`
+/// compares only the hosts of that play, never a Run of an earlier one.
 #[test]
 fn ansible_playbook_runs_the_battery_and_compares() {
     require("/usr/bin/ansible-playbook", "ansible-core");
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let lab = Lab::new("ansible", &["127.0.0.8", "127.0.0.9"]);
+    // Ansible's own host key checking: no accept-new in this ssh config.
+    let config = std::fs::read_to_string(lab.dir.join("ssh_config")).unwrap();
+    std::fs::write(
+        lab.dir.join("ssh_config_ansible"),
+        config.replace("  StrictHostKeyChecking accept-new\n", ""),
+    )
+    .unwrap();
+    std::fs::copy(lab.binary(), lab.dir.join("candor")).unwrap();
+    let closed = free_port("127.0.0.5");
     let ini = lab.write(
         "hosts.ini",
         &format!(
-            "[bench]\n{}\n{}\n[bench:vars]\nansible_ssh_common_args='-F {}/ssh_config'\n",
+            "[bench]\ndead ansible_host=127.0.0.5 ansible_port={closed} ansible_user=root\n{}\n{}\n\
+             [bench:vars]\nansible_ssh_common_args='-F {}/ssh_config_ansible'\n",
             lab.line("delta", &lab.hosts[0], "client"),
             lab.line("echo", &lab.hosts[1], "client"),
             lab.dir.display()
         ),
     );
-    let out = lab.dir.join("ansible-out");
-    let playbook = Path::new(env!("CARGO_MANIFEST_DIR")).join("contrib/ansible/candor.yml");
     let flags = format!(
-        "{} --runtime 300ms --dir {}/disk",
+        "candor_flags='{} --runtime 300ms --dir {}/disk'",
         QUICK.join(" "),
         lab.dir.display()
     );
-    let o = Command::new("ansible-playbook")
-        .arg("-i")
-        .arg(&ini)
-        .arg(&playbook)
-        .arg("-e")
-        .arg(format!("candor_binary={}", lab.binary()))
-        .arg("-e")
-        .arg(format!("candor_compare={}", env!("CARGO_BIN_EXE_candor")))
-        .arg("-e")
-        .arg(format!("candor_out={}", out.display()))
-        .arg("-e")
-        .arg(format!("candor_flags='{flags}'"))
-        .arg("-e")
-        .arg(format!(
-            "candor_history_db={}",
-            lab.dir.join("history.db").display()
-        ))
-        .env_remove("SSH_AUTH_SOCK")
-        .env("ANSIBLE_LOCAL_TEMP", lab.dir.join("ansible-local"))
-        .env("ANSIBLE_NOCOLOR", "1")
-        .env("ANSIBLE_RETRY_FILES_ENABLED", "0")
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", text(&o));
+    let before: Vec<String> =
+        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("contrib/ansible"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+
+    // 1. Three hosts, the first dead; new host keys accepted.
+    let o = playbook(
+        &lab,
+        &ini,
+        "1",
+        &[
+            "-e".into(),
+            flags.clone(),
+            "-e".into(),
+            "candor_accept_new_host_keys=true".into(),
+            "-e".into(),
+            "candor_history_db=history.db".into(),
+        ],
+    );
+    let out_text = String::from_utf8_lossy(&o.stdout).into_owned();
+    // The play ends failed, naming the dead host and its cause.
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let dead_cause =
+        format!("connection refused: nothing listens for ssh at root@127.0.0.5:{closed}");
+    assert!(
+        out_text.contains(&format!(
+            "1 of 3 hosts gave no complete Run: dead ({dead_cause})"
+        )),
+        "{out_text}"
+    );
+    let dirs = fleet_dirs(&lab.dir);
+    assert_eq!(
+        dirs.len(),
+        1,
+        "one new output directory where the play ran: {dirs:?}"
+    );
+    let out = &dirs[0];
+    let f = json(&out.join("fleet.json"));
+    assert_eq!(f["schema"], "candor.fleet/1");
+    let names: Vec<&str> = f["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["dead", "delta", "echo"]);
+    assert_eq!(host(&f, "dead")["status"], "failed");
+    assert_eq!(host(&f, "dead")["failed_phase"], "connect");
+    assert_eq!(host(&f, "dead")["cause"], dead_cause.as_str());
     for n in ["delta", "echo"] {
+        let h = host(&f, n);
+        assert_eq!(h["status"], "ok", "{h}");
+        assert_eq!(h["run_file"], format!("runs/{n}.json"));
+        assert!(h["left_on_host"].as_array().unwrap().is_empty());
         let run = json(&out.join(format!("runs/{n}.json")));
         assert_eq!(run["status"], "complete");
         assert_eq!(run["label"], n);
     }
-    let cmp = std::fs::read_to_string(out.join("compare.md")).unwrap();
-    assert!(cmp.contains("delta") && cmp.contains("echo"), "{cmp}");
-    // The controller's history has both Runs; the hosts keep none (below).
+    let cmp = std::fs::read_to_string(out.join("compare.txt")).unwrap();
+    assert!(cmp.contains("candor compare: 2 runs"), "{cmp}");
+    assert!(
+        cmp.contains(&format!("dead: failed: {dead_cause}")),
+        "{cmp}"
+    );
+    for file in ["compare.md", "compare.csv", "compare.json", "compare.html"] {
+        assert!(out.join(file).is_file(), "{file}");
+    }
+    // Both keys were recorded on first use (accept-new).
+    let known = std::fs::read_to_string(lab.dir.join("known_hosts")).unwrap();
+    for h in &lab.hosts {
+        assert!(
+            known.contains(&format!("[{}]:{}", h.addr, h.port)),
+            "{known}"
+        );
+    }
+    // The controller's history (a relative candor_history_db) has both Runs.
     let o = Command::new(env!("CARGO_BIN_EXE_candor"))
         .args(["history", "list", "--format", "json", "--db"])
         .arg(lab.dir.join("history.db"))
@@ -978,10 +1278,15 @@ fn ansible_playbook_runs_the_battery_and_compares() {
     assert!(o.status.success(), "{}", text(&o));
     let listed: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(listed["runs"].as_array().unwrap().len(), 2, "{listed}");
-    assert!(std::fs::read_to_string(out.join("compare.txt"))
-        .unwrap()
-        .contains("candor compare: 2 runs"));
-    // Ansible keeps its own ~/.ansible on the host; nothing of candor's is left.
+    // Nothing beside the playbook; nothing of candor's left on the hosts
+    // (Ansible keeps its own ~/.ansible there).
+    let after: Vec<String> =
+        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("contrib/ansible"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+    assert_eq!(before, after);
     for h in &lab.hosts {
         let left: Vec<String> = h
             .files()
@@ -991,6 +1296,75 @@ fn ansible_playbook_runs_the_battery_and_compares() {
         assert!(left.is_empty(), "{}: {left:?}", h.addr);
     }
     assert!(test_files(&lab.dir.join("disk")).is_empty());
+
+    // 2. The same directory again: refused unless candor_force, before any host.
+    let again = [
+        "-e".to_string(),
+        flags.clone(),
+        "-e".into(),
+        format!("candor_out={}", out.display()),
+        "-e".into(),
+        "candor_history=false".into(),
+        "--limit".into(),
+        "delta".into(),
+    ];
+    let o = playbook(&lab, &ini, "2", &again);
+    assert_ne!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("candor_force=true"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(json(&out.join("fleet.json")), f, "fleet.json untouched");
+    // With candor_force and --limit: only delta, measured now, is compared;
+    // echo's Run of the first play stays a file and is not compared.
+    let mut forced = again.to_vec();
+    forced.extend(["-e".to_string(), "candor_force=true".into()]);
+    let o = playbook(&lab, &ini, "3", &forced);
+    assert!(o.status.success(), "{}", text(&o));
+    let f2 = json(&out.join("fleet.json"));
+    assert_eq!(f2["hosts"].as_array().unwrap().len(), 1, "{f2}");
+    assert_eq!(host(&f2, "delta")["status"], "ok");
+    assert_ne!(
+        host(&f2, "delta")["started_at"],
+        host(&f, "delta")["started_at"]
+    );
+    let cmp = std::fs::read_to_string(out.join("compare.txt")).unwrap();
+    assert!(
+        cmp.contains("candor compare: 1 run") && !cmp.contains("echo"),
+        "{cmp}"
+    );
+    assert!(out.join("runs/echo.json").is_file());
+
+    // 3. Ansible's own host key checking and a key not in known_hosts: the
+    // host fails at connect, in words that say how the playbook accepts it.
+    std::fs::remove_file(lab.dir.join("known_hosts")).unwrap();
+    let strict = lab.dir.join("strict");
+    let o = playbook(
+        &lab,
+        &ini,
+        "4",
+        &[
+            "-e".into(),
+            flags,
+            "-e".into(),
+            format!("candor_out={}", strict.display()),
+            "-e".into(),
+            "candor_history=false".into(),
+            "--limit".into(),
+            "echo".into(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let f3 = json(&strict.join("fleet.json"));
+    let c = host(&f3, "echo")["cause"].as_str().unwrap().to_string();
+    assert!(
+        c.starts_with("host key not trusted") && c.contains("-e candor_accept_new_host_keys=true"),
+        "{c}"
+    );
+    assert!(std::fs::read_to_string(strict.join("compare.txt"))
+        .unwrap()
+        .contains("No host gave a complete Run"));
 }
 
 /// A static ARM build to test with, from `var` (set by .ci/run:

@@ -557,3 +557,88 @@ fn truncated_fixtures_never_panic() {
     }
     assert!(checked >= 8 * 59, "{checked}");
 }
+
+/// fio's `disk_util` is kept as fio printed it, with the jobs of its file
+/// (issue 23: nothing fio saw of the device is dropped).
+#[test]
+fn fio_disk_util_is_kept() {
+    let run = import("randread-iouring-q16.json");
+    let fio = fio_json("randread-iouring-q16.json");
+    let d = &fio["disk_util"][0];
+    assert_eq!(run.fio_disk_util.len(), 1);
+    let u = &run.fio_disk_util[0];
+    assert_eq!(u.name, d["name"].as_str().unwrap());
+    assert_eq!(u.measurements, [0]);
+    assert_eq!(u.read_ios, d["read_ios"].as_u64().unwrap());
+    assert_eq!(u.read_merges, d["read_merges"].as_u64().unwrap());
+    assert_eq!(u.read_ticks_ms, d["read_ticks"].as_u64().unwrap());
+    assert_eq!(u.in_queue_ms, d["in_queue"].as_u64().unwrap());
+    assert_eq!(u.util_pct, d["util"].as_f64().unwrap());
+    // Two jobs in one output share one entry, naming both.
+    assert_eq!(
+        import("two-jobs-global.json").fio_disk_util[0].measurements,
+        [0, 1]
+    );
+    // A clean import raises no latency-above-device: fio's clat against
+    // the device's own time per request, 210 us against 152 us here.
+    assert!(!candor::findings::analyze(&run)
+        .iter()
+        .any(|f| f.id == "latency-above-device"));
+}
+
+/// The same fio output with the device's time per request cut to a
+/// twentieth (what a throttle above the device looks like to fio's
+/// counters): latency-above-device from fio's own `disk_util`.
+#[test]
+fn fio_disk_util_tells_where_the_latency_was_spent() {
+    let text = std::fs::read_to_string(fixture("randread-iouring-q16.json")).unwrap();
+    let planted = text.replace("\"read_ticks\" : 20168", "\"read_ticks\" : 1008");
+    assert_ne!(planted, text, "the fixture's read_ticks moved");
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("throttled.json");
+    std::fs::write(&f, planted).unwrap();
+    let run = import_files(&[f], None).unwrap();
+    let found = candor::findings::analyze(&run)
+        .into_iter()
+        .find(|f| f.id == "latency-above-device")
+        .expect("latency-above-device");
+    assert!(
+        found.verdict.contains("vda served them in"),
+        "{}",
+        found.verdict
+    );
+}
+
+/// A `disk_util` that is not fio's: one line naming the field, exit 2.
+#[test]
+fn a_bad_disk_util_is_refused_by_name() {
+    let text = std::fs::read_to_string(fixture("randread-iouring-q16.json")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for (from, to, says) in [
+        (
+            "\"read_ios\" : 132322",
+            "\"read_ios\" : -1",
+            "disk_util[0]: read_ios is -1",
+        ),
+        (
+            "\"util\" : 84.803401",
+            "\"util\" : 184.8",
+            "disk_util[0]: util is 184.8, more than 100 %",
+        ),
+        ("\"name\" : \"vda\"", "\"name\" : 7", "disk_util[0] is {"),
+    ] {
+        let bad = text.replace(from, to);
+        assert_ne!(bad, text, "{from}");
+        let f = dir.path().join("bad.json");
+        std::fs::write(&f, bad).unwrap();
+        let out = Command::cargo_bin("candor")
+            .unwrap()
+            .args(["import", f.to_str().unwrap(), "--no-history"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(says), "{says}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}

@@ -35,7 +35,7 @@ fuzz_target!(|data: &[u8]| {
         ignore_unsupported: data.first().is_some_and(|b| b & 1 == 1),
         seed: Some(1),
     };
-    if let Err(e) = lower::lower(&file, &ctx) {
+    if let Err(e) = candor::plan::jobfile::plan(&file, &ctx) {
         assert!(!e.to_string().contains('\n'), "a multi-line error: {e}");
     }
 });

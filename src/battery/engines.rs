@@ -4,11 +4,11 @@
 //! for the control series); dropping a `TestFile` removes it, so an error
 //! or an interruption anywhere leaves no file behind.
 
-use super::plan::Plan;
+use super::plan::BatteryPlan;
 use super::profiles::DiskTest;
 use super::runner::Backend;
 use crate::compute::{self, ComputeOptions, Threads};
-use crate::disk::{self, JobSpec, TestDir, TestFile};
+use crate::disk::{JobSpec, TestDir, TestFile};
 use crate::result::{ComputeMeasurement, DiskMeasurement, FileRole};
 use anyhow::Context;
 
@@ -53,8 +53,9 @@ impl Engines {
     }
 }
 
-/// The job of a battery test on a file of `size` bytes.
-pub fn job_for(test: &DiskTest, plan: &Plan, size: u64, seed: u64) -> anyhow::Result<JobSpec> {
+/// The job of a battery test on a file of `size` bytes (checked before the
+/// battery starts, by `plan::battery::check`).
+pub fn job_for(test: &DiskTest, plan: &BatteryPlan, size: u64, seed: u64) -> JobSpec {
     let mut job = JobSpec::new(test.rw.clone(), test.bs, test.iodepth);
     job.numjobs = test.numjobs;
     if let Some(mix) = test.rwmixread {
@@ -65,25 +66,11 @@ pub fn job_for(test: &DiskTest, plan: &Plan, size: u64, seed: u64) -> anyhow::Re
     job.runtime = plan.runtime();
     job.ramp = plan.ramp();
     job.seed = seed;
-    job.validate()
-        .and_then(|()| job.check_split())
-        .map_err(|e| anyhow::anyhow!("{}: {e}", test.label()))?;
-    Ok(job)
-}
-
-/// Refuses (usage error) a plan whose disk tests' buffers would not fit in
-/// half the available memory, before any file is written.
-pub fn check_memory(plan: &Plan, available: Option<u64>) -> anyhow::Result<()> {
-    for test in &plan.disk_tests {
-        job_for(test, plan, plan.size, plan.seed)?
-            .check_memory(available)
-            .map_err(|e| crate::error::usage(format!("{}: {e}", test.label())))?;
-    }
-    Ok(())
+    job
 }
 
 impl Backend for Engines {
-    fn prepare(&mut self, plan: &Plan, role: FileRole) -> anyhow::Result<()> {
+    fn prepare(&mut self, plan: &BatteryPlan, role: FileRole) -> anyhow::Result<()> {
         let (purpose, size, seed) = match role {
             FileRole::Main => ("main", plan.size, plan.seed),
             FileRole::Control => (
@@ -102,7 +89,7 @@ impl Backend for Engines {
 
     fn disk(
         &mut self,
-        plan: &Plan,
+        plan: &BatteryPlan,
         test: &DiskTest,
         role: FileRole,
         seed: u64,
@@ -112,7 +99,7 @@ impl Backend for Engines {
             FileRole::Control => self.control.as_ref(),
         }
         .context("test file not prepared")?;
-        let mut job = job_for(test, plan, file.size(), seed)?;
+        let mut job = job_for(test, plan, file.size(), seed);
         let carry = role == FileRole::Control && !job.rw.is_random();
         if carry {
             let threads = u64::from(job.numjobs.max(1));
@@ -120,7 +107,7 @@ impl Backend for Engines {
             job.byte_limit = plan.control.seq_share.map(|share| share / threads);
         }
         let started = crate::units::now_rfc3339();
-        let mut m = disk::run_job(&self.dir, file, &job)?;
+        let mut m = crate::measure::single::on_file(&self.dir, file, &job)?;
         if let Some(span) = m.span.filter(|_| carry) {
             self.control_cursor = span.end() * u64::from(job.numjobs.max(1));
         }
@@ -140,7 +127,7 @@ impl Backend for Engines {
 
     fn compute(
         &mut self,
-        plan: &Plan,
+        plan: &BatteryPlan,
         group: compute::Group,
     ) -> anyhow::Result<Vec<ComputeMeasurement>> {
         group.run(&ComputeOptions {
@@ -149,7 +136,7 @@ impl Backend for Engines {
         })
     }
 
-    fn unixbench(&mut self, plan: &Plan) -> anyhow::Result<super::runner::UnixbenchResult> {
+    fn unixbench(&mut self, plan: &BatteryPlan) -> anyhow::Result<super::runner::UnixbenchResult> {
         let options = compute::unixbench::battery_options(&plan.dir, plan.unixbench_pass());
         let (measured, not_run) = compute::unixbench::run(&options)?;
         let not_run = not_run

@@ -11,5 +11,5 @@ pub mod progress;
 pub mod runner;
 
 pub use groups::BatteryGroup;
-pub use plan::{Overrides, Plan, Step};
+pub use plan::{BatteryPlan, Overrides, Step};
 pub use presets::{ControlRequest, Preset};

@@ -13,7 +13,7 @@
 //! The measuring itself is behind `Backend`, so the order, persistence,
 //! resume and interruption rules are tested here with a fake backend.
 
-use super::plan::{measurement_key, Plan, Step};
+use super::plan::{measurement_key, BatteryPlan, Step};
 use super::profiles::DiskTest;
 use super::progress::Progress;
 use crate::error::Interrupted;
@@ -26,11 +26,11 @@ use std::time::{Duration, Instant};
 /// What measures: the disk engine and the compute kernels.
 pub trait Backend {
     /// Makes the main or control test file (before the first step that needs it).
-    fn prepare(&mut self, plan: &Plan, role: FileRole) -> anyhow::Result<()>;
+    fn prepare(&mut self, plan: &BatteryPlan, role: FileRole) -> anyhow::Result<()>;
     /// Runs one disk test on the prepared file of `role`.
     fn disk(
         &mut self,
-        plan: &Plan,
+        plan: &BatteryPlan,
         test: &DiskTest,
         role: FileRole,
         seed: u64,
@@ -38,12 +38,12 @@ pub trait Backend {
     /// Runs one compute group.
     fn compute(
         &mut self,
-        plan: &Plan,
+        plan: &BatteryPlan,
         group: crate::compute::Group,
     ) -> anyhow::Result<Vec<ComputeMeasurement>>;
     /// Runs UnixBench's index tests: their measurements and the tests that
     /// could not run here, with why.
-    fn unixbench(&mut self, plan: &Plan) -> anyhow::Result<UnixbenchResult>;
+    fn unixbench(&mut self, plan: &BatteryPlan) -> anyhow::Result<UnixbenchResult>;
     /// Removes the file of `role` (no later step needs it).
     fn release(&mut self, role: FileRole);
 }
@@ -66,7 +66,7 @@ pub enum Outcome {
 /// Only a failure to write the Run itself is an `Err`; how the battery ended
 /// is the `Outcome`.
 pub fn execute(
-    plan: &Plan,
+    plan: &BatteryPlan,
     recorder: &mut Recorder,
     backend: &mut dyn Backend,
     progress: &mut Progress,
@@ -143,7 +143,7 @@ pub fn execute(
 }
 
 /// Steps of the plan whose measurement the Run does not hold.
-pub fn steps_left(plan: &Plan, run: &Run) -> usize {
+pub fn steps_left(plan: &BatteryPlan, run: &Run) -> usize {
     let done: HashSet<String> = run
         .measurements
         .iter()
@@ -163,7 +163,7 @@ enum StepError {
 }
 
 fn run_steps(
-    plan: &Plan,
+    plan: &BatteryPlan,
     recorder: &mut Recorder,
     steps: &[Step],
     backend: &mut dyn Backend,
@@ -258,7 +258,7 @@ fn run_steps(
     Ok(())
 }
 
-fn file_note(plan: &Plan, role: FileRole) -> String {
+fn file_note(plan: &BatteryPlan, role: FileRole) -> String {
     match role {
         FileRole::Main => format!(
             "creating the main test file ({}, random data) in {}",
@@ -319,14 +319,14 @@ mod tests {
     }
 
     impl Backend for Fake {
-        fn prepare(&mut self, _: &Plan, role: FileRole) -> anyhow::Result<()> {
+        fn prepare(&mut self, _: &BatteryPlan, role: FileRole) -> anyhow::Result<()> {
             self.log.push(format!("prepare {role:?}"));
             self.live_files.push(role);
             Ok(())
         }
         fn disk(
             &mut self,
-            _: &Plan,
+            _: &BatteryPlan,
             t: &DiskTest,
             role: FileRole,
             seed: u64,
@@ -337,14 +337,14 @@ mod tests {
         }
         fn compute(
             &mut self,
-            _: &Plan,
+            _: &BatteryPlan,
             group: crate::compute::Group,
         ) -> anyhow::Result<Vec<ComputeMeasurement>> {
             self.tick()?;
             self.log.push(group.name().to_string());
             Ok(vec![fake_compute("a"), fake_compute("b")])
         }
-        fn unixbench(&mut self, _: &Plan) -> anyhow::Result<UnixbenchResult> {
+        fn unixbench(&mut self, _: &BatteryPlan) -> anyhow::Result<UnixbenchResult> {
             self.tick()?;
             self.log.push("unixbench".into());
             Ok((
@@ -426,7 +426,7 @@ mod tests {
     }
 
     /// Peak (4 disk tests), 2 passes, control file, cpu: 14 steps.
-    fn plan() -> Plan {
+    fn plan() -> BatteryPlan {
         let env = Environment {
             dir: "/x".into(),
             ram_bytes: Some(1 << 30),
@@ -446,10 +446,10 @@ mod tests {
             ]),
             ..Overrides::default()
         };
-        Plan::build(Preset::Peak, &flags, &env).unwrap()
+        BatteryPlan::build(Preset::Peak, &flags, &env).unwrap()
     }
 
-    fn fresh(plan: &Plan, out: &Path) -> Recorder {
+    fn fresh(plan: &BatteryPlan, out: &Path) -> Recorder {
         let mut run = Run::new(vec!["candor".into(), "run".into()]);
         run.plan = Some(serde_json::to_value(plan).unwrap());
         Recorder::create(run, Some(out), "--output", false, &[]).unwrap()

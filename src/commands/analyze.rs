@@ -17,8 +17,8 @@ pub struct Args {
     /// Run files (JSON written by candor run/disk/sweep/import).
     #[arg(required = true, value_name = "RUN.json")]
     pub runs: Vec<PathBuf>,
-    /// Output format: text or json.
-    #[arg(long, value_enum, default_value = "text")]
+    /// Output format: text or json (candor report renders md, csv and html).
+    #[arg(long, value_parser = Format::only(&[Format::Text, Format::Json]), default_value = "text")]
     pub format: Format,
     /// Store the recomputed findings back into each Run file.
     #[arg(long)]
@@ -34,11 +34,6 @@ pub struct Args {
 }
 
 pub fn execute(args: Args) -> anyhow::Result<()> {
-    if !matches!(args.format, Format::Text | Format::Json) {
-        return Err(usage(
-            "--format: analyze prints text or json (candor report renders md, csv and html)",
-        ));
-    }
     let with_history = args.history || args.db.is_some();
     if with_history && args.write {
         return Err(usage(

@@ -1,8 +1,7 @@
 //! `candor compare`: several Runs side by side, one row per host.
 
 use crate::error::usage;
-use crate::output::{prepare, write_text, Replace};
-use crate::report::{render_compare_with, Format, Options, RateUnit};
+use crate::report::{render_compare_with, Format, Options};
 use std::path::{Path, PathBuf};
 
 /// Flags of `candor compare`.
@@ -18,15 +17,10 @@ pub struct Args {
     /// "RND4K Q1T1 read p99", "cpu primes 1T", or "host").
     #[arg(long, value_name = "COLUMN")]
     pub sort: Option<String>,
-    /// Write to this file instead of standard output.
-    #[arg(long, short, value_name = "FILE")]
-    pub output: Option<PathBuf>,
-    /// Replace FILE if it exists (candor never overwrites a file otherwise).
-    #[arg(long)]
-    pub force: bool,
-    /// Unit of byte rates: MB (10^6 bytes/s) or MiB (2^20 bytes/s).
-    #[arg(long, value_enum, default_value = "MB")]
-    pub unit: RateUnit,
+    #[command(flatten)]
+    pub to: super::flags::PrintTo,
+    #[command(flatten)]
+    pub unit: super::flags::UnitFlag,
 }
 
 pub fn execute(args: Args) -> anyhow::Result<()> {
@@ -35,10 +29,8 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
             "no Run files given: candor compare A.json B.json ... [--format text|md|csv|json|html]",
         ));
     }
-    if let Some(out) = &args.output {
-        let inputs: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
-        prepare(out, "--output", Replace::from_force(args.force), &inputs)?;
-    }
+    let inputs: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
+    args.to.prepare(&inputs)?;
     let mut runs = Vec::with_capacity(args.files.len());
     for f in &args.files {
         crate::cancel::check()?;
@@ -48,7 +40,9 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
         &runs,
         args.format,
         args.sort.as_deref(),
-        &Options { unit: args.unit },
+        &Options {
+            unit: args.unit.unit,
+        },
     )?;
-    write_text(args.output.as_deref(), &text, args.force)
+    args.to.write(&text)
 }

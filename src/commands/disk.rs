@@ -1,13 +1,11 @@
 //! `candor disk`: one job in fio's vocabulary, on a fresh test file.
 
-use crate::disk::{self, EngineChoice, EngineKind, JobSpec, Rw, TestDir, TestFile};
+use crate::disk::{EngineChoice, EngineKind, JobSpec, Rw};
 use crate::error::usage;
 use crate::report::Format;
-use crate::result::Measurement;
-use crate::session::recorder::Recorder;
 use crate::session::{self, Session};
 use crate::units::{parse_duration, parse_size};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Flags of `candor disk`. Sizes take 4k, 1M, 1G; durations 500ms, 30s, 2m.
 #[derive(Debug, clap::Args)]
@@ -92,7 +90,7 @@ pub struct Args {
     pub history: crate::session::history::HistoryFlags,
 }
 
-/// The job the flags describe (usage errors name the flag).
+/// The job the flags describe, checked by its plan (usage errors name the flag).
 pub fn job_from_args(args: &Args) -> anyhow::Result<JobSpec> {
     let size_flag = |flag: &str, v: &str| parse_size(v).map_err(|e| usage(format!("{flag}: {e}")));
     let dur_flag =
@@ -113,10 +111,7 @@ pub fn job_from_args(args: &Args) -> anyhow::Result<JobSpec> {
         seed: args.seed.unwrap_or_else(crate::seed::fresh),
         ..JobSpec::new(args.rw.clone(), 0, 0)
     };
-    job.validate().map_err(usage)?;
-    job.check_split().map_err(usage)?;
-    job.check_memory(crate::host::memory::available_bytes())
-        .map_err(usage)?;
+    crate::plan::single::check(&job, crate::host::memory::available_bytes())?;
     Ok(job)
 }
 
@@ -128,30 +123,6 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     let dir = session::test_dir_or_default(args.dir.as_deref());
     let run = session::new_run(args.label.clone(), Some(&dir));
     let mut session = Session::start(run, &args.out, Some(&args.history), &[])?;
-    session.measure(|recorder| {
-        let m = measure(&dir, &job, recorder)?;
-        recorder.run_mut().notes.extend(m.notes.iter().cloned());
-        recorder.add(Measurement::Disk(m))
-    })?;
+    session.measure(|recorder| crate::measure::single::measure(&dir, &job, recorder))?;
     session.finish(|run| crate::report::render(run, args.format))
-}
-
-/// Runs the job on a fresh test file (removed whatever happens), or with
-/// the null engine on none.
-fn measure(
-    dir: &Path,
-    job: &JobSpec,
-    recorder: &mut Recorder,
-) -> anyhow::Result<crate::result::DiskMeasurement> {
-    if job.engine == EngineChoice::Exact(EngineKind::Null) {
-        return disk::run_null_job(job);
-    }
-    let dir = TestDir::open(dir)?;
-    session::warn_about(&dir);
-    recorder.run_mut().notes.extend(dir.notes().cloned());
-    // Refuse a misaligned block size before spending time on the fill.
-    dir.check_block_size(job.bs, job.direct)?;
-    let file = TestFile::create(&dir, "disk", job.size, job.seed)?;
-    disk::run_job(&dir, &file, job)
-    // `file` is dropped (removed) here, whatever the outcome.
 }

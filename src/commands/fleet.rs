@@ -6,7 +6,7 @@
 use crate::error::usage;
 use crate::fleet::{self, Timeouts};
 use crate::output::{check, write_text, Replace};
-use crate::report::{render_fleet, Format, Options, RateUnit};
+use crate::report::{render_fleet, Format, Options};
 use crate::units::parse_duration;
 use clap::Subcommand;
 use std::path::{Path, PathBuf};
@@ -27,6 +27,31 @@ pub enum FleetCommand {
     Run(RunArgs),
     /// Render a fleet run's directory again (fleet table and comparison).
     Report(ReportArgs),
+    /// The contrib playbook's last step (contrib/ansible/candor.yml): its
+    /// per-host results (JSON on stdin) into DIR/fleet.json and the
+    /// comparison of the hosts measured in that play.
+    Collect(CollectArgs),
+    /// Remove from each host what a fleet run left there, as DIR/fleet.json
+    /// names it (a run stopped by a second Ctrl-C or cut off, --keep,
+    /// --keep-binary), then say what is still there.
+    Clean(CleanArgs),
+}
+
+/// Flags of `candor fleet clean`.
+#[derive(Debug, clap::Args)]
+pub struct CleanArgs {
+    /// The directory `candor fleet run` (or the playbook) wrote.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Another ssh config file (ssh -F) instead of the run's.
+    #[arg(short = 'F', long, value_name = "FILE")]
+    pub ssh_config: Option<PathBuf>,
+    /// An ssh option for every host (ssh -o Key=Value), before the run's own.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub ssh_option: Vec<String>,
+    /// Login limit per host.
+    #[arg(long, value_name = "DUR", default_value = "30s")]
+    pub timeout_connect: String,
 }
 
 /// Flags of `candor fleet run`.
@@ -109,21 +134,41 @@ pub struct ReportArgs {
     /// Output format (text and md add the fleet table to the comparison).
     #[arg(long, short, value_enum, default_value = "text")]
     pub format: Format,
-    /// Write to this file instead of standard output.
-    #[arg(long, short, value_name = "FILE")]
-    pub output: Option<PathBuf>,
-    /// Replace FILE if it exists.
+    #[command(flatten)]
+    pub to: super::flags::PrintTo,
+    #[command(flatten)]
+    pub unit: super::flags::UnitFlag,
+}
+
+/// Flags of `candor fleet collect`.
+#[derive(Debug, clap::Args)]
+pub struct CollectArgs {
+    /// The fleet directory the playbook fetched the Runs into (runs/NAME.json).
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The playbook's per-host results (candor.ansible-results/1), `-` for stdin.
+    #[arg(long, value_name = "FILE", default_value = "-")]
+    pub results: PathBuf,
+    /// The candor the playbook pushed to the hosts: its sha256 goes into fleet.json.
+    #[arg(long, value_name = "PATH")]
+    pub binary: Option<PathBuf>,
+    /// Replace the fleet.json and compare.* of an earlier collect in DIR.
     #[arg(long)]
     pub force: bool,
-    /// Unit of byte rates: MB (10^6 bytes/s) or MiB (2^20 bytes/s).
-    #[arg(long, value_enum, default_value = "MB")]
-    pub unit: RateUnit,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// The hosts' Runs go into this machine's history.
+    #[command(flatten)]
+    pub history: crate::session::history::HistoryFlags,
 }
 
 pub fn execute(args: Args) -> anyhow::Result<()> {
     match args.command {
         FleetCommand::Run(a) => run(a),
         FleetCommand::Report(a) => report(a),
+        FleetCommand::Collect(a) => collect(a),
+        FleetCommand::Clean(a) => clean(a),
     }
 }
 
@@ -150,28 +195,32 @@ const FLEET_SETS: [(&str, &str); 7] = [
     ),
 ];
 
+/// `candor run`'s flags alone, parsed as `candor run` parses them.
+#[derive(clap::Parser)]
+#[command(name = "candor run", max_term_width = 100)]
+struct RunFlags {
+    #[command(flatten)]
+    args: super::run::Args,
+}
+
 /// Parses the flags after `--` as `candor run` will; returns them and the test directory.
 pub fn check_run_flags(flags: &[String]) -> anyhow::Result<(Vec<String>, String)> {
     use clap::Parser;
-    let argv = ["candor", "run"]
-        .into_iter()
-        .map(String::from)
-        .chain(flags.iter().cloned());
-    let cli = crate::cli::Cli::try_parse_from(argv).map_err(|e| {
-        let text = e.to_string();
-        let first = text
-            .lines()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("bad flags")
-            .trim_start_matches("error: ")
-            .to_string();
-        usage(format!(
-            "after --: {first} (the flags after -- are candor run's; see candor run --help)"
-        ))
-    })?;
-    let crate::cli::Command::Run(run_args) = cli.command else {
-        return Err(usage("after --: not candor run's flags"));
-    };
+    let argv = std::iter::once("candor run".to_string()).chain(flags.iter().cloned());
+    let run_args = RunFlags::try_parse_from(argv)
+        .map_err(|e| {
+            let text = e.to_string();
+            let first = text
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("bad flags")
+                .trim_start_matches("error: ")
+                .to_string();
+            usage(format!(
+                "after --: {first} (the flags after -- are candor run's; see candor run --help)"
+            ))
+        })?
+        .args;
     for f in flags {
         let name = f.split('=').next().unwrap_or("");
         let name = if name == "-o" { "--output" } else { name };
@@ -182,10 +231,9 @@ pub fn check_run_flags(flags: &[String]) -> anyhow::Result<(Vec<String>, String)
         }
     }
     crate::commands::run::parse_flags(&run_args).map_err(|e| usage(format!("after --: {e}")))?;
-    let dir = run_args
-        .dir
-        .map(|d| d.display().to_string())
-        .unwrap_or_else(|| "/var/tmp".to_string());
+    let dir = crate::session::test_dir_or_default(run_args.dir.as_deref())
+        .display()
+        .to_string();
     Ok((flags.to_vec(), dir))
 }
 
@@ -253,6 +301,7 @@ fn run(a: RunArgs) -> anyhow::Result<()> {
         command: std::env::args_os()
             .map(|s| s.to_string_lossy().into_owned())
             .collect(),
+        render: crate::report::fleet_compare_file,
     })?;
     let runs = fleet::directory::compared_runs(&dir, &summary)?;
     let printed = write_text(
@@ -295,15 +344,171 @@ fn fleet_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// The most the playbook's results may be on stdin (as any input file).
+const MAX_RESULTS_BYTES: u64 = crate::input::MAX_INPUT_BYTES;
+
+fn collect(a: CollectArgs) -> anyhow::Result<()> {
+    if !a.dir.is_dir() {
+        return Err(usage(format!(
+            "{}: not a directory (the playbook's candor_out)",
+            a.dir.display()
+        )));
+    }
+    let (text, source) = if a.results.as_os_str() == "-" {
+        use std::io::Read;
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .take(MAX_RESULTS_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| anyhow::anyhow!("cannot read the results on stdin: {e}"))?;
+        if bytes.len() as u64 > MAX_RESULTS_BYTES {
+            return Err(usage(format!(
+                "stdin: more than {} of results",
+                crate::units::fmt_bytes(MAX_RESULTS_BYTES)
+            )));
+        }
+        let text = String::from_utf8(bytes).map_err(|_| usage("stdin: not UTF-8"))?;
+        (text, "stdin".to_string())
+    } else {
+        let text = crate::input::read_text(&a.results).map_err(|e| usage(e.to_string()))?;
+        (text, a.results.display().to_string())
+    };
+    let results = fleet::ansible::parse(&text, &source)?;
+    let binary = a
+        .binary
+        .as_deref()
+        .map(|p| {
+            fleet::binary::load(p, "the playbook's candor_binary")
+                .map(|(b, _)| b)
+                .map_err(|e| usage(format!("--binary {}: cannot read: {e}", p.display())))
+        })
+        .transpose()?;
+    fleet::directory::check_files(&a.dir, &[], a.force)?;
+    let summary = fleet::ansible::summary(
+        &results,
+        &a.dir,
+        binary,
+        std::env::args_os()
+            .map(|s| s.to_string_lossy().into_owned())
+            .collect(),
+    );
+    fleet::directory::write(&a.dir, &summary, a.force, crate::report::fleet_compare_file)?;
+    let mut runs = fleet::directory::compared_runs(&a.dir, &summary)?;
+    // The Runs are Ansible's files: their fleet context goes into the
+    // history's copies only.
+    if summary.parallel > 1 {
+        let ok = summary
+            .hosts
+            .iter()
+            .filter(|h| h.status == fleet::HostStatus::Ok && h.run_file.is_some());
+        for (run, h) in runs.iter_mut().zip(ok) {
+            run.fleet = Some(fleet::directory::context(&summary, h));
+        }
+    }
+    let printed = if a.quiet {
+        Ok(())
+    } else {
+        write_text(
+            None,
+            &render_fleet(&summary, &runs, Format::Text, &Options::default()),
+            false,
+        )
+    };
+    for (file, run) in fleet::directory::run_files(&a.dir, &summary)?
+        .iter()
+        .zip(&runs)
+    {
+        a.history.record(run, Some(file), a.quiet);
+    }
+    printed?;
+    fleet::run::outcome(&a.dir, &summary)
+}
+
+fn clean(a: CleanArgs) -> anyhow::Result<()> {
+    let connect =
+        parse_duration(&a.timeout_connect).map_err(|e| usage(format!("--timeout-connect: {e}")))?;
+    if !a.dir.is_dir() {
+        return Err(usage(format!(
+            "{}: not a directory (give the directory candor fleet run wrote)",
+            a.dir.display()
+        )));
+    }
+    let path = a.dir.join("fleet.json");
+    let mut summary = fleet::FleetSummary::read(&path)?;
+    let todo: Vec<usize> = (0..summary.hosts.len())
+        .filter(|&i| !summary.hosts[i].left_on_host.is_empty())
+        .collect();
+    if todo.is_empty() {
+        return write_text(
+            None,
+            &format!(
+                "candor fleet clean: {} names nothing left on any host\n",
+                path.display()
+            ),
+            false,
+        );
+    }
+    crate::output::check(&path, "fleet.json", crate::output::Replace::Force, &[])?;
+    let program = fleet::run::which("ssh").ok_or_else(|| {
+        anyhow::anyhow!("no ssh client on PATH: candor fleet uses the system OpenSSH client (install openssh-client)")
+    })?;
+    let ssh = fleet::clean::ssh_options(&summary, program, a.ssh_config, a.ssh_option, connect);
+    let sockets = fleet::ssh::SocketDir::create()
+        .map_err(|e| anyhow::anyhow!("cannot create a private directory for ssh sockets: {e}"))?;
+    let at = fleet::summary::now_millis();
+    let mut text = String::new();
+    let mut stays = 0;
+    for &i in &todo {
+        crate::cancel::check()?;
+        let cleaned = fleet::clean::host(&ssh, sockets.path(), i, &summary.hosts[i]);
+        fleet::clean::apply(&mut summary.hosts[i], &cleaned, &at);
+        match &cleaned.failed {
+            Some(why) => {
+                stays += summary.hosts[i].left_on_host.len();
+                text.push_str(&format!(
+                    "{}: not cleaned: {why}; still there: {}\n",
+                    cleaned.host,
+                    summary.hosts[i].left_on_host.join(", ")
+                ));
+            }
+            None => {
+                stays += cleaned.left.len();
+                if !cleaned.removed.is_empty() {
+                    text.push_str(&format!(
+                        "{}: removed {}\n",
+                        cleaned.host,
+                        cleaned.removed.join(", ")
+                    ));
+                }
+                for (p, why) in &cleaned.left {
+                    text.push_str(&format!("{}: {p} stays: {why}\n", cleaned.host));
+                }
+            }
+        }
+    }
+    drop(sockets);
+    let mut json = serde_json::to_vec_pretty(&summary)?;
+    json.push(b'\n');
+    crate::output::write_atomic(&path, &json, crate::output::Replace::Force)?;
+    write_text(None, &text, false)?;
+    if stays > 0 {
+        return Err(anyhow::anyhow!(
+            "{stays} path(s) stay on the hosts, named in {}",
+            path.display()
+        ));
+    }
+    Ok(())
+}
+
 fn report(a: ReportArgs) -> anyhow::Result<()> {
-    if let Some(out) = &a.output {
+    if let Some(out) = &a.to.output {
         let inputs = fleet_files(&a.dir);
         let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
-        check(out, "--output", Replace::from_force(a.force), &inputs)?;
+        check(out, "--output", Replace::from_force(a.to.force), &inputs)?;
     }
     let (summary, runs) = fleet::directory::load(&a.dir)?;
-    let text = render_fleet(&summary, &runs, a.format, &Options { unit: a.unit });
-    write_text(a.output.as_deref(), &text, a.force)
+    let text = render_fleet(&summary, &runs, a.format, &Options { unit: a.unit.unit });
+    write_text(a.to.output.as_deref(), &text, a.to.force)
 }
 
 #[cfg(test)]

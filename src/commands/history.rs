@@ -9,11 +9,11 @@ use crate::history::export::each_figure;
 use crate::history::figures::Metric;
 use crate::history::query::{self, Filter, HostRow};
 use crate::history::schema::Open;
-use crate::history::{self, History, Incoming, ADD_BATCH};
+use crate::history::{self, History};
 use crate::output::{prepare, Replace};
 use crate::report::history::{self as layout, HostView, TrendView};
 use crate::report::HostSection;
-use crate::report::{ExportFormat, FigureWriter};
+use crate::report::{ExportFormat, FigureWriter, Format};
 use std::path::{Path, PathBuf};
 
 /// Flags of `candor history`.
@@ -78,12 +78,6 @@ pub struct FilterArgs {
     pub until: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum TextOrJson {
-    Text,
-    Json,
-}
-
 #[derive(Debug, clap::Args)]
 pub struct ListArgs {
     #[command(flatten)]
@@ -92,8 +86,8 @@ pub struct ListArgs {
     #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
     /// Output: text (tables) or json (raw values).
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: TextOrJson,
+    #[arg(long, value_parser = Format::only(&[Format::Text, Format::Json]), default_value = "text")]
+    pub format: Format,
 }
 
 #[derive(Debug, clap::Args)]
@@ -101,8 +95,8 @@ pub struct ShowArgs {
     /// The host: its name in the history (label, else hostname), its hostname, or a unique part.
     pub host: String,
     /// Output: text (a table) or json (raw values).
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: TextOrJson,
+    #[arg(long, value_parser = Format::only(&[Format::Text, Format::Json]), default_value = "text")]
+    pub format: Format,
 }
 
 /// Formats of a trend (an SVG chart is its own format here).
@@ -137,12 +131,8 @@ pub struct TrendArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: TrendFormat,
-    /// Write to this file instead of standard output.
-    #[arg(long, short, value_name = "FILE")]
-    pub output: Option<PathBuf>,
-    /// Replace FILE if it exists.
-    #[arg(long)]
-    pub force: bool,
+    #[command(flatten)]
+    pub to: super::flags::PrintTo,
 }
 
 #[derive(Debug, clap::Args)]
@@ -152,45 +142,28 @@ pub struct ExportArgs {
     pub format: ExportFormat,
     #[command(flatten)]
     pub filter: FilterArgs,
-    /// Write to this file instead of standard output.
-    #[arg(long, short, value_name = "FILE")]
-    pub output: Option<PathBuf>,
-    /// Replace FILE if it exists.
-    #[arg(long)]
-    pub force: bool,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum PageFormat {
-    Html,
+    #[command(flatten)]
+    pub to: super::flags::PrintTo,
 }
 
 #[derive(Debug, clap::Args)]
 pub struct ReportArgs {
     /// html: one self-contained page (inline CSS and SVG, no scripts).
-    #[arg(long, value_enum, default_value = "html")]
-    pub format: PageFormat,
+    #[arg(long, value_parser = Format::only(&[Format::Html]), default_value = "html")]
+    pub format: Format,
     /// Only this host.
     #[arg(long, value_name = "HOST")]
     pub host: Option<String>,
-    /// Write to this file instead of standard output.
-    #[arg(long, short, value_name = "FILE")]
-    pub output: Option<PathBuf>,
-    /// Replace FILE if it exists.
-    #[arg(long)]
-    pub force: bool,
+    #[command(flatten)]
+    pub to: super::flags::PrintTo,
 }
 
 #[derive(Debug, clap::Args)]
 pub struct GetArgs {
     /// The Run's hash, or its first 6 or more hex digits (history list shows 12).
     pub run: String,
-    /// Write to this file instead of standard output.
-    #[arg(long, short, value_name = "FILE")]
-    pub output: Option<PathBuf>,
-    /// Replace FILE if it exists.
-    #[arg(long)]
-    pub force: bool,
+    #[command(flatten)]
+    pub to: super::flags::PrintTo,
 }
 
 /// The database: `--db`, else the default path.
@@ -213,133 +186,13 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     }
 }
 
-/// Reads and checks one Run file: a usage error naming the file otherwise.
-fn read(path: &Path, host: Option<&str>) -> anyhow::Result<(String, crate::result::Run)> {
-    let text = crate::input::read_text(path).map_err(|e| usage(e.to_string()))?;
-    let run = crate::result::parse_run(&text, path)?;
-    if let Some(why) = history::add::refusal(&run, host) {
-        return Err(usage(format!("{}: {why}", path.display())));
-    }
-    Ok((text, run))
-}
-
-/// "1 Run was added", "0 Runs were added": how far an add got, in words.
-fn runs_added(n: usize) -> String {
-    match n {
-        1 => "1 Run was added".to_string(),
-        n => format!("{n} Runs were added"),
-    }
-}
-
 fn add(db: &Path, a: AddArgs) -> anyhow::Result<()> {
     let host = a.host.as_deref().map(str::trim).filter(|h| !h.is_empty());
     if a.host.is_some() && host.is_none() {
         return Err(usage("--host: give a name"));
     }
-    // Every file is checked before anything is stored: a bad one adds nothing.
-    // An add that fits in one batch keeps what it read; a larger one reads
-    // each file again when its batch comes, instead of holding them all.
-    let one_batch = a.files.len() <= ADD_BATCH;
-    let mut kept = Vec::new();
-    for f in &a.files {
-        crate::cancel::check()?;
-        let loaded = read(f, host)?;
-        if one_batch {
-            kept.push(loaded);
-        }
-    }
-    let mut store = History::open(db, Open::Create)?;
-    let (mut new, mut old) = (0usize, 0usize);
-    let mut hosts: std::collections::HashSet<String> = std::collections::HashSet::new();
-    let mut lines: Vec<String> = Vec::new();
-    for chunk in a.files.chunks(ADD_BATCH) {
-        // Each batch is one transaction: a signal stops between two, and
-        // says how far the add got.
-        if let Err(stop) = crate::cancel::check() {
-            return Err(anyhow::Error::from(stop).context(format!(
-                "{} before the signal; run the command again to add the rest",
-                runs_added(new)
-            )));
-        }
-        let loaded: Vec<(String, crate::result::Run)> = if one_batch {
-            std::mem::take(&mut kept)
-        } else {
-            chunk
-                .iter()
-                .map(|f| {
-                    read(f, host).map_err(|e| {
-                        anyhow::anyhow!("{e:#} (changed while being added; {} before it, run the command again to add the rest)", runs_added(new))
-                    })
-                })
-                .collect::<anyhow::Result<_>>()?
-        };
-        let read_back: Vec<(String, crate::result::Run, String)> = loaded
-            .into_iter()
-            .zip(chunk)
-            .map(|((text, run), f)| {
-                let from = std::path::absolute(f).unwrap_or_else(|_| f.clone());
-                (text, run, from.display().to_string())
-            })
-            .collect();
-        let batch: Vec<Incoming> = read_back
-            .iter()
-            .map(|(text, run, from)| Incoming {
-                run,
-                text,
-                from: Some(from),
-                host,
-            })
-            .collect();
-        let added = store.add_batch(&batch).map_err(|e| {
-            if new > 0 {
-                e.context(format!(
-                    "{} before this; run the command again to add the rest",
-                    runs_added(new)
-                ))
-            } else {
-                e
-            }
-        })?;
-        for (result, (_, run, _)) in added.iter().zip(&read_back) {
-            hosts.insert(result.host.clone());
-            if !result.new {
-                old += 1;
-                continue;
-            }
-            new += 1;
-            if a.quiet {
-                continue;
-            }
-            let findings = history::drift::for_run(&store, run, host)?;
-            for (important, line) in crate::session::history::drift_lines(&findings) {
-                if important {
-                    lines.push(format!(
-                        "{} ({}, Run {}): {line}",
-                        result.host,
-                        run.started_at.as_deref().unwrap_or("?"),
-                        &result.hash[..12]
-                    ));
-                }
-            }
-        }
-    }
-    let mut out = format!(
-        "added {new} Run{} to {}{} ({} host{})\n",
-        if new == 1 { "" } else { "s" },
-        db.display(),
-        if old > 0 {
-            format!(", {old} already stored")
-        } else {
-            String::new()
-        },
-        hosts.len(),
-        if hosts.len() == 1 { "" } else { "s" }
-    );
-    for l in lines {
-        out.push_str(&l);
-        out.push('\n');
-    }
-    crate::output::write_text(None, &out, false)
+    let added = history::batch::add_files(db, &a.files, host, !a.quiet)?;
+    crate::output::write_text(None, &layout::added_text(db, &added), false)
 }
 
 /// A day (`2026-01-31`, midnight UTC; with `end`, the next midnight) or an RFC 3339 time.
@@ -386,8 +239,8 @@ fn list(db: &Path, a: ListArgs) -> anyhow::Result<()> {
     let hosts = query::hosts(store.conn(), &filter).map_err(e)?;
     let runs = query::runs(store.conn(), &filter, a.limit).map_err(e)?;
     let text = match a.format {
-        TextOrJson::Text => layout::list_text(db, &hosts, &runs),
-        TextOrJson::Json => layout::list_json(db, &hosts, &runs),
+        Format::Json => layout::list_json(db, &hosts, &runs),
+        _ => layout::list_text(db, &hosts, &runs),
     };
     crate::output::write_text(None, &text, false)
 }
@@ -432,8 +285,8 @@ fn show(db: &Path, a: ShowArgs) -> anyhow::Result<()> {
     let host = query::find_host(store.conn(), &a.host)?;
     let data = host_data(&store, host)?;
     let text = match a.format {
-        TextOrJson::Text => layout::show_text(&data.view()),
-        TextOrJson::Json => layout::show_json(&data.view()),
+        Format::Json => layout::show_json(&data.view()),
+        _ => layout::show_text(&data.view()),
     };
     crate::output::write_text(None, &text, false)
 }
@@ -451,10 +304,10 @@ fn trend(db: &Path, a: TrendArgs) -> anyhow::Result<()> {
             })
         })
         .transpose()?;
-    if let Some(out) = &a.output {
+    if let Some(out) = &a.to.output {
         let inputs = crate::session::history::database_files(db);
         let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
-        prepare(out, "--output", Replace::from_force(a.force), &inputs)?;
+        prepare(out, "--output", Replace::from_force(a.to.force), &inputs)?;
     }
     let store = History::open(db, Open::Existing)?;
     let host = query::find_host(store.conn(), &a.host)?;
@@ -477,15 +330,15 @@ fn trend(db: &Path, a: TrendArgs) -> anyhow::Result<()> {
         }
         TrendFormat::Html => layout::trend_html(&view),
     };
-    crate::output::write_text(a.output.as_deref(), &text, a.force)
+    crate::output::write_text(a.to.output.as_deref(), &text, a.to.force)
 }
 
 fn export_cmd(db: &Path, a: ExportArgs) -> anyhow::Result<()> {
     let filter = a.filter.filter()?;
-    if let Some(out) = &a.output {
+    if let Some(out) = &a.to.output {
         let inputs = crate::session::history::database_files(db);
         let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
-        prepare(out, "--output", Replace::from_force(a.force), &inputs)?;
+        prepare(out, "--output", Replace::from_force(a.to.force), &inputs)?;
     }
     let store = History::open(db, Open::Existing)?;
     let mut failure: Option<anyhow::Error> = None;
@@ -506,9 +359,11 @@ fn export_cmd(db: &Path, a: ExportArgs) -> anyhow::Result<()> {
                 }
             })
     };
-    let written = match &a.output {
-        Some(path) => crate::output::write_streamed(path, Replace::from_force(a.force), &mut run)
-            .map_err(|e| anyhow::anyhow!("--output: cannot write: {e}")),
+    let written = match &a.to.output {
+        Some(path) => {
+            crate::output::write_streamed(path, Replace::from_force(a.to.force), &mut run)
+                .map_err(|e| anyhow::anyhow!("--output: cannot write: {e}"))
+        }
         None => {
             let stdout = std::io::stdout();
             let mut w = std::io::BufWriter::new(stdout.lock());
@@ -525,11 +380,12 @@ fn export_cmd(db: &Path, a: ExportArgs) -> anyhow::Result<()> {
 }
 
 fn report(db: &Path, a: ReportArgs) -> anyhow::Result<()> {
-    let PageFormat::Html = a.format;
-    if let Some(out) = &a.output {
+    // The one format of a history page: html (`Format::only`).
+    debug_assert_eq!(a.format, Format::Html);
+    if let Some(out) = &a.to.output {
         let inputs = crate::session::history::database_files(db);
         let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
-        prepare(out, "--output", Replace::from_force(a.force), &inputs)?;
+        prepare(out, "--output", Replace::from_force(a.to.force), &inputs)?;
     }
     let store = History::open(db, Open::Existing)?;
     let hosts = match &a.host {
@@ -563,23 +419,23 @@ fn report(db: &Path, a: ReportArgs) -> anyhow::Result<()> {
         })
         .collect();
     let html = crate::report::history_html(db, &sections);
-    crate::output::write_text(a.output.as_deref(), &html, a.force)
+    crate::output::write_text(a.to.output.as_deref(), &html, a.to.force)
 }
 
 fn get(db: &Path, a: GetArgs) -> anyhow::Result<()> {
-    if let Some(out) = &a.output {
+    if let Some(out) = &a.to.output {
         let inputs = crate::session::history::database_files(db);
         let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
-        prepare(out, "--output", Replace::from_force(a.force), &inputs)?;
+        prepare(out, "--output", Replace::from_force(a.to.force), &inputs)?;
     }
     // A Run written to a file is a Run: no other candor writes it meanwhile.
-    let _lock = match &a.output {
+    let _lock = match &a.to.output {
         Some(out) => Some(crate::result::RunLock::acquire(out)?),
         None => None,
     };
     let store = History::open(db, Open::Existing)?;
     let (_, json) = query::stored_run(store.conn(), &a.run)?;
-    crate::output::write_text(a.output.as_deref(), &json, a.force)
+    crate::output::write_text(a.to.output.as_deref(), &json, a.to.force)
 }
 
 #[cfg(test)]

@@ -1,5 +1,8 @@
-//! One file per subcommand: parse its flags into a plan, call the library,
-//! hand the result to a report. No measuring or formatting logic lives here.
+//! One file per subcommand: its flags (clap `Args`, whose doc comments are
+//! the help), parsed into the plain values the library takes, and the
+//! library calls that do the work (`plan`, `measure`, `session`, `report`,
+//! `history`, `fleet`). No measuring, checking or formatting logic lives
+//! here; `cli::Command::dispatch` calls each file's `execute`.
 
 pub mod analyze;
 pub mod compare;
@@ -9,6 +12,7 @@ pub mod cpu;
 pub mod crypto;
 pub mod disk;
 pub mod explain;
+pub mod flags;
 pub mod fleet;
 pub mod history;
 pub mod import;
@@ -19,27 +23,3 @@ pub mod report;
 pub mod run;
 pub mod sweep;
 pub mod unixbench;
-
-use crate::cli::Command;
-
-/// Runs the subcommand.
-pub fn dispatch(command: Command) -> anyhow::Result<()> {
-    match command {
-        Command::Run(a) => run::execute(a),
-        Command::Disk(a) => disk::execute(a),
-        Command::Sweep(a) => sweep::execute(a),
-        Command::Cpu(a) => cpu::execute(a),
-        Command::Memory(a) => memory::execute(a),
-        Command::Crypto(a) => crypto::execute(a),
-        Command::Compress(a) => compress::execute(a),
-        Command::Os(a) => os::execute(a),
-        Command::Unixbench(a) => unixbench::execute(a),
-        Command::Analyze(a) => analyze::execute(a),
-        Command::Explain(a) => explain::execute(a),
-        Command::Report(a) => report::execute(a),
-        Command::Compare(a) => compare::execute(a),
-        Command::Import(a) => import::execute(a),
-        Command::History(a) => history::execute(a),
-        Command::Fleet(a) => fleet::execute(a),
-    }
-}

@@ -7,7 +7,7 @@
 
 use crate::battery::plan::{Environment, Overrides};
 use crate::battery::runner::{self, Outcome};
-use crate::battery::{groups, ControlRequest, Plan, Preset};
+use crate::battery::{groups, BatteryPlan, ControlRequest, Preset};
 use crate::disk::TestDir;
 use crate::error::usage;
 use crate::report::Format;
@@ -209,7 +209,10 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
 }
 
 /// A new battery: flags, host facts, plan, a new Run file.
-fn start(args: &Args, history: Option<&HistoryFlags>) -> anyhow::Result<(Plan, Session, TestDir)> {
+fn start(
+    args: &Args,
+    history: Option<&HistoryFlags>,
+) -> anyhow::Result<(BatteryPlan, Session, TestDir)> {
     let (preset, flags) = parse_flags(args)?;
     let test_dir = TestDir::open(&session::test_dir_or_default(args.dir.as_deref()))?;
     let host = crate::host::collect(Some(test_dir.path()));
@@ -221,8 +224,8 @@ fn start(args: &Args, history: Option<&HistoryFlags>) -> anyhow::Result<(Plan, S
         unavailable: Vec::new(),
         seed: crate::seed::fresh(),
     };
-    let plan = Plan::build(preset, &flags, &env).map_err(usage)?;
-    crate::battery::engines::check_memory(&plan, crate::host::memory::available_bytes())?;
+    let plan = BatteryPlan::build(preset, &flags, &env).map_err(usage)?;
+    crate::battery::plan::check(&plan, crate::host::memory::available_bytes())?;
     let output = match &args.output {
         Some(o) => o.clone(),
         None => PathBuf::from(default_output_name(
@@ -265,7 +268,7 @@ fn resume(
     args: &Args,
     file: &Path,
     history: Option<&HistoryFlags>,
-) -> anyhow::Result<(Plan, Session, TestDir)> {
+) -> anyhow::Result<(BatteryPlan, Session, TestDir)> {
     let given: Vec<&str> = [
         ("--preset", args.preset.is_some()),
         ("--dir", args.dir.is_some()),
@@ -301,7 +304,7 @@ fn resume(
             file.display()
         )));
     }
-    let plan: Plan = run
+    let plan: BatteryPlan = run
         .plan
         .clone()
         .and_then(|p| serde_json::from_value(p).ok())
@@ -311,6 +314,8 @@ fn resume(
                 file.display()
             ))
         })?;
+    // The stored plan passes the same checks as a new one, before anything runs.
+    crate::battery::plan::check(&plan, crate::host::memory::available_bytes())?;
     run.notes.push(format!(
         "resumed at {} with {} of {} steps done",
         crate::units::now_rfc3339(),

@@ -31,7 +31,7 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
     /// What to print on stdout: `text` or `json` (the Run).
-    #[arg(long, value_enum, default_value = "text")]
+    #[arg(long, value_parser = Format::only(&[Format::Text, Format::Json]), default_value = "text")]
     pub format: Format,
     #[command(flatten)]
     pub out: crate::session::OutputFlags,
@@ -83,11 +83,6 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     let pass = args.runtime.as_deref().map(parse_runtime).transpose()?;
     if args.iterations == Some(0) || args.iterations.is_some_and(|n| n > 100) {
         return Err(crate::error::usage("--iterations must be from 1 to 100"));
-    }
-    if !matches!(args.format, Format::Text | Format::Json) {
-        return Err(crate::error::usage(
-            "--format: unixbench prints text or json",
-        ));
     }
     let dir = session::test_dir_or_default(args.dir.as_deref());
     if !dir.is_dir() {

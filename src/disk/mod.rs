@@ -15,9 +15,9 @@ pub mod dir;
 pub mod engine;
 pub mod file;
 pub mod job;
+pub mod latency;
 pub mod pattern;
 pub mod rate;
-pub mod recorder;
 pub mod schedule;
 pub mod steady;
 pub mod worker;
@@ -26,7 +26,6 @@ pub use dir::TestDir;
 pub use file::{space_margin, TestFile};
 pub use job::{BlockSizes, EngineChoice, EngineKind, JobSpec, Modifier, Rw};
 
-use crate::error::usage;
 use crate::host::blockstack;
 use crate::result::{
     CpuUse, DiskMeasurement, FileSpan, LayerIo, StackLayer, SteadyState, ThreadStats,
@@ -34,13 +33,13 @@ use crate::result::{
 use buffer::AlignedBuf;
 use cpu_usage::CpuSnapshot;
 use engine::{aio::AioEngine, null::NullEngine, psync::PsyncEngine, uring::UringEngine, Engine};
-use recorder::DirectionRecorder;
+use latency::DirectionRecorder;
 use std::cell::Cell;
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
-use worker::{Ended, Progress, WorkerPlan, WorkerResult};
+use worker::{Ended, Progress, ThreadWork, WorkerResult};
 
 /// Where one thread of a job does its I/O: a file (none for the null
 /// engine) and its region, first byte and length.
@@ -71,7 +70,9 @@ pub struct Control<'a> {
 }
 
 /// A job's measurement and how it ran.
-pub struct Outcome {
+pub struct JobOutcome {
+    /// Its `fio_command` is left empty: the plan that asked for the job
+    /// says how fio would run it (`fio::command`).
     pub measurement: DiskMeasurement,
     /// When its threads started, and when the last one ended.
     pub started: Instant,
@@ -90,8 +91,6 @@ pub fn run_job(dir: &TestDir, file: &TestFile, job: &JobSpec) -> anyhow::Result<
             file.size()
         ));
     }
-    dir.check_block_size(job.bs, job.direct)?;
-    job.check_split().map_err(usage)?;
     let places = split_file(Some(file), job);
     let mut m = run(
         job,
@@ -115,7 +114,6 @@ pub fn run_job(dir: &TestDir, file: &TestFile, job: &JobSpec) -> anyhow::Result<
 pub fn run_null_job(job: &JobSpec) -> anyhow::Result<DiskMeasurement> {
     let mut job = job.clone();
     job.engine = EngineChoice::Exact(EngineKind::Null);
-    job.check_split().map_err(usage)?;
     let places = split_file(None, &job);
     Ok(run(
         &job,
@@ -161,7 +159,7 @@ pub fn run(
     buffer_align: usize,
     dir: &std::path::Path,
     control: &Control,
-) -> anyhow::Result<Outcome> {
+) -> anyhow::Result<JobOutcome> {
     let Prepared { job, engine, notes } = prepare(job, places, control)?;
     let started_at = crate::units::now_rfc3339();
     let window = Window::of(&job);
@@ -184,9 +182,7 @@ pub fn run(
         )
     };
     let driven = drive(&job, places, &engine, buffer_align, control, window, &stack)?;
-    Ok(assemble(
-        &job, places, &engine, notes, dir, started_at, driven,
-    ))
+    Ok(assemble(&job, places, &engine, notes, started_at, driven))
 }
 
 /// A job ready to run: the spec as it will run (psync lowers the depth),
@@ -197,25 +193,18 @@ struct Prepared {
     notes: Vec<String>,
 }
 
-/// Checks the job against its limits, the memory and its placements,
-/// chooses the engine, and drops the files' cached pages if asked to.
+/// Chooses the engine (the job's values were checked by its plan,
+/// `plan::preflight`), checks its placements, and drops the files' cached
+/// pages if asked to.
 fn prepare(job: &JobSpec, places: &[Placement], control: &Control) -> anyhow::Result<Prepared> {
-    job.validate().map_err(usage)?;
-    job.check_memory(crate::host::memory::available_bytes())
-        .map_err(usage)?;
     let selected = engine::select(job.engine).map_err(|why| anyhow::anyhow!(why))?;
     let mut job = job.clone();
     let mut notes = Vec::new();
     if let Some(note) = &selected.note {
         notes.push(note.clone());
     }
+    // (psync asked for by name at a depth is refused by the plan.)
     if selected.kind == EngineKind::Psync && job.iodepth > 1 {
-        if job.engine == EngineChoice::Exact(EngineKind::Psync) {
-            return Err(usage(format!(
-                "--engine psync is synchronous: --iodepth {} cannot be kept in flight (use --numjobs for parallelism)",
-                job.iodepth
-            )));
-        }
         notes.push(format!(
             "psync is synchronous: ran at iodepth 1 instead of {}",
             job.iodepth
@@ -337,13 +326,10 @@ fn drive(
         for t in 0..threads {
             let spawned = {
                 let place = places[t];
-                let plan = WorkerPlan {
+                let plan = ThreadWork {
                     thread: t as u32,
                     job: job.clone(),
                     region: (place.start, place.len),
-                    first_offset: job.seq_start,
-                    byte_limit: job.byte_limit,
-                    op_limit: job.op_limit,
                     ramp_ns,
                     end_ns,
                     progress: progress[t].clone(),
@@ -416,7 +402,15 @@ fn drive(
                 stop.store(true, Ordering::SeqCst);
             }
         };
-        sleep_until(t0, ramp_ns, &all_done, &watch);
+        // Every thread done ends the wait; each step watches for an abort.
+        let done_or_watch = || {
+            if all_done() {
+                return true;
+            }
+            watch();
+            false
+        };
+        sleep_until(t0, ramp_ns, done_or_watch);
         let before = CpuSnapshot::now();
         let stack_before = blockstack::snapshot(&sys_root, stack);
         let mut monitor = control.steady.clone().map(steady::Monitor::new);
@@ -425,7 +419,7 @@ fn drive(
             let next = monitor
                 .as_ref()
                 .map_or(end_ns, |m| end_ns.min(ramp_ns.saturating_add(m.due_ns())));
-            sleep_until(t0, next, &all_done, &watch);
+            sleep_until(t0, next, done_or_watch);
             let now = t0.elapsed().as_nanos() as u64;
             if all_done() || now >= end_ns || stop.load(Ordering::SeqCst) {
                 break;
@@ -523,10 +517,9 @@ fn assemble(
     places: &[Placement],
     selected: &engine::Selected,
     mut notes: Vec<String>,
-    dir: &std::path::Path,
     started_at: String,
     driven: Driven,
-) -> Outcome {
+) -> JobOutcome {
     let Driven {
         results,
         measured_ns,
@@ -605,7 +598,7 @@ fn assemble(
         pass: None,
         role: Default::default(),
         started_at: Some(started_at),
-        fio_command: crate::fio::fio_command(job, selected.kind.as_str(), dir),
+        fio_command: String::new(),
         spec,
         read,
         write,
@@ -618,7 +611,7 @@ fn assemble(
         block_stack: driven_stack,
         beside_other_jobs: driven_shared,
     };
-    Outcome {
+    JobOutcome {
         measurement,
         started,
         ended,
@@ -632,7 +625,7 @@ fn assemble(
 #[allow(clippy::too_many_arguments)]
 fn worker_main(
     file: Option<&TestFile>,
-    plan: &WorkerPlan,
+    plan: &ThreadWork,
     kind: EngineKind,
     buffer_align: usize,
     gate: &dyn Fn() -> Option<Instant>,
@@ -644,7 +637,7 @@ fn worker_main(
     let mut buffers = AlignedBuf::new(
         worker::buffers_for(job)
             .checked_mul(worker::buffer_bytes(job))
-            .expect("JobSpec::check_memory keeps the buffers within the address space"),
+            .expect("plan::preflight::check_memory keeps the buffers within the address space"),
         buffer_align,
     );
     let fd = match file {
@@ -658,7 +651,7 @@ fn worker_main(
     let raw = fd.as_ref().map_or(-1, |f| f.as_raw_fd());
     fn go<E: Engine>(
         mut engine: E,
-        plan: &WorkerPlan,
+        plan: &ThreadWork,
         buffers: &mut AlignedBuf,
         gate: &dyn Fn() -> Option<Instant>,
         stop: &AtomicBool,
@@ -672,9 +665,9 @@ fn worker_main(
                     inner: engine,
                     left,
                 };
-                worker::drive(&mut faulty, plan, buffers, start, stop)
+                worker::drive_thread(&mut faulty, plan, buffers, start, stop)
             }
-            None => worker::drive(&mut engine, plan, buffers, start, stop),
+            None => worker::drive_thread(&mut engine, plan, buffers, start, stop),
         }
     }
     match kind {
@@ -715,15 +708,18 @@ fn wait_for(start: &OnceLock<Instant>) -> Instant {
     }
 }
 
-/// Sleeps until `deadline_ns` after `t0` (no end for `u64::MAX`), waking
-/// early when every worker has finished; `watch` runs every 20 ms.
-fn sleep_until(t0: Instant, deadline_ns: u64, all_done: &dyn Fn() -> bool, watch: &dyn Fn()) {
+/// Sleeps until `deadline_ns` after `t0` (no end for `u64::MAX`) in steps
+/// of at most 20 ms, returning early as soon as `early()` says so; `early`
+/// is asked before each step, after the deadline. The one sleep of the
+/// disk engine: a job's driver wakes when every thread has finished (and
+/// watches for another job's failure on each step), a worker waiting for a
+/// rated operation when it is told to stop or a signal came.
+pub(crate) fn sleep_until(t0: Instant, deadline_ns: u64, mut early: impl FnMut() -> bool) {
     loop {
         let now = t0.elapsed().as_nanos() as u64;
-        if now >= deadline_ns || all_done() {
+        if now >= deadline_ns || early() {
             return;
         }
-        watch();
         std::thread::sleep(Duration::from_nanos((deadline_ns - now).min(20_000_000)));
     }
 }

@@ -4,7 +4,7 @@
 //! beside the others; a job that fails stops every other one.
 
 use super::steady::SteadySpec;
-use super::{run, Control, JobSpec, Outcome, Placement};
+use super::{run, Control, JobOutcome, JobSpec, Placement};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Condvar, Mutex};
@@ -55,7 +55,7 @@ pub struct Planned<'a> {
 /// timeline (ns from the run's start).
 pub struct Finished {
     pub index: usize,
-    pub outcome: Outcome,
+    pub outcome: JobOutcome,
     pub start_ns: u64,
     pub end_ns: u64,
 }
@@ -125,7 +125,7 @@ pub fn run_all(
     let abort = AtomicBool::new(false);
     let shared = jobs.len() > 1;
     let origin = Instant::now();
-    let (tx, rx) = mpsc::channel::<(usize, anyhow::Result<Outcome>)>();
+    let (tx, rx) = mpsc::channel::<(usize, anyhow::Result<JobOutcome>)>();
     let mut first_error: Option<anyhow::Error> = None;
     let wave_of = waves(jobs);
     let mut wave_sizes = vec![0usize; wave_of.iter().copied().max().map_or(0, |w| w + 1)];
@@ -173,7 +173,7 @@ pub fn run_all(
         }
         drop(tx);
         // Hand jobs on in file order as they end.
-        let mut ready: Vec<Option<Outcome>> = (0..jobs.len()).map(|_| None).collect();
+        let mut ready: Vec<Option<JobOutcome>> = (0..jobs.len()).map(|_| None).collect();
         let mut next = 0;
         for (index, result) in rx {
             match result {
@@ -230,7 +230,7 @@ fn wait_then_run(
     origin: Instant,
     shared: bool,
     meet: &Rendezvous,
-) -> anyhow::Result<Outcome> {
+) -> anyhow::Result<JobOutcome> {
     let mut s = state.lock().unwrap_or_else(|e| e.into_inner());
     loop {
         crate::cancel::check()?;

@@ -13,34 +13,28 @@
 //! Parts: `Slots` (which buffer is free, in flight, or waiting for its
 //! sync, and when each was submitted), `Pattern` (pattern.rs: what the next
 //! operation is), `Limiter` (rate.rs: when it may be issued, for rated
-//! jobs) and `drive` (the loop that joins them to an engine and the
-//! recorders). A job ends at the end of its measured interval, when a
+//! jobs), and `Worker`, the loop's state, whose steps `drive_thread` joins
+//! to an engine and the latency recorders. A job ends at the end of its measured interval, when a
 //! thread has issued its byte or operation budget (fio's size-bounded
 //! jobs), or when it is told to stop.
 
 use super::buffer::{AlignedBuf, Payload};
 use super::engine::{Completion, Engine, Op, OpKind};
 use super::job::JobSpec;
+use super::latency::DirectionRecorder;
 use super::pattern::{Next, Pattern};
 use super::rate::Limiter;
-use super::recorder::DirectionRecorder;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// What a worker needs to know about its place in the job.
-pub struct WorkerPlan {
+/// One thread's share of a job: the job (whose `seq_start`, `byte_limit`
+/// and `op_limit` each thread applies to itself), its region, its window.
+pub struct ThreadWork {
     pub thread: u32,
     pub job: JobSpec,
     /// This thread's region of its file: first byte and length.
     pub region: (u64, u64),
-    /// Sequential jobs: where in the region the first operation goes (bytes).
-    pub first_offset: u64,
-    /// Stop after issuing this many bytes (ramp included): a sequential job
-    /// then never comes back to bytes it already read; fio's size-bounded jobs.
-    pub byte_limit: Option<u64>,
-    /// Stop after issuing this many operations (ramp included).
-    pub op_limit: Option<u64>,
     /// Ramp end and measured-interval end, in ns from the common start
     /// (`u64::MAX`: no end by time).
     pub ramp_ns: u64,
@@ -163,240 +157,368 @@ fn thread_cpu() -> (u64, u64) {
     (ns(ru.ru_utime), ns(ru.ru_stime))
 }
 
-/// Sleeps until `deadline_ns` from `start`, in short steps so that a stop
-/// or a signal is seen quickly.
-fn sleep_until(start: Instant, deadline_ns: u64, stop: &AtomicBool) {
-    loop {
-        let now = start.elapsed().as_nanos() as u64;
-        if now >= deadline_ns || stop.load(Ordering::Relaxed) || crate::cancel::cancelled() {
-            return;
-        }
-        let left = (deadline_ns - now).min(20_000_000);
-        std::thread::sleep(std::time::Duration::from_nanos(left));
-    }
-}
-
 /// Runs the loop until the end of the measured interval, the thread's
 /// budget, a stop request, or an error; drains every in-flight operation
 /// before returning.
-pub fn drive<E: Engine>(
+pub fn drive_thread<E: Engine>(
     engine: &mut E,
-    plan: &WorkerPlan,
+    work: &ThreadWork,
     buffers: &mut AlignedBuf,
     start: Instant,
     stop: &AtomicBool,
 ) -> anyhow::Result<WorkerResult> {
-    let job = &plan.job;
-    let depth = job.iodepth as usize;
-    let stride = buffer_bytes(job);
-    let base = buffers.as_mut_ptr();
-    // SAFETY (for every use below): index < buffers_for(job) and the region
-    // holds buffers_for(job) * stride bytes.
-    let buffer_at = |index: usize| unsafe { base.add(index * stride) };
-    let mut payload = Payload::new(
-        job.seed
-            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
-            .wrapping_add(plan.thread as u64 + 1),
-    );
-    payload.fill(buffers.as_mut_slice());
+    let mut state = Worker::new(engine, work, buffers, start, stop);
+    loop {
+        match state.submit()? {
+            Round::Reaped(now) => {
+                state.reap();
+                state.check_end(now);
+            }
+            Round::Waited => continue,
+            Round::Drained => break,
+        }
+    }
+    if let Some(e) = state.first_error.take() {
+        return Err(e);
+    }
+    let synced_at = state.end_fsync()?;
+    Ok(state.finish(synced_at))
+}
 
-    let mut result = WorkerResult::default();
-    let mut slots = Slots::new(depth);
-    let (region_start, region_len) = plan.region;
-    let mut pattern = Pattern::new(
-        job,
-        region_start,
-        region_len,
-        plan.first_offset,
-        &mut payload,
-    );
-    let mut limiter = Limiter::of(job);
-    // An operation drawn but not yet due (rated jobs).
-    let mut pending: Option<Next> = None;
-    let sync_kind = if job.datasync {
-        OpKind::Datasync
-    } else {
-        OpKind::Sync
-    };
-    // The spare buffer for the next write's payload, when large writes are
-    // staged, and whether it holds bytes not yet written.
-    let mut staged: Option<usize> = stages_payload(job).then_some(depth);
-    let mut spare_fresh = true;
-    let mut new_ops: Vec<Op> = Vec::with_capacity(depth);
-    // Syncs to issue after writes that completed (fsync mode).
-    let mut syncs: Vec<Op> = Vec::new();
-    let mut done: Vec<Completion> = Vec::with_capacity(depth * 2);
-    // When each completion in `done` was observed (one clock read per call).
-    let mut observed: Vec<u64> = Vec::with_capacity(depth * 2);
-    let batch = (job.iodepth_batch as usize).max(1);
-    let byte_cap = plan.byte_limit.unwrap_or(u64::MAX);
-    let op_cap = plan.op_limit.unwrap_or(u64::MAX);
-    let (mut issued_bytes, mut issued_ops) = (0u64, 0u64);
-    let mut stopping = false;
-    let mut last_completion = 0u64;
-    let mut writes_since_sync = 0u32;
-    let elapsed = || start.elapsed().as_nanos() as u64;
-    let mut first_error: Option<anyhow::Error> = None;
-    let mut cpu_at_ramp: Option<(u64, u64)> = (plan.ramp_ns == 0).then(thread_cpu);
-    let progress = plan.progress.as_deref();
+/// What one round of submitting ended with.
+enum Round {
+    /// The last call of the round waited: its completions (and the clock
+    /// read after it) are ready to be recorded.
+    Reaped(u64),
+    /// Nothing was in flight and the next operation was not due: the
+    /// worker slept until it was (or until the end, or a stop).
+    Waited,
+    /// Nothing in flight, nothing more to issue: the loop is over.
+    Drained,
+}
 
-    'run: loop {
-        // Hand work to the engine `batch` operations per call: queued syncs
-        // first, then a fresh operation for each free slot, prepared just
-        // before its call so that a slot never waits behind the preparation
-        // of the others. Only the last call waits for a completion.
-        let mut now;
+/// One worker thread's loop state: its slots and buffers, what it draws
+/// next, its budget, and what it has recorded so far. The loop
+/// (`drive_thread`) is its steps: `submit` a round of calls, `reap` their
+/// completions, `check_end`; then `end_fsync` and `finish`.
+struct Worker<'a, E: Engine> {
+    engine: &'a mut E,
+    work: &'a ThreadWork,
+    start: Instant,
+    stop: &'a AtomicBool,
+    /// The buffer region (`buffers_for(job)` buffers of `stride` bytes).
+    base: *mut u8,
+    stride: usize,
+    payload: Payload,
+    slots: Slots,
+    pattern: Pattern,
+    limiter: Option<Limiter>,
+    /// An operation drawn but not yet due (rated jobs).
+    pending: Option<Next>,
+    sync_kind: OpKind,
+    /// The spare buffer for the next write's payload, when large writes
+    /// are staged, and whether it holds bytes not yet written.
+    staged: Option<usize>,
+    spare_fresh: bool,
+    new_ops: Vec<Op>,
+    /// Syncs to issue after writes that completed (fsync mode).
+    syncs: Vec<Op>,
+    done: Vec<Completion>,
+    /// When each completion in `done` was observed (one clock read per call).
+    observed: Vec<u64>,
+    batch: usize,
+    byte_cap: u64,
+    op_cap: u64,
+    issued_bytes: u64,
+    issued_ops: u64,
+    stopping: bool,
+    last_completion: u64,
+    writes_since_sync: u32,
+    first_error: Option<anyhow::Error>,
+    cpu_at_ramp: Option<(u64, u64)>,
+    result: WorkerResult,
+}
+
+impl<'a, E: Engine> Worker<'a, E> {
+    fn new(
+        engine: &'a mut E,
+        work: &'a ThreadWork,
+        buffers: &'a mut AlignedBuf,
+        start: Instant,
+        stop: &'a AtomicBool,
+    ) -> Worker<'a, E> {
+        let job = &work.job;
+        let depth = job.iodepth as usize;
+        let mut payload = Payload::new(
+            job.seed
+                .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+                .wrapping_add(work.thread as u64 + 1),
+        );
+        payload.fill(buffers.as_mut_slice());
+        let (region_start, region_len) = work.region;
+        let pattern = Pattern::new(job, region_start, region_len, job.seq_start, &mut payload);
+        Worker {
+            engine,
+            work,
+            start,
+            stop,
+            base: buffers.as_mut_ptr(),
+            stride: buffer_bytes(job),
+            payload,
+            slots: Slots::new(depth),
+            pattern,
+            limiter: Limiter::of(job),
+            pending: None,
+            sync_kind: if job.datasync {
+                OpKind::Datasync
+            } else {
+                OpKind::Sync
+            },
+            staged: stages_payload(job).then_some(depth),
+            spare_fresh: true,
+            new_ops: Vec::with_capacity(depth),
+            syncs: Vec::new(),
+            done: Vec::with_capacity(depth * 2),
+            observed: Vec::with_capacity(depth * 2),
+            batch: (job.iodepth_batch as usize).max(1),
+            byte_cap: job.byte_limit.unwrap_or(u64::MAX),
+            op_cap: job.op_limit.unwrap_or(u64::MAX),
+            issued_bytes: 0,
+            issued_ops: 0,
+            stopping: false,
+            last_completion: 0,
+            writes_since_sync: 0,
+            first_error: None,
+            cpu_at_ramp: (work.ramp_ns == 0).then(thread_cpu),
+            result: WorkerResult::default(),
+        }
+    }
+
+    /// Nanoseconds since the common start.
+    #[inline]
+    fn elapsed(&self) -> u64 {
+        self.start.elapsed().as_nanos() as u64
+    }
+
+    /// The buffer at `index`.
+    #[inline]
+    fn buffer_at(&self, index: usize) -> *mut u8 {
+        // SAFETY: index < buffers_for(job) and the region holds
+        // buffers_for(job) * stride bytes.
+        unsafe { self.base.add(index * self.stride) }
+    }
+
+    /// Hands work to the engine `batch` operations per call: queued syncs
+    /// first, then a fresh operation for each free slot, prepared just
+    /// before its call so that a slot never waits behind the preparation
+    /// of the others. Only the last call waits for a completion.
+    fn submit(&mut self) -> anyhow::Result<Round> {
         // The clock read after the previous call, while nothing slow (a
         // payload refresh) has happened since: it can start the next call.
         let mut recent: Option<u64> = None;
         loop {
-            new_ops.clear();
-            let mut refreshed = false;
-            // A rated job's next operation is not due before this time.
-            let mut due: Option<u64> = None;
-            while new_ops.len() < batch {
-                let Some(op) = syncs.pop() else { break };
-                new_ops.push(op);
-            }
-            while !stopping && new_ops.len() < batch {
-                if issued_bytes >= byte_cap || issued_ops >= op_cap {
-                    stopping = true;
-                    result.ended = Ended::Limit;
-                    break;
-                }
-                let Some(slot) = slots.free.pop() else { break };
-                let next = match pending.take() {
-                    Some(next) => next,
-                    None => pattern.next(&mut payload),
+            let (refreshed, due) = self.fill_batch();
+            let last = self.syncs.is_empty()
+                && (self.stopping || self.slots.free.is_empty() || due.is_some());
+            if self.new_ops.is_empty() && self.slots.in_flight == 0 {
+                let Some(at) = due else {
+                    return Ok(Round::Drained);
                 };
-                if let Some(limiter) = limiter.as_mut() {
-                    let at = limiter.due(next.write);
-                    if at > elapsed() {
-                        // Not due yet: keep it, and the slot, for later.
-                        slots.free.push(slot);
-                        pending = Some(next);
-                        due = Some(at);
-                        break;
-                    }
-                    limiter.book(next.write, next.len, &mut payload);
-                }
-                issued_bytes += u64::from(next.len);
-                issued_ops += 1;
-                if next.write {
-                    match staged.as_mut() {
-                        // The spare holds fresh bytes: swap it in.
-                        Some(spare) if spare_fresh => {
-                            std::mem::swap(&mut slots.buffer[slot as usize], spare);
-                            spare_fresh = false;
-                        }
-                        _ => {
-                            let buf = buffer_at(slots.buffer[slot as usize]);
-                            // SAFETY: this slot is free, so nothing else uses its bytes.
-                            payload.fill(unsafe {
-                                std::slice::from_raw_parts_mut(buf, next.len as usize)
-                            });
-                            refreshed = true;
-                        }
-                    }
-                }
-                slots.state[slot as usize] = if next.write {
-                    SlotState::Write
-                } else {
-                    SlotState::Read
-                };
-                slots.len[slot as usize] = next.len;
-                new_ops.push(Op {
-                    kind: if next.write {
-                        OpKind::Write
-                    } else {
-                        OpKind::Read
-                    },
-                    slot,
-                    offset: next.offset,
-                    len: next.len,
-                    buf: buffer_at(slots.buffer[slot as usize]),
-                });
+                self.wait_until_due(at);
+                return Ok(Round::Waited);
             }
-            let last = syncs.is_empty() && (stopping || slots.free.is_empty() || due.is_some());
-            if new_ops.is_empty() && slots.in_flight == 0 {
-                let Some(at) = due else { break 'run };
-                // Nothing in flight and the next operation not yet due: wait
-                // for it (or for the end, or a stop).
-                sleep_until(start, at.min(plan.end_ns), stop);
-                now = elapsed();
-                if now >= plan.end_ns || stop.load(Ordering::Relaxed) || crate::cancel::cancelled()
-                {
-                    stopping = true;
-                    if result.ended == Ended::Time && now < plan.end_ns {
-                        result.ended = Ended::Stopped;
-                    }
-                }
-                continue 'run;
-            }
-            // An operation's clock starts just before its own call, as fio's
-            // does (a sync keeps its write's start).
-            let t_submit = match recent {
-                Some(t) if !refreshed => t,
-                _ => elapsed(),
-            };
-            for op in &new_ops {
-                if !op.kind.is_sync() {
-                    slots.submitted_at[op.slot as usize] = t_submit;
-                }
-            }
-            slots.in_flight += new_ops.len();
-            // A used spare is refilled while the device works: submit
-            // without waiting, fill, then wait in a call of its own.
-            let refill = last && staged.is_some() && !spare_fresh;
-            let wait = if last && !refill {
-                1.min(slots.in_flight)
-            } else {
-                0
-            };
-            if let Err(e) = engine.submit_and_reap(&new_ops, wait, &mut done) {
-                // The engine failed as a whole: nothing more can be reaped safely.
-                return Err(anyhow::anyhow!("{} engine: {e}", engine.name()));
-            }
-            if refill {
-                if let Some(spare) = staged {
-                    // SAFETY: the spare is in no slot, so nothing else uses its bytes.
-                    payload
-                        .fill(unsafe { std::slice::from_raw_parts_mut(buffer_at(spare), stride) });
-                    spare_fresh = true;
-                }
-                if done.is_empty() {
-                    if let Err(e) = engine.submit_and_reap(&[], 1.min(slots.in_flight), &mut done) {
-                        return Err(anyhow::anyhow!("{} engine: {e}", engine.name()));
-                    }
-                }
-            }
-            now = elapsed();
+            let now = self.call_engine(last, refreshed, recent)?;
             recent = Some(now);
-            observed.resize(done.len(), now);
             if last {
-                break;
+                return Ok(Round::Reaped(now));
             }
         }
-        for (c, now) in done.drain(..).zip(observed.drain(..)) {
+    }
+
+    /// Fills `new_ops` with up to `batch` operations: queued syncs, then
+    /// fresh operations for free slots while the budget lasts and each is
+    /// due. Returns whether a payload was refreshed (the clock must be read
+    /// again) and when a rated job's next operation is due, if it is not yet.
+    #[inline]
+    fn fill_batch(&mut self) -> (bool, Option<u64>) {
+        self.new_ops.clear();
+        let mut refreshed = false;
+        while self.new_ops.len() < self.batch {
+            let Some(op) = self.syncs.pop() else { break };
+            self.new_ops.push(op);
+        }
+        while !self.stopping && self.new_ops.len() < self.batch {
+            if self.issued_bytes >= self.byte_cap || self.issued_ops >= self.op_cap {
+                self.stopping = true;
+                self.result.ended = Ended::Limit;
+                break;
+            }
+            let Some(slot) = self.slots.free.pop() else {
+                break;
+            };
+            let next = match self.pending.take() {
+                Some(next) => next,
+                None => self.pattern.next(&mut self.payload),
+            };
+            if let Some(limiter) = self.limiter.as_mut() {
+                let at = limiter.due(next.write);
+                if at > self.start.elapsed().as_nanos() as u64 {
+                    // Not due yet: keep it, and the slot, for later.
+                    self.slots.free.push(slot);
+                    self.pending = Some(next);
+                    return (refreshed, Some(at));
+                }
+                limiter.book(next.write, next.len, &mut self.payload);
+            }
+            refreshed |= self.prepare(slot, &next);
+        }
+        (refreshed, None)
+    }
+
+    /// Puts `next` in `slot` (a write's fresh payload in its buffer) and
+    /// queues it; true when the payload was written just now.
+    #[inline]
+    fn prepare(&mut self, slot: u32, next: &Next) -> bool {
+        self.issued_bytes += u64::from(next.len);
+        self.issued_ops += 1;
+        let mut refreshed = false;
+        if next.write {
+            match self.staged.as_mut() {
+                // The spare holds fresh bytes: swap it in.
+                Some(spare) if self.spare_fresh => {
+                    std::mem::swap(&mut self.slots.buffer[slot as usize], spare);
+                    self.spare_fresh = false;
+                }
+                _ => {
+                    let buf = self.buffer_at(self.slots.buffer[slot as usize]);
+                    // SAFETY: this slot is free, so nothing else uses its bytes.
+                    self.payload
+                        .fill(unsafe { std::slice::from_raw_parts_mut(buf, next.len as usize) });
+                    refreshed = true;
+                }
+            }
+        }
+        self.slots.state[slot as usize] = if next.write {
+            SlotState::Write
+        } else {
+            SlotState::Read
+        };
+        self.slots.len[slot as usize] = next.len;
+        self.new_ops.push(Op {
+            kind: if next.write {
+                OpKind::Write
+            } else {
+                OpKind::Read
+            },
+            slot,
+            offset: next.offset,
+            len: next.len,
+            buf: self.buffer_at(self.slots.buffer[slot as usize]),
+        });
+        refreshed
+    }
+
+    /// Nothing in flight and the next operation not yet due: waits for it
+    /// (or for the end, or a stop).
+    fn wait_until_due(&mut self, at: u64) {
+        let stop = self.stop;
+        super::sleep_until(self.start, at.min(self.work.end_ns), || {
+            stop.load(Ordering::Relaxed) || crate::cancel::cancelled()
+        });
+        let now = self.elapsed();
+        if now >= self.work.end_ns || stop.load(Ordering::Relaxed) || crate::cancel::cancelled() {
+            self.stopping = true;
+            if self.result.ended == Ended::Time && now < self.work.end_ns {
+                self.result.ended = Ended::Stopped;
+            }
+        }
+    }
+
+    /// One engine call for `new_ops` (waiting for a completion when it is
+    /// the round's `last`); returns the clock read after it.
+    #[inline]
+    fn call_engine(
+        &mut self,
+        last: bool,
+        refreshed: bool,
+        recent: Option<u64>,
+    ) -> anyhow::Result<u64> {
+        // An operation's clock starts just before its own call, as fio's
+        // does (a sync keeps its write's start).
+        let t_submit = match recent {
+            Some(t) if !refreshed => t,
+            _ => self.elapsed(),
+        };
+        for op in &self.new_ops {
+            if !op.kind.is_sync() {
+                self.slots.submitted_at[op.slot as usize] = t_submit;
+            }
+        }
+        self.slots.in_flight += self.new_ops.len();
+        // A used spare is refilled while the device works: submit
+        // without waiting, fill, then wait in a call of its own.
+        let refill = last && self.staged.is_some() && !self.spare_fresh;
+        let wait = if last && !refill {
+            1.min(self.slots.in_flight)
+        } else {
+            0
+        };
+        if let Err(e) = self
+            .engine
+            .submit_and_reap(&self.new_ops, wait, &mut self.done)
+        {
+            // The engine failed as a whole: nothing more can be reaped safely.
+            return Err(anyhow::anyhow!("{} engine: {e}", self.engine.name()));
+        }
+        if refill {
+            if let Some(spare) = self.staged {
+                let buf = self.buffer_at(spare);
+                // SAFETY: the spare is in no slot, so nothing else uses its bytes.
+                self.payload
+                    .fill(unsafe { std::slice::from_raw_parts_mut(buf, self.stride) });
+                self.spare_fresh = true;
+            }
+            if self.done.is_empty() {
+                let wait = 1.min(self.slots.in_flight);
+                if let Err(e) = self.engine.submit_and_reap(&[], wait, &mut self.done) {
+                    return Err(anyhow::anyhow!("{} engine: {e}", self.engine.name()));
+                }
+            }
+        }
+        let now = self.elapsed();
+        self.observed.resize(self.done.len(), now);
+        Ok(now)
+    }
+
+    /// Records each completion of the round: an error stops the thread, a
+    /// write that is due a sync queues it, a completion in the measured
+    /// interval is timed; its slot is freed.
+    #[inline]
+    fn reap(&mut self) {
+        let (ramp_ns, end_ns) = (self.work.ramp_ns, self.work.end_ns);
+        let fsync = self.work.job.fsync;
+        let progress = self.work.progress.as_deref();
+        for (c, now) in self.done.drain(..).zip(self.observed.drain(..)) {
+            let slots = &mut self.slots;
             slots.in_flight -= 1;
             let slot = c.slot as usize;
             let kind = slots.state[slot];
             let len = slots.len[slot];
             if c.result < 0 || (kind != SlotState::SyncAfterWrite && c.result != i64::from(len)) {
-                if first_error.is_none() {
-                    first_error = Some(io_error(kind, c.result, len));
+                if self.first_error.is_none() {
+                    self.first_error = Some(io_error(kind, c.result, len));
                 }
-                stopping = true;
+                self.stopping = true;
                 slots.state[slot] = SlotState::Free;
                 continue;
             }
-            if kind == SlotState::Write && job.fsync > 0 && !stopping {
-                writes_since_sync += 1;
-                if writes_since_sync >= job.fsync {
-                    writes_since_sync = 0;
+            if kind == SlotState::Write && fsync > 0 && !self.stopping {
+                self.writes_since_sync += 1;
+                if self.writes_since_sync >= fsync {
+                    self.writes_since_sync = 0;
                     slots.state[slot] = SlotState::SyncAfterWrite;
-                    syncs.push(Op {
-                        kind: sync_kind,
+                    self.syncs.push(Op {
+                        kind: self.sync_kind,
                         slot: c.slot,
                         offset: 0,
                         len: 0,
@@ -405,13 +527,13 @@ pub fn drive<E: Engine>(
                     continue;
                 }
             }
-            if now >= plan.ramp_ns && now < plan.end_ns {
-                last_completion = now;
+            if now >= ramp_ns && now < end_ns {
+                self.last_completion = now;
                 let latency = now - slots.submitted_at[slot];
-                let since = now - plan.ramp_ns;
+                let since = now - ramp_ns;
                 match kind {
-                    SlotState::Read => result.read.record(since, latency, u64::from(len)),
-                    _ => result.write.record(since, latency, u64::from(len)),
+                    SlotState::Read => self.result.read.record(since, latency, u64::from(len)),
+                    _ => self.result.write.record(since, latency, u64::from(len)),
                 }
                 if let Some(p) = progress {
                     p.ops.fetch_add(1, Ordering::Relaxed);
@@ -420,30 +542,38 @@ pub fn drive<E: Engine>(
             }
             slots.release(c.slot);
         }
-        if cpu_at_ramp.is_none() && now >= plan.ramp_ns {
-            cpu_at_ramp = Some(thread_cpu());
+    }
+
+    /// After a round observed at `now`: the thread's CPU at the ramp's end,
+    /// and whether it stops (the end, a stop request, a signal).
+    #[inline]
+    fn check_end(&mut self, now: u64) {
+        if self.cpu_at_ramp.is_none() && now >= self.work.ramp_ns {
+            self.cpu_at_ramp = Some(thread_cpu());
         }
-        if now >= plan.end_ns {
-            stopping = true;
-        } else if stop.load(Ordering::Relaxed) || crate::cancel::cancelled() {
-            stopping = true;
-            if result.ended == Ended::Time {
-                result.ended = Ended::Stopped;
+        if now >= self.work.end_ns {
+            self.stopping = true;
+        } else if self.stop.load(Ordering::Relaxed) || crate::cancel::cancelled() {
+            self.stopping = true;
+            if self.result.ended == Ended::Time {
+                self.result.ended = Ended::Stopped;
             }
         }
-        if stopping {
+        if self.stopping {
             // Syncs queued for writes that will not be counted are not needed.
-            for op in syncs.drain(..) {
-                slots.release(op.slot);
+            for op in self.syncs.drain(..) {
+                self.slots.release(op.slot);
             }
         }
     }
-    if let Some(e) = first_error {
-        return Err(e);
-    }
-    // fio's end_fsync: the data written reaches the disk inside the job.
-    let mut synced_at = None;
-    if job.end_fsync && job.rw.writes() && !crate::cancel::cancelled() {
+
+    /// fio's end_fsync: the data written reaches the disk inside the job.
+    /// Returns when the sync ended, if one was made.
+    fn end_fsync(&mut self) -> anyhow::Result<Option<u64>> {
+        let job = &self.work.job;
+        if !(job.end_fsync && job.rw.writes() && !crate::cancel::cancelled()) {
+            return Ok(None);
+        }
         let op = Op {
             kind: OpKind::Sync,
             slot: 0,
@@ -451,36 +581,41 @@ pub fn drive<E: Engine>(
             len: 0,
             buf: std::ptr::null_mut(),
         };
-        engine
-            .submit_and_reap(&[op], 1, &mut done)
-            .map_err(|e| anyhow::anyhow!("{} engine: end fsync: {e}", engine.name()))?;
-        if let Some(c) = done.first().filter(|c| c.result < 0) {
+        self.engine
+            .submit_and_reap(&[op], 1, &mut self.done)
+            .map_err(|e| anyhow::anyhow!("{} engine: end fsync: {e}", self.engine.name()))?;
+        if let Some(c) = self.done.first().filter(|c| c.result < 0) {
             return Err(io_error(SlotState::SyncAfterWrite, c.result, 0));
         }
-        synced_at = Some(elapsed());
+        Ok(Some(self.elapsed()))
     }
-    // The thread's measured interval ends at the planned end, or at its
-    // last completion when it stopped before, and after a final fsync.
-    let planned = plan.end_ns.saturating_sub(plan.ramp_ns);
-    let mut end = match result.ended {
-        Ended::Time => plan.end_ns,
-        _ => last_completion.max(plan.ramp_ns),
-    };
-    if let Some(at) = synced_at {
-        end = end.max(at);
+
+    /// The thread's record: its measured interval ends at the planned end,
+    /// or at its last completion when it stopped before, and after a final
+    /// fsync (`synced_at`); its CPU over that interval.
+    fn finish(mut self, synced_at: Option<u64>) -> WorkerResult {
+        let (ramp_ns, end_ns) = (self.work.ramp_ns, self.work.end_ns);
+        let planned = end_ns.saturating_sub(ramp_ns);
+        let mut end = match self.result.ended {
+            Ended::Time => end_ns,
+            _ => self.last_completion.max(ramp_ns),
+        };
+        if let Some(at) = synced_at {
+            end = end.max(at);
+        }
+        let measured = end.saturating_sub(ramp_ns);
+        if measured != planned {
+            self.result.stopped_early_ns = Some(measured);
+        }
+        let cpu_end = thread_cpu();
+        if let Some((u0, s0)) = self.cpu_at_ramp {
+            self.result.cpu_ns = (cpu_end.0.saturating_sub(u0), cpu_end.1.saturating_sub(s0));
+        }
+        self.result.read.finish(measured);
+        self.result.write.finish(measured);
+        self.result.seq_bytes = self.pattern.moved();
+        self.result
     }
-    let measured = end.saturating_sub(plan.ramp_ns);
-    if measured != planned {
-        result.stopped_early_ns = Some(measured);
-    }
-    let cpu_end = thread_cpu();
-    if let Some((u0, s0)) = cpu_at_ramp {
-        result.cpu_ns = (cpu_end.0.saturating_sub(u0), cpu_end.1.saturating_sub(s0));
-    }
-    result.read.finish(measured);
-    result.write.finish(measured);
-    result.seq_bytes = pattern.moved();
-    Ok(result)
 }
 
 fn io_error(kind: SlotState, result: i64, len: u32) -> anyhow::Error {
@@ -552,13 +687,10 @@ mod tests {
         job.iodepth_batch = batch;
         job.fsync = fsync;
         job.runtime = Duration::from_millis(20);
-        let plan = WorkerPlan {
+        let plan = ThreadWork {
             thread: 0,
             job,
             region: (0, 1024 * 4096),
-            first_offset: 0,
-            byte_limit: None,
-            op_limit: None,
             ramp_ns: 0,
             end_ns: 20_000_000,
             progress: None,
@@ -566,7 +698,7 @@ mod tests {
         let mut buffers = AlignedBuf::new(buffers_for(&plan.job) * 4096, 4096);
         let mut engine = Recording::default();
         let stop = AtomicBool::new(false);
-        let r = drive(&mut engine, &plan, &mut buffers, Instant::now(), &stop).unwrap();
+        let r = drive_thread(&mut engine, &plan, &mut buffers, Instant::now(), &stop).unwrap();
         assert!(r.read.ops() + r.write.ops() > 0);
         engine.calls
     }
@@ -600,27 +732,31 @@ mod tests {
         }
     }
 
-    fn plan_of(job: JobSpec, blocks: u64, first_block: u64, byte_limit: Option<u64>) -> WorkerPlan {
+    fn plan_of(
+        mut job: JobSpec,
+        blocks: u64,
+        first_block: u64,
+        byte_limit: Option<u64>,
+    ) -> ThreadWork {
         let end_ns = job.runtime.as_nanos() as u64;
         let bs = job.bs;
-        WorkerPlan {
+        job.seq_start = first_block * bs;
+        job.byte_limit = byte_limit;
+        ThreadWork {
             thread: 0,
             job,
             region: (0, blocks * bs),
-            first_offset: first_block * bs,
-            byte_limit,
-            op_limit: None,
             ramp_ns: 0,
             end_ns,
             progress: None,
         }
     }
 
-    fn drive_recording(plan: &WorkerPlan) -> (Recording, WorkerResult) {
+    fn drive_recording(plan: &ThreadWork) -> (Recording, WorkerResult) {
         let mut buffers = AlignedBuf::new(buffers_for(&plan.job) * plan.job.bs as usize, 4096);
         let mut engine = Recording::default();
         let stop = AtomicBool::new(false);
-        let r = drive(&mut engine, plan, &mut buffers, Instant::now(), &stop).unwrap();
+        let r = drive_thread(&mut engine, plan, &mut buffers, Instant::now(), &stop).unwrap();
         (engine, r)
     }
 

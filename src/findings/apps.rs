@@ -3,7 +3,7 @@
 //! and one line each for PostgreSQL/MySQL, Redis, ClickHouse/Elasticsearch
 //! merges and SQLite. Each is arithmetic on measured percentiles, nothing more.
 
-use super::metrics::{is_random, metrics, Dir, Metric};
+use super::metrics::{is_random, metrics, Dir, ProfileSeries};
 use super::{checked, not_checked, round_to};
 use crate::result::{median, FileRole, Finding, Run};
 use crate::units::{fmt_count, fmt_ns, sig3};
@@ -27,7 +27,7 @@ struct Lat {
     subject: String,
 }
 
-fn lat(m: &Metric) -> Option<Lat> {
+fn lat(m: &ProfileSeries) -> Option<Lat> {
     let pick = |f: fn(&crate::result::LatencyStats) -> u64| {
         median(
             &m.points

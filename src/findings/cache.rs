@@ -2,7 +2,7 @@
 //! control series (`host-cache`, `cache-unexcluded`), a file read over and over
 //! (`residency`), and writes acknowledged by a cache (`write-back`).
 
-use super::metrics::{metrics, Dir, Metric};
+use super::metrics::{metrics, Dir, ProfileSeries};
 use super::{checked, not_checked, round_to};
 use crate::result::{FileRole, Finding, Run, Severity};
 use crate::units::{fmt_bytes, sig3};
@@ -34,7 +34,7 @@ fn mb(bps: f64) -> String {
     format!("{} MB/s", sig3(bps / 1e6))
 }
 
-fn file_size(m: &Metric) -> Option<u64> {
+fn file_size(m: &ProfileSeries) -> Option<u64> {
     m.job().file.as_ref().map(|f| f.size).filter(|s| *s > 0)
 }
 
@@ -70,7 +70,7 @@ struct ControlReading {
 /// other I/O. A climb is then no evidence of a cache (the other I/O easing
 /// makes the same climb), and the control figure is the median of the
 /// passes that ran alone.
-fn reading(main: &Metric, control: &Metric, shared: &[u32]) -> ControlReading {
+fn reading(main: &ProfileSeries, control: &ProfileSeries, shared: &[u32]) -> ControlReading {
     let passes = control.bps();
     let alone: Vec<f64> = control
         .points
@@ -86,7 +86,7 @@ fn reading(main: &Metric, control: &Metric, shared: &[u32]) -> ControlReading {
         && hi / lo >= CONTROL_CLIMB_RATIO
         && passes.iter().all(|v| *v >= passes[0] * 0.95)
         && passes.last().is_some_and(|v| *v >= hi * 0.95);
-    let p50 = |m: &Metric| {
+    let p50 = |m: &ProfileSeries| {
         crate::result::median(
             &m.points
                 .iter()
@@ -147,7 +147,7 @@ fn control_bytes_repeated(run: &Run) -> Option<u64> {
 /// otherwise; not-checked without a control series.
 pub fn host_cache(run: &Run) -> Vec<Finding> {
     let all = metrics(run);
-    let controls: Vec<&Metric> = all
+    let controls: Vec<&ProfileSeries> = all
         .iter()
         .filter(|m| m.role == FileRole::Control && m.dir == Dir::Read)
         .collect();
@@ -295,7 +295,7 @@ pub fn host_cache(run: &Run) -> Vec<Finding> {
 /// file many times too: 3 GB/s for 30 s is 84 times over 1 GiB), so it is silent.
 pub fn residency(run: &Run) -> Vec<Finding> {
     let all = metrics(run);
-    let answered = |m: &Metric| {
+    let answered = |m: &ProfileSeries| {
         m.role == FileRole::Main
             && all.iter().any(|c| {
                 c.role == FileRole::Control
@@ -304,7 +304,7 @@ pub fn residency(run: &Run) -> Vec<Finding> {
                     && c.bps_spread().median >= HOST_CACHE_RATIO * m.bps_spread().median
             })
     };
-    let reads: Vec<&Metric> = all.iter().filter(|m| m.dir == Dir::Read).collect();
+    let reads: Vec<&ProfileSeries> = all.iter().filter(|m| m.dir == Dir::Read).collect();
     if reads.is_empty() {
         return Vec::new();
     }
@@ -366,7 +366,7 @@ pub fn residency(run: &Run) -> Vec<Finding> {
 /// `write-back`: at QD1 and one thread, writes faster than reads of the same profile.
 pub fn write_back(run: &Run) -> Vec<Finding> {
     let all = metrics(run);
-    let qd1 = |m: &&Metric| {
+    let qd1 = |m: &&ProfileSeries| {
         m.role == FileRole::Main
             && m.is_plain()
             && m.job().spec.iodepth == 1

@@ -699,7 +699,7 @@ mod tests {
 
     /// The sweep's matrix (block size, depths), as `candor sweep` runs it.
     fn matrix() -> Vec<(u64, Vec<u32>)> {
-        crate::commands::sweep::SWEEP_MATRIX
+        crate::plan::sweep::SWEEP_MATRIX
             .iter()
             .map(|(bs, d)| (*bs, d.to_vec()))
             .collect()

@@ -2,7 +2,7 @@
 //! (`limiter-flat`), reads and writes equal (`limiter-rw-equal`), and queue depth
 //! that buys nothing (`limiter-qd-flat`). A medium varies; a token bucket does not.
 
-use super::metrics::{is_random, metrics, Dir, Metric};
+use super::metrics::{is_random, metrics, Dir, ProfileSeries};
 use super::{checked, not_checked, pct, round_to};
 use crate::result::{FileRole, Finding, Run};
 use crate::units::{fmt_count, sig3};
@@ -38,7 +38,7 @@ pub const LIMITER_WINDOW_S: f64 = 0.05;
 /// The smallest queue depth that counts as "deep" for limiter-qd-flat.
 pub const LIMITER_QD_DEEP: u32 = 4;
 
-fn main_metrics(run: &Run) -> Vec<Metric<'_>> {
+fn main_metrics(run: &Run) -> Vec<ProfileSeries<'_>> {
     metrics(run)
         .into_iter()
         .filter(|m| m.role == FileRole::Main)
@@ -48,7 +48,7 @@ fn main_metrics(run: &Run) -> Vec<Metric<'_>> {
 /// `limiter-flat`: a metric identical across passes.
 pub fn limiter_flat(run: &Run) -> Vec<Finding> {
     let all = main_metrics(run);
-    let multi: Vec<&Metric> = all.iter().filter(|m| m.passes() >= 2).collect();
+    let multi: Vec<&ProfileSeries> = all.iter().filter(|m| m.passes() >= 2).collect();
     if multi.is_empty() {
         return vec![not_checked(
             "limiter-flat",
@@ -100,7 +100,7 @@ pub fn limiter_flat(run: &Run) -> Vec<Finding> {
 /// battery's RND4K Q32T1) has no deeper witness and stands alone.
 pub fn limiter_rw_equal(run: &Run) -> Vec<Finding> {
     let all = main_metrics(run);
-    let pairs: Vec<(&Metric, f64, f64)> = all
+    let pairs: Vec<(&ProfileSeries, f64, f64)> = all
         .iter()
         .filter(|m| m.dir == Dir::Read && m.is_plain())
         .filter_map(|r| {
@@ -118,7 +118,7 @@ pub fn limiter_rw_equal(run: &Run) -> Vec<Finding> {
             "a read and a write of the same profile",
         )];
     }
-    let deeper_same_shape = |o: &Metric, r: &Metric| {
+    let deeper_same_shape = |o: &ProfileSeries, r: &ProfileSeries| {
         let (x, y) = (&o.job().spec, &r.job().spec);
         x.bs == y.bs
             && x.rw.is_random() == y.rw.is_random()
@@ -136,7 +136,7 @@ pub fn limiter_rw_equal(run: &Run) -> Vec<Finding> {
         }
         let level = (ri + wi) / 2.0;
         let near = |x: f64| (x - level).abs() / level < LIMITER_QD_FLAT;
-        let siblings: Vec<&(&Metric, f64, f64)> = pairs
+        let siblings: Vec<&(&ProfileSeries, f64, f64)> = pairs
             .iter()
             .filter(|(o, _, _)| deeper_same_shape(o, r))
             .collect();
@@ -190,8 +190,8 @@ pub const LIMITER_QD_SMALL_BLOCK: u64 = 64 << 10;
 
 /// One QD1 / deep pair with the same pattern and block size.
 struct QdPair<'a> {
-    lo: &'a Metric<'a>,
-    hi: &'a Metric<'a>,
+    lo: &'a ProfileSeries<'a>,
+    hi: &'a ProfileSeries<'a>,
     qd1_bps: f64,
     deep_bps: f64,
     diff: f64,
@@ -210,10 +210,10 @@ impl QdPair<'_> {
     }
 }
 
-fn qd_pairs<'a>(plain: &[&'a Metric<'a>]) -> Vec<QdPair<'a>> {
+fn qd_pairs<'a>(plain: &[&'a ProfileSeries<'a>]) -> Vec<QdPair<'a>> {
     let mut pairs = Vec::new();
     for lo in plain.iter().filter(|m| m.job().spec.iodepth == 1) {
-        let same = |m: &&&Metric| {
+        let same = |m: &&&ProfileSeries| {
             m.dir == lo.dir
                 && is_random(m.job()) == is_random(lo.job())
                 && m.job().spec.bs == lo.job().spec.bs
@@ -265,7 +265,7 @@ fn qd_pairs<'a>(plain: &[&'a Metric<'a>]) -> Vec<QdPair<'a>> {
 /// limiter's or the medium's is not told apart.
 pub fn limiter_qd_flat(run: &Run) -> Vec<Finding> {
     let all = main_metrics(run);
-    let plain: Vec<&Metric> = all.iter().filter(|m| m.is_plain()).collect();
+    let plain: Vec<&ProfileSeries> = all.iter().filter(|m| m.is_plain()).collect();
     let pairs = qd_pairs(&plain);
     if pairs.is_empty() {
         return vec![not_checked(

@@ -17,7 +17,7 @@ pub struct Point<'a> {
 
 /// One profile on one file in one direction, across passes.
 #[derive(Debug, Clone)]
-pub struct Metric<'a> {
+pub struct ProfileSeries<'a> {
     pub label: String,
     pub role: FileRole,
     pub dir: Dir,
@@ -34,7 +34,7 @@ pub fn is_pure(job: &DiskMeasurement) -> bool {
     job.spec.rw.is_pure()
 }
 
-impl<'a> Metric<'a> {
+impl<'a> ProfileSeries<'a> {
     /// `RND4K Q32T1 read`, with ` (control file)` for the control series.
     pub fn subject(&self) -> String {
         crate::result::subject(&self.label, self.dir, self.role)
@@ -80,8 +80,8 @@ impl<'a> Metric<'a> {
 }
 
 /// Every metric of the Run, in the order first seen.
-pub fn metrics(run: &Run) -> Vec<Metric<'_>> {
-    let mut out: Vec<Metric> = Vec::new();
+pub fn metrics(run: &Run) -> Vec<ProfileSeries<'_>> {
+    let mut out: Vec<ProfileSeries> = Vec::new();
     for job in run.disk() {
         let l = job.label();
         for (dir, stats) in [(Dir::Read, &job.read), (Dir::Write, &job.write)] {
@@ -99,7 +99,7 @@ pub fn metrics(run: &Run) -> Vec<Metric<'_>> {
                 .find(|m| m.label == l && m.role == job.role && m.dir == dir)
             {
                 Some(m) => m.points.push(point),
-                None => out.push(Metric {
+                None => out.push(ProfileSeries {
                     label: l.clone(),
                     role: job.role,
                     dir,

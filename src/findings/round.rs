@@ -2,7 +2,7 @@
 //! 500 MiB/s) once converted to the unit a provider sells in. Caps hide in
 //! one unit: 526.0 MB/s looks arbitrary until it reads 501.6 MiB/s.
 
-use super::metrics::{interval_rate, metrics, Metric};
+use super::metrics::{interval_rate, metrics, ProfileSeries};
 use super::{checked, round_to};
 use crate::result::{FileRole, Finding, Run, Severity};
 use crate::units::sig3;
@@ -80,7 +80,7 @@ fn figures(iops: f64, bps: f64) -> Vec<Figure> {
 }
 
 /// I/Os in flight in total.
-fn depth(m: &Metric) -> u32 {
+fn depth(m: &ProfileSeries) -> u32 {
     m.job().spec.iodepth.max(1) * m.job().spec.numjobs.max(1)
 }
 
@@ -93,7 +93,7 @@ fn to_unit(unit: &str, iops: f64, bps: f64) -> f64 {
 }
 
 /// Coefficient of variation of the per-second rates of the first pass, if it has a series.
-fn series_cv(m: &Metric) -> Option<f64> {
+fn series_cv(m: &ProfileSeries) -> Option<f64> {
     let rates: Vec<f64> = m.points[0]
         .stats
         .series
@@ -114,7 +114,7 @@ fn series_cv(m: &Metric) -> Option<f64> {
 
 /// `round-plateau` for every main-file metric whose median is round in some unit.
 pub fn round_plateau(run: &Run) -> Vec<Finding> {
-    let all: Vec<Metric> = metrics(run)
+    let all: Vec<ProfileSeries> = metrics(run)
         .into_iter()
         .filter(|m| m.role == FileRole::Main)
         .collect();
@@ -141,7 +141,7 @@ pub fn round_plateau(run: &Run) -> Vec<Finding> {
         // pattern and block size well above the level means the curve was
         // still rising there (a clean sweep has 4 KiB QD32 at 60,039 IOPS,
         // round, with QD64 at 79,518).
-        let at_top = |x: &Metric| {
+        let at_top = |x: &ProfileSeries| {
             !all.iter().any(|d| {
                 d.dir == x.dir
                     && d.job().spec.rw == x.job().spec.rw
@@ -160,9 +160,10 @@ pub fn round_plateau(run: &Run) -> Vec<Finding> {
         // 1567 MB/s, which is 1494 MiB/s, "round" by chance): there a
         // small block at that level (its figure is set by IOPS, not by the
         // path), or two sizes at QD1 as in `caps`, is the evidence.
-        let small = |x: &Metric| x.job().spec.bs <= super::limiter::LIMITER_QD_SMALL_BLOCK;
-        let limiter_evidence =
-            |o: &Metric| unit == "IOPS" || small(o) || small(m) || (depth(o) == 1 && depth(m) == 1);
+        let small = |x: &ProfileSeries| x.job().spec.bs <= super::limiter::LIMITER_QD_SMALL_BLOCK;
+        let limiter_evidence = |o: &ProfileSeries| {
+            unit == "IOPS" || small(o) || small(m) || (depth(o) == 1 && depth(m) == 1)
+        };
         let shared: Vec<serde_json::Value> = all
             .iter()
             .filter(|o| {

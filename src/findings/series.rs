@@ -2,7 +2,7 @@
 //! sustained level (`burst-cliff`) and a series still trending at its end
 //! (`not-steady`).
 
-use super::metrics::{interval_rate, metrics, Metric};
+use super::metrics::{interval_rate, metrics, ProfileSeries};
 use super::{checked, not_checked, round_to};
 use crate::result::{median, DirectionStats, Finding, Run};
 use crate::units::{fmt_bytes, fmt_count, sig3};
@@ -84,7 +84,7 @@ pub fn find_cliff(r: &[(f64, f64, u64, u64)]) -> Option<Cliff> {
     })
 }
 
-fn series_metrics(run: &Run) -> Vec<Metric<'_>> {
+fn series_metrics(run: &Run) -> Vec<ProfileSeries<'_>> {
     metrics(run)
         .into_iter()
         .filter(|m| m.points.iter().any(|p| !p.stats.series.is_empty()))

@@ -497,6 +497,10 @@ pub const LATENCY_MAX_MERGE_SHARE: f64 = 0.05;
 /// device's (the layers directly under the filesystem).
 #[derive(Debug, Clone)]
 struct LatencySplit {
+    /// The device(s) the counters are of ("vda", "loop1, loop2").
+    device: String,
+    /// Whose requests: "candor" or, for an import, "fio".
+    tool: &'static str,
     candor_ops: u64,
     /// candor's mean latency per request (ns).
     candor_mean_ns: f64,
@@ -529,6 +533,8 @@ impl LatencySplit {
     fn evidence(&self, d: &DiskMeasurement) -> serde_json::Value {
         json!({
             "measurement": subject(d),
+            "device": self.device,
+            "from": if self.tool == "fio" { "fio disk_util" } else { "block stack" },
             "candor_requests": self.candor_ops,
             "candor_mean_latency_ns": round_to(self.candor_mean_ns, 0),
             "device_requests": self.device_requests,
@@ -563,6 +569,8 @@ fn latency_split(d: &DiskMeasurement) -> Option<LatencySplit> {
     }
     let measured_ms = d.measured_ns as f64 / 1e6;
     Some(LatencySplit {
+        device: names(&top),
+        tool: "candor",
         candor_ops,
         candor_mean_ns: candor_total_ns / candor_ops as f64,
         device_ns_per_request: device_ms as f64 * 1e6 / device_requests as f64,
@@ -578,13 +586,86 @@ fn latency_split(d: &DiskMeasurement) -> Option<LatencySplit> {
     })
 }
 
+/// Device requests of an imported fio job over its expected count (its
+/// I/Os over the measured time, stretched over its ramp) outside
+/// `1 / x ..= x`: fio's `disk_util` then counts other requests too (layout,
+/// other jobs) or splits each into several, and means are not compared.
+pub const FIO_REQUESTS_MAX_STRAY: f64 = 1.25;
+
+/// The split of an imported fio job from fio's own `disk_util`, when its
+/// output held that one job and one device. fio counts over its whole run
+/// (ramp included), so means are compared, not sums.
+fn fio_latency_split<'r>(
+    run: &'r Run,
+    u: &crate::result::FioDiskUtil,
+) -> Option<(LatencySplit, &'r DiskMeasurement)> {
+    let [index] = u.measurements[..] else {
+        return None;
+    };
+    if run
+        .fio_disk_util
+        .iter()
+        .filter(|o| o.file == u.file)
+        .count()
+        != 1
+    {
+        return None;
+    }
+    let crate::result::Measurement::Disk(d) = run.measurements.get(index)? else {
+        return None;
+    };
+    if !d.spec.direct || d.spec.fsync > 0 || d.spec.engine == "null" || d.measured_ns == 0 {
+        return None;
+    }
+    let dirs = [d.read.as_ref(), d.write.as_ref()];
+    let ops: u64 = dirs.iter().flatten().map(|s| s.ops).sum();
+    let total_ns: f64 = dirs
+        .iter()
+        .flatten()
+        .map(|s| s.ops as f64 * s.lat_ns.mean)
+        .sum();
+    let requests = u.read_ios + u.write_ios;
+    if ops == 0 || requests == 0 || total_ns <= 0.0 {
+        return None;
+    }
+    let stretch = (d.measured_ns + d.spec.ramp_ns) as f64 / d.measured_ns as f64;
+    let stray = requests as f64 / (ops as f64 * stretch);
+    if !(1.0 / FIO_REQUESTS_MAX_STRAY..=FIO_REQUESTS_MAX_STRAY).contains(&stray) {
+        return None;
+    }
+    let device_mean_ns = (u.read_ticks_ms + u.write_ticks_ms) as f64 * 1e6 / requests as f64;
+    let span_ms = (d.measured_ns + d.spec.ramp_ns) as f64 / 1e6;
+    Some((
+        LatencySplit {
+            device: u.name.clone(),
+            tool: "fio",
+            candor_ops: ops,
+            candor_mean_ns: total_ns / ops as f64,
+            // Means compared: the device's mean stands for each of the job's requests.
+            device_ns_per_request: device_mean_ns,
+            device_requests: ops,
+            merges: (u.read_merges + u.write_merges) * ops / requests,
+            util: u.util_pct / 100.0,
+            device_queue_depth: u.in_queue_ms as f64 / span_ms,
+        },
+        d,
+    ))
+}
+
 /// `latency-above-device`: candor's requests waited mostly above the
-/// device: the device served them much faster than candor saw them served.
+/// device: the device served them much faster than candor saw them served
+/// (from the block stack of candor's own measurements, or from fio's
+/// `disk_util` of an import).
 pub fn latency_above_device(run: &Run) -> Vec<Finding> {
     let judged = judged(run);
     let splits: Vec<(LatencySplit, &DiskMeasurement)> = judged
         .iter()
         .filter_map(|d| Some((latency_split(d)?, *d)))
+        .chain(
+            run.fio_disk_util
+                .iter()
+                .filter_map(|u| fio_latency_split(run, u)),
+        )
         .collect();
     let comparable: Vec<&(LatencySplit, &DiskMeasurement)> = splits
         .iter()
@@ -611,16 +692,17 @@ pub fn latency_above_device(run: &Run) -> Vec<Finding> {
     }
     above.sort_by(|a, b| b.0.ratio().total_cmp(&a.0.ratio()));
     let (worst, d) = above[0];
-    let devices = names(&top(&d.block_stack));
     vec![checked(
         "latency-above-device",
         Some(subject(d)),
         format!(
-            "{} of {} measurements spent most of their latency above the device: during {}, candor's requests took {} on average and {devices} served them in {} ({}x): the rest was spent in the guest (a cgroup I/O throttle, a full request queue, or the CPU that submits and reaps), so the latency figures are not the device's",
+            "{} of {} measurements spent most of their latency above the device: during {}, {}'s requests took {} on average and {} served them in {} ({}x): the rest was spent in the guest (a cgroup I/O throttle, a full request queue, or the CPU that submits and reaps), so the latency figures are not the device's",
             above.len(),
             comparable.len(),
             subject(d),
+            worst.tool,
             crate::units::fmt_ns(worst.candor_mean_ns),
+            worst.device,
             crate::units::fmt_ns(worst.device_ns_per_request),
             sig3(worst.ratio()),
         ),

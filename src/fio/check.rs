@@ -60,6 +60,46 @@ pub(super) fn output(path: &Path, top: &Map<String, Value>) -> Result<(), Import
     for (index, job) in jobs.into_iter().flatten().enumerate() {
         self::job(path, index, job)?;
     }
+    if let Some(util) = top.get("disk_util") {
+        disk_util(path, util)?;
+    }
+    Ok(())
+}
+
+/// fio's `disk_util`: a list of devices, each with its name, whole-number
+/// counters and a busy percentage (fio clamps it at 100).
+fn disk_util(path: &Path, util: &Value) -> Result<(), ImportError> {
+    let Some(devices) = util.as_array() else {
+        return Err(bad(
+            path,
+            format!("\"disk_util\" is {}, not a list", show(util)),
+        ));
+    };
+    for (i, d) in devices.iter().enumerate() {
+        let name = d.get("name").and_then(Value::as_str);
+        let at = At {
+            path,
+            job: format!("disk_util[{i}]"),
+        };
+        if !d.is_object() || name.map_or(true, str::is_empty) {
+            return Err(bad(
+                path,
+                format!("disk_util[{i}] is {}, not a device with a name", show(d)),
+            ));
+        }
+        for key in [
+            "read_ios",
+            "write_ios",
+            "read_merges",
+            "write_merges",
+            "read_ticks",
+            "write_ticks",
+            "in_queue",
+        ] {
+            at.count(d, "", key, MAX_COUNT)?;
+        }
+        at.real_at_most(d, "", "util", 100.0 + 1e-6, "100 %")?;
+    }
     Ok(())
 }
 

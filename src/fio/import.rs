@@ -13,6 +13,9 @@
 //! exact from the summed latency bins of `json+` (the way fio computes its
 //! own), and an N-weighted mean of the clones' percentiles (approximate)
 //! from plain `json`. The Run's notes say which.
+//!
+//! fio's `disk_util` (per device, over the whole of one output's run) is
+//! kept as the Run's `fio_disk_util`, with the jobs of that output.
 
 use super::job::measurement;
 use super::output::{parse_fio, FioOutput, ImportError};
@@ -81,6 +84,7 @@ pub fn import(outputs: &[FioOutput], label: Option<String>) -> Result<Run, Impor
                 run.notes.push(note);
             }
         }
+        let first_measurement = run.measurements.len();
         for group in clone_groups(out) {
             let first = &out.jobs[group[0]];
             let jobname = first
@@ -108,6 +112,12 @@ pub fn import(outputs: &[FioOutput], label: Option<String>) -> Result<Run, Impor
             }
             run.measurements.push(Measurement::Disk(m));
         }
+        let of_this_file: Vec<usize> = (first_measurement..run.measurements.len()).collect();
+        run.fio_disk_util.extend(
+            out.disk_util
+                .iter()
+                .map(|d| disk_util(&name, &of_this_file, d)),
+        );
     }
     run.started_at = start_min.map(rfc3339_utc);
     run.finished_at = end_max.map(rfc3339_utc);
@@ -123,6 +133,28 @@ pub fn import(outputs: &[FioOutput], label: Option<String>) -> Result<Run, Impor
         RunStatus::Complete
     };
     Ok(run)
+}
+
+/// One device of fio's `disk_util`, as fio printed it (checked already).
+fn disk_util(file: &str, measurements: &[usize], d: &Value) -> FioDiskUtil {
+    let n = |key: &str| d.get(key).and_then(Value::as_u64).unwrap_or(0);
+    FioDiskUtil {
+        file: file.to_string(),
+        measurements: measurements.to_vec(),
+        name: d
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string(),
+        read_ios: n("read_ios"),
+        write_ios: n("write_ios"),
+        read_merges: n("read_merges"),
+        write_merges: n("write_merges"),
+        read_ticks_ms: n("read_ticks"),
+        write_ticks_ms: n("write_ticks"),
+        in_queue_ms: n("in_queue"),
+        util_pct: d.get("util").and_then(Value::as_f64).unwrap_or(0.0),
+    }
 }
 
 /// Job entries grouped into measurements: consecutive entries with the same

@@ -7,7 +7,7 @@ use super::import::options;
 use super::latency::{latency, lookup};
 use super::merge::direction;
 use super::output::{bad, FioOutput, ImportError};
-use super::{f64_of, shell_quote, u64_of};
+use super::{f64_of, u64_of};
 use crate::result::*;
 use crate::units::{parse_duration, parse_size, rfc3339_utc};
 use serde_json::Value;
@@ -165,15 +165,15 @@ pub(super) fn measurement(
         ..Default::default()
     };
     // The command that reproduces the job: fio --name=... then the options.
-    let mut cmd = format!("fio --name={}", shell_quote(jobname));
+    let mut cmd = super::command::FioCommand::named(jobname);
     for (k, v) in &opts {
         if k == "name" {
             continue;
         }
         if v.is_empty() {
-            cmd.push_str(&format!(" --{k}"));
+            cmd.flag(k);
         } else {
-            cmd.push_str(&format!(" --{k}={}", shell_quote(v)));
+            cmd.set(k, v);
         }
     }
     let (read, read_clones, mut n1) = direction(&jobs, "read");
@@ -266,7 +266,7 @@ pub(super) fn measurement(
             file: None,
             span: None,
             sync: sync_stats,
-            fio_command: cmd,
+            fio_command: cmd.line(),
             notes: Vec::new(),
             job: None,
             block_stack: Vec::new(),

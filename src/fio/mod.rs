@@ -11,7 +11,6 @@ mod latency;
 mod merge;
 pub mod output;
 
-pub use command::fio_command;
 pub use import::{import, import_files};
 pub use latency::percentile_from_bins;
 pub use output::{parse_fio, FioOutput, ImportError};

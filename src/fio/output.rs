@@ -35,6 +35,8 @@ pub struct FioOutput {
     pub preamble: Vec<String>,
     pub global: Map<String, Value>,
     pub jobs: Vec<Value>,
+    /// fio's `disk_util` (checked by `check::output`).
+    pub disk_util: Vec<Value>,
 }
 
 /// Finds and parses the JSON in a fio output file. Text before the JSON
@@ -120,6 +122,11 @@ pub fn parse_fio(text: &str, path: &Path) -> Result<FioOutput, ImportError> {
             .cloned()
             .unwrap_or_default(),
         jobs: jobs.clone(),
+        disk_util: top
+            .get("disk_util")
+            .and_then(|d| d.as_array())
+            .cloned()
+            .unwrap_or_default(),
     })
 }
 

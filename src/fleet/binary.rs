@@ -256,7 +256,7 @@ fn read_head(path: &Path) -> std::io::Result<Vec<u8>> {
 
 /// Reads the header and hashes the file as a stream: a 60 MB debug build
 /// does not sit in the controller's memory for the whole fleet run.
-fn load(path: &Path, chosen: &str) -> std::io::Result<(Binary, Result<Elf, String>)> {
+pub fn load(path: &Path, chosen: &str) -> std::io::Result<(Binary, Result<Elf, String>)> {
     use std::io::Read;
     let mut file = std::fs::File::open(path)?;
     let mut ctx = digest::Context::new(&digest::SHA256);

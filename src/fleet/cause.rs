@@ -4,13 +4,22 @@
 //! says what happened and, where it helps, what to do, never a page of ssh
 //! debug output. The full stderr lines are kept in fleet.json beside it.
 
+use super::target::Target;
+
 /// Why ssh could not reach or log in to a host, from its stderr (ssh exits
 /// 255 for its own errors). None when the lines say nothing ssh-specific.
-pub fn ssh_failure(stderr: &[String], destination: &str) -> Option<String> {
+/// The real cause comes first: a key file ssh could not use explains the
+/// "Permission denied (publickey)" after it, and a changed host key is
+/// given with the exact `ssh-keygen -R` that removes the old one.
+pub fn ssh_failure(stderr: &[String], target: &Target) -> Option<String> {
+    let destination = target.destination();
     let all = stderr.join("\n");
     let has = |s: &str| all.contains(s);
     let cause = if has("REMOTE HOST IDENTIFICATION HAS CHANGED") {
-        "host key changed: the host's key differs from the one in known_hosts (possible man-in-the-middle; if the host was reinstalled, remove the old key with ssh-keygen -R)".to_string()
+        format!(
+            "host key changed: the host's key differs from the one in known_hosts (possible man-in-the-middle); if the host was reinstalled, remove the old key with {}",
+            remove_key_command(stderr, target)
+        )
     } else if has("Host key verification failed") {
         "host key not trusted: known_hosts has no key for this host and ssh is set to refuse unknown keys (StrictHostKeyChecking)".to_string()
     } else if has("Too many authentication failures") {
@@ -20,7 +29,10 @@ pub fn ssh_failure(stderr: &[String], destination: &str) -> Option<String> {
             .rsplit_once("Permission denied (")
             .map(|(_, m)| m.trim_end_matches(['.', ')']))
             .unwrap_or("");
-        format!("login refused ({methods}): the key was not accepted for this user")
+        match key_file_problem(stderr) {
+            Some(why) => format!("{why}; the login was refused ({methods})"),
+            None => format!("login refused ({methods}): the key was not accepted for this user (a key with a passphrase must be in ssh-agent: candor never prompts)"),
+        }
     } else if has("Connection refused") {
         format!("connection refused: nothing listens for ssh at {destination}")
     } else if has("Connection timed out") || has("Operation timed out") {
@@ -44,6 +56,55 @@ pub fn ssh_failure(stderr: &[String], destination: &str) -> Option<String> {
         return None;
     };
     Some(cause)
+}
+
+/// The command that removes a changed host's old key: ssh's own
+/// suggestion when it printed one (it names the known_hosts file and the
+/// exact entry), else `ssh-keygen -R` with the host as known_hosts names
+/// it: `[host]:port` when the port is not 22.
+fn remove_key_command(stderr: &[String], target: &Target) -> String {
+    if let Some(cmd) = stderr
+        .iter()
+        .map(|l| l.trim())
+        .find(|l| l.starts_with("ssh-keygen ") && l.contains(" -R "))
+    {
+        return cmd.to_string();
+    }
+    format!("ssh-keygen -R '{}'", target.known_hosts_name())
+}
+
+/// A key file ssh could not use, in ssh's words: missing or unreadable
+/// (`Identity file X not accessible`, `no such identity: X`), permissions
+/// too open, or not a key. None when ssh said nothing of the kind.
+fn key_file_problem(stderr: &[String]) -> Option<String> {
+    for l in stderr.iter().map(|l| l.trim()) {
+        if let Some(rest) = l.strip_prefix("Warning: Identity file ") {
+            if let Some((file, why)) = rest.split_once(" not accessible: ") {
+                return Some(format!(
+                    "identity file {file} not accessible ({}): ssh had no key to offer",
+                    why.trim_end_matches('.')
+                ));
+            }
+        }
+        if let Some(rest) = l.strip_prefix("no such identity: ") {
+            if let Some((file, why)) = rest.rsplit_once(": ") {
+                return Some(format!(
+                    "identity file {file} not accessible ({why}): ssh had no key to offer"
+                ));
+            }
+        }
+        if let Some(rest) = l.strip_prefix("Load key \"") {
+            if let Some((file, why)) = rest.split_once("\": ") {
+                let why = match why {
+                    "bad permissions" => "its permissions are too open (ssh ignores a private key others can read: chmod 600 it)".to_string(),
+                    "invalid format" | "error in libcrypto" => format!("it is not a private key ssh can read ({why})"),
+                    other => other.to_string(),
+                };
+                return Some(format!("identity file {file} ignored: {why}"));
+            }
+        }
+    }
+    None
 }
 
 /// Why a command on the host failed, from the remote stderr: the remote
@@ -145,38 +206,104 @@ mod tests {
         assert_eq!(ssh_exit(None), "ssh was killed by a signal");
     }
 
+    fn at(text: &str) -> Target {
+        Target::parse(text).unwrap()
+    }
+
     #[test]
     fn ssh_causes_are_one_line() {
+        let h = at("h");
         let changed = lines("@@@@@@@@\n@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @\nIT IS POSSIBLE...\nHost key verification failed.");
-        assert!(ssh_failure(&changed, "h")
+        assert!(ssh_failure(&changed, &h)
             .unwrap()
             .starts_with("host key changed"));
-        assert!(ssh_failure(&lines("Host key verification failed."), "h")
+        assert!(ssh_failure(&lines("Host key verification failed."), &h)
             .unwrap()
             .starts_with("host key not trusted"));
         assert_eq!(
             ssh_failure(
                 &lines("root@127.0.0.3: Permission denied (publickey)."),
-                "h"
+                &h
             )
             .unwrap(),
-            "login refused (publickey): the key was not accepted for this user"
+            "login refused (publickey): the key was not accepted for this user (a key with a passphrase must be in ssh-agent: candor never prompts)"
         );
         assert_eq!(
             ssh_failure(
                 &lines("ssh: connect to host 127.0.0.5 port 22: Connection refused"),
-                "127.0.0.5:22"
+                &at("127.0.0.5:22")
             )
             .unwrap(),
             "connection refused: nothing listens for ssh at 127.0.0.5:22"
         );
         assert!(
-            ssh_failure(&lines("Connection to 1.2.3.4 closed by remote host."), "h")
+            ssh_failure(&lines("Connection to 1.2.3.4 closed by remote host."), &h)
                 .unwrap()
                 .contains("connection was lost")
         );
-        assert!(ssh_failure(&lines("something else"), "h").is_none());
-        assert!(!ssh_failure(&changed, "h").unwrap().contains('\n'));
+        assert!(ssh_failure(&lines("something else"), &h).is_none());
+        assert!(!ssh_failure(&changed, &h).unwrap().contains('\n'));
+    }
+
+    /// ssh's own lines for a key file it could not use (OpenSSH 9.2), the
+    /// login refused after them: the key file is the cause, said first.
+    #[test]
+    fn a_key_file_ssh_could_not_use_is_the_cause() {
+        let h = at("root@127.0.0.2:2222");
+        for (said, cause) in [
+            (
+                "Warning: Identity file /k/id not accessible: No such file or directory.",
+                "identity file /k/id not accessible (No such file or directory): ssh had no key to offer; the login was refused (publickey)",
+            ),
+            (
+                "no such identity: /k/id: Permission denied",
+                "identity file /k/id not accessible (Permission denied): ssh had no key to offer; the login was refused (publickey)",
+            ),
+            (
+                "Load key \"/k/id\": bad permissions",
+                "identity file /k/id ignored: its permissions are too open (ssh ignores a private key others can read: chmod 600 it); the login was refused (publickey)",
+            ),
+            (
+                "Load key \"/k/id\": error in libcrypto",
+                "identity file /k/id ignored: it is not a private key ssh can read (error in libcrypto); the login was refused (publickey)",
+            ),
+        ] {
+            let stderr = lines(&format!(
+                "{said}\nroot@127.0.0.2: Permission denied (publickey)."
+            ));
+            assert_eq!(ssh_failure(&stderr, &h).unwrap(), cause);
+        }
+        // A missing key file that did not matter (another key logged in)
+        // is no cause; a refused connection stays the cause.
+        let stderr = lines("Warning: Identity file /k/id not accessible: No such file or directory.\nssh: connect to host 127.0.0.2 port 2222: Connection refused");
+        assert!(ssh_failure(&stderr, &h)
+            .unwrap()
+            .starts_with("connection refused"));
+    }
+
+    #[test]
+    fn a_changed_key_gets_the_exact_ssh_keygen_argument() {
+        let banner = "@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @\nHost key verification failed.";
+        // ssh's own suggestion, when it printed one, names the file too.
+        let with = lines(&format!(
+            "{banner}\nOffending ED25519 key in /root/.ssh/known_hosts:3\n  remove with:\n  ssh-keygen -f \"/root/.ssh/known_hosts\" -R \"[10.0.0.7]:2222\""
+        ));
+        assert!(ssh_failure(&with, &at("root@10.0.0.7:2222"))
+            .unwrap()
+            .ends_with("remove the old key with ssh-keygen -f \"/root/.ssh/known_hosts\" -R \"[10.0.0.7]:2222\""));
+        // Else the host as known_hosts names it: [host]:port off port 22.
+        let without = lines(banner);
+        for (target, arg) in [
+            ("root@10.0.0.7:2222", "'[10.0.0.7]:2222'"),
+            ("root@10.0.0.7:22", "'10.0.0.7'"),
+            ("web1", "'web1'"),
+        ] {
+            let c = ssh_failure(&without, &at(target)).unwrap();
+            assert!(
+                c.ends_with(&format!("remove the old key with ssh-keygen -R {arg}")),
+                "{target}: {c}"
+            );
+        }
     }
 
     #[test]

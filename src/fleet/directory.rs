@@ -13,18 +13,23 @@
 use super::summary::{FleetSummary, HostStatus};
 use crate::error::usage;
 use crate::output::{write_atomic, Replace};
-use crate::report::{render_fleet, Format, Options};
 use crate::result::Run;
 use std::path::{Path, PathBuf};
 
-/// The comparison files and their formats.
-pub const COMPARE_FILES: [(&str, Format); 5] = [
-    ("compare.txt", Format::Text),
-    ("compare.md", Format::Md),
-    ("compare.csv", Format::Csv),
-    ("compare.json", Format::Json),
-    ("compare.html", Format::Html),
+/// The comparison files, one per report format (`report::fleet_compare_file`
+/// renders each by its name's extension).
+pub const COMPARE_FILES: [&str; 5] = [
+    "compare.txt",
+    "compare.md",
+    "compare.csv",
+    "compare.json",
+    "compare.html",
 ];
+
+/// Renders a comparison file (named as in `COMPARE_FILES`) of a fleet's
+/// Runs: the command hands `report::fleet_compare_file` in, so that the
+/// fleet lays out no report itself.
+pub type CompareRenderer = fn(&FleetSummary, &[Run], &str) -> String;
 
 /// `candor-fleet-<UTC time>` in the current directory.
 pub fn default_dir() -> PathBuf {
@@ -87,7 +92,7 @@ pub fn prepare(dir: &Path, force: bool) -> anyhow::Result<()> {
 pub fn check_files(dir: &Path, stems: &[String], force: bool) -> anyhow::Result<()> {
     let replace = Replace::from_force(force);
     let files = std::iter::once(dir.join("fleet.json"))
-        .chain(COMPARE_FILES.iter().map(|(name, _)| dir.join(name)))
+        .chain(COMPARE_FILES.iter().map(|name| dir.join(name)))
         .chain(
             stems
                 .iter()
@@ -115,9 +120,14 @@ pub fn file_stems(names: &[String]) -> Vec<String> {
     out
 }
 
-/// Writes fleet.json and the comparison in every format; returns the
-/// files written.
-pub fn write(dir: &Path, summary: &FleetSummary, force: bool) -> anyhow::Result<Vec<PathBuf>> {
+/// Writes fleet.json and the comparison in every format (`render`);
+/// returns the files written.
+pub fn write(
+    dir: &Path,
+    summary: &FleetSummary,
+    force: bool,
+    render: CompareRenderer,
+) -> anyhow::Result<Vec<PathBuf>> {
     let replace = Replace::from_force(force);
     let mut written = Vec::new();
     let mut json = serde_json::to_vec_pretty(summary)?;
@@ -126,13 +136,39 @@ pub fn write(dir: &Path, summary: &FleetSummary, force: bool) -> anyhow::Result<
     write_atomic(&path, &json, replace)?;
     written.push(path);
     let runs = compared_runs(dir, summary)?;
-    for (name, format) in COMPARE_FILES {
-        let text = render_fleet(summary, &runs, format, &Options::default());
+    for name in COMPARE_FILES {
+        let text = render(summary, &runs, name);
         let path = dir.join(name);
         write_atomic(&path, text.as_bytes(), replace)?;
         written.push(path);
     }
     Ok(written)
+}
+
+/// Each fetched Run of a fleet run with more than one host at once gets
+/// its fleet context (`Run.fleet`: the hosts it ran beside), so that the
+/// Run itself says it wherever it goes (drift in the history, `candor
+/// compare`). The Runs are this fleet run's own files in `dir`.
+pub fn mark_overlaps(dir: &Path, summary: &FleetSummary) -> anyhow::Result<()> {
+    if summary.parallel <= 1 {
+        return Ok(());
+    }
+    for h in &summary.hosts {
+        let Some(f) = &h.run_file else { continue };
+        let path = dir.join(f);
+        let mut run = crate::result::read_run(&path)?;
+        run.fleet = Some(context(summary, h));
+        crate::result::write_run(&run, &path, Replace::Force)?;
+    }
+    Ok(())
+}
+
+/// A host's fleet context, from fleet.json.
+pub fn context(summary: &FleetSummary, h: &super::HostRecord) -> crate::result::FleetContext {
+    crate::result::FleetContext {
+        parallel: summary.parallel,
+        overlapped_with: h.overlapped_with.clone(),
+    }
 }
 
 /// The Runs of the hosts that ended ok, in host order.

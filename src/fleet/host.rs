@@ -51,11 +51,13 @@ struct Work<'a> {
     index: usize,
     rec: HostRecord,
     events: &'a Sender<Event>,
+    ledger: &'a super::ledger::Ledger,
 }
 
 impl Work<'_> {
     fn phase(&self, phase: Phase) -> (Phase, String, Instant) {
         let _ = self.events.send(Event::Phase(self.index, phase));
+        self.ledger.phase(self.index, phase);
         (phase, now_millis(), Instant::now())
     }
 
@@ -87,7 +89,12 @@ fn tail(lines: &[String], n: usize) -> Vec<String> {
 }
 
 /// The cause of a failed short step: the host's own words, else ssh's, else the last line.
-fn step_cause(step: &str, c: &super::ssh::Captured, destination: &str, limit: Duration) -> String {
+fn step_cause(
+    step: &str,
+    c: &super::ssh::Captured,
+    target: &super::Target,
+    limit: Duration,
+) -> String {
     if c.timed_out {
         return format!(
             "{step}: no answer within {}",
@@ -100,7 +107,7 @@ fn step_cause(step: &str, c: &super::ssh::Captured, destination: &str, limit: Du
     let why = cause::remote_failure(&c.stderr)
         .or_else(|| {
             c.ssh_failed()
-                .then(|| cause::ssh_failure(&c.stderr, destination))
+                .then(|| cause::ssh_failure(&c.stderr, target))
                 .flatten()
         })
         .or_else(|| cause::last_line(&c.stderr))
@@ -122,9 +129,9 @@ pub fn run(
         index,
         rec: HostRecord::new(target),
         events,
+        ledger: &plan.ledger,
     };
     w.rec.started_at = Some(now_millis());
-    let destination = target.destination();
     let become_user = target
         .become_
         .as_ref()
@@ -151,7 +158,7 @@ pub fn run(
                     crate::units::fmt_duration(plan.timeouts.connect)
                 )
             } else {
-                cause::ssh_failure(&e.stderr, &destination)
+                cause::ssh_failure(&e.stderr, target)
                     .or_else(|| cause::last_line(&e.stderr))
                     .unwrap_or_else(|| {
                         format!("ssh ended without a word ({})", cause::ssh_exit(e.exit))
@@ -243,7 +250,7 @@ pub fn run(
     };
     let upload = match (check.ok(), cached) {
         (false, _) => Err((
-            step_cause("cache check", &check, &destination, plan.timeouts.upload),
+            step_cause("cache check", &check, target, plan.timeouts.upload),
             check.stderr,
         )),
         (true, Some(rec)) => Ok(rec),
@@ -260,9 +267,13 @@ pub fn run(
                 .iter()
                 .map(|s| s.to_string())
                 .collect();
+            for d in &created {
+                w.ledger.made(index, d);
+            }
             match remote::values(&out, "uploaded").first() {
                 Some(path) if up.ok() => {
                     uploaded = Some(path.to_string());
+                    w.ledger.made(index, path);
                     Ok(UploadRecord {
                         how: "uploaded".into(),
                         path: path.to_string(),
@@ -274,7 +285,7 @@ pub fn run(
                     })
                 }
                 _ => {
-                    let mut why = step_cause("upload", &up, &destination, plan.timeouts.upload);
+                    let mut why = step_cause("upload", &up, target, plan.timeouts.upload);
                     if why.contains("no space") {
                         why = format!(
                             "upload: no space left on the host for the binary in {}/{}",
@@ -332,6 +343,7 @@ pub fn run(
                         Ok(Line::Out(l)) => {
                             if let Some(v) = remote::values(&l, "workdir").first() {
                                 workdir = Some(v.to_string());
+                                w.ledger.made(index, v);
                             } else if let Some(v) = remote::values(&l, "exit").first() {
                                 exit = v.trim().parse().ok();
                             }
@@ -412,12 +424,12 @@ pub fn run(
                             _ => cause::exit_status(code),
                         },
                         (None, None) if workdir.is_none() => cause::remote_failure(&stderr)
-                            .or_else(|| cause::ssh_failure(&stderr, &destination))
+                            .or_else(|| cause::ssh_failure(&stderr, target))
                             .or_else(|| cause::last_line(&stderr))
                             .unwrap_or_else(|| "the run did not start".into()),
                         (None, None) => {
                             let code = status.and_then(|s| s.code());
-                            cause::ssh_failure(&stderr, &destination).unwrap_or_else(|| {
+                            cause::ssh_failure(&stderr, target).unwrap_or_else(|| {
                                 format!("the connection ended during the run ({}): the host went away, or its candor was killed with its shell", cause::ssh_exit(code))
                             })
                         }
@@ -459,7 +471,7 @@ pub fn run(
                     .map_err(|e| format!("fetch: cannot save the Run: {e}"))
                 })
         } else {
-            Err(step_cause("fetch", &got, &destination, plan.timeouts.fetch))
+            Err(step_cause("fetch", &got, target, plan.timeouts.fetch))
         };
         match saved {
             Ok(run) => {
@@ -540,7 +552,7 @@ pub fn run(
             w.rec.left_on_host.extend(remove_binary.iter().cloned());
             w.rec
                 .notes
-                .push(step_cause("cleanup", &c, &destination, plan.timeouts.fetch));
+                .push(step_cause("cleanup", &c, target, plan.timeouts.fetch));
         }
         if let (Some(path), true) = (&uploaded, remove_binary.is_none()) {
             w.rec.left_on_host.push(path.clone());
@@ -568,6 +580,7 @@ fn signal(conn: &Connection, pid: &Option<String>, sig: &str, become_user: &str)
 
 fn finish(mut w: Work<'_>, run_interval: Option<(Instant, Instant)>) -> HostOutcome {
     w.rec.finished_at = Some(now_millis());
+    w.ledger.done(w.index, &w.rec);
     HostOutcome {
         record: w.rec,
         run_interval,

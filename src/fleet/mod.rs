@@ -16,12 +16,15 @@
 //! What this module must not do: measure (the remote candor does), or lay
 //! out reports (`report::fleet` and the comparison exporters do).
 
+pub mod ansible;
 pub mod binary;
 pub mod cause;
+pub mod clean;
 pub mod clock;
 pub mod directory;
 pub mod host;
 pub mod inventory;
+pub mod ledger;
 pub mod progress;
 pub mod remote;
 pub mod run;
@@ -80,4 +83,6 @@ pub struct FleetPlan {
     pub private_dir: PathBuf,
     /// Replace files in the output directory.
     pub force: bool,
+    /// What each host has on it that this run made, for a second Ctrl-C.
+    pub ledger: std::sync::Arc<ledger::Ledger>,
 }

@@ -139,6 +139,52 @@ exit 0"#
     )
 }
 
+/// `candor fleet clean`: removes what a fleet run left on a host, as
+/// fleet.json names it: `$1` the become user (or empty), then the paths.
+/// Only candor's own kinds of path are touched (never a link): a work
+/// directory `candor-fleet.XXXXXX` or `candor-ansible.*`, a cached binary
+/// `.cache/candor/bin/candor-<sha256>`, the cache directories (when empty),
+/// a test file `.candor-*.tmp`; anything else is refused. A work directory
+/// that a running candor still writes its Run into is left alone. Prints
+/// for each path one of `candor-fleet-removed`, `-absent` (already gone),
+/// `-left` (still there), `-refused`, `-inuse PATH PID`.
+pub fn clean_script() -> String {
+    format!(
+        r#"u=$1; shift
+{AS}
+inuse() {{
+  for d in /proc/[0-9]*; do
+    case "$(readlink "$d/exe" 2>/dev/null)" in */candor|*/candor-*) ;; *) continue;; esac
+    if tr '\0' '\n' < "$d/cmdline" 2>/dev/null | grep -qxF -- "$1/run.json"; then echo "${{d#/proc/}}"; return 0; fi
+  done
+  return 1
+}}
+for p in "$@"; do
+  kind=no
+  case "$p" in
+    */candor-fleet.*/*|*/candor-ansible.*/*) ;;
+    /*/candor-fleet.??????|/*/candor-ansible.*) kind=workdir;;
+    /*/.cache/candor/bin/candor-*)
+      h=${{p##*/candor-}}
+      case "$h" in *[!0-9a-f]*) ;; *) [ ${{#h}} -eq 64 ] && kind=file;; esac;;
+    /*/.cache/candor/bin|/*/.cache/candor|/*/.cache) kind=dir;;
+    /*/.candor-*.tmp) case "${{p##*/}}" in */*) ;; *) kind=file;; esac;;
+  esac
+  if [ "$kind" = no ] || [ -L "$p" ]; then echo "candor-fleet-refused $p"; continue; fi
+  if [ ! -e "$p" ]; then echo "candor-fleet-absent $p"; continue; fi
+  case "$kind" in
+    workdir)
+      if pid=$(inuse "$p"); then echo "candor-fleet-inuse $p $pid"; continue; fi
+      as rm -rf -- "$p";;
+    dir) rmdir -- "$p" 2>/dev/null;;
+    file) as rm -f -- "$p";;
+  esac
+  if [ -e "$p" ]; then echo "candor-fleet-left $p"; else echo "candor-fleet-removed $p"; fi
+done
+exit 0"#
+    )
+}
+
 /// The values of the lines that start with `candor-fleet-<word> `.
 pub fn values<'a>(stdout: &'a str, word: &str) -> Vec<&'a str> {
     let prefix = format!("candor-fleet-{word} ");
@@ -174,6 +220,7 @@ mod tests {
             fetch_script(),
             kill_script(),
             cleanup_script(),
+            clean_script(),
         ] {
             let st = std::process::Command::new("sh")
                 .args(["-n", "-c", &s])
@@ -188,6 +235,79 @@ mod tests {
             .output()
             .unwrap();
         assert_eq!(String::from_utf8_lossy(&out.stdout), "a b|it's|");
+    }
+
+    /// `candor fleet clean`'s script on real files: candor's own kinds of
+    /// path go (a cache directory only when empty), anything else, a link
+    /// or a work directory a running candor writes into stays.
+    #[test]
+    fn clean_removes_only_candor_s_own_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = |p: &str| dir.path().join(p);
+        let s = |p: &std::path::Path| p.display().to_string();
+        std::fs::create_dir_all(d("home/.cache/candor/bin")).unwrap();
+        let sha = "ab".repeat(32);
+        std::fs::write(d(&format!("home/.cache/candor/bin/candor-{sha}")), "x").unwrap();
+        std::fs::write(d("home/.cache/candor/bin/candor-notahash"), "x").unwrap();
+        std::fs::create_dir(d("candor-fleet.Ab12Cd")).unwrap();
+        std::fs::write(d("candor-fleet.Ab12Cd/run.json"), "{}").unwrap();
+        std::fs::create_dir(d("candor-ansible.k2j3h4")).unwrap();
+        std::fs::write(d(".candor-main-4242-77-0.tmp"), "x").unwrap();
+        std::fs::write(d("precious"), "x").unwrap();
+        std::os::unix::fs::symlink(d("precious"), d("candor-fleet.LnLnLn")).unwrap();
+        // A work directory a running "candor" writes into (a copy of sh
+        // named candor, its command line naming the Run there; the `:`
+        // keeps sh from exec'ing sleep in its place).
+        std::fs::create_dir(d("candor-fleet.Busy00")).unwrap();
+        let fake = d("candor");
+        std::fs::copy("/bin/sh", &fake).unwrap();
+        let mut busy = std::process::Command::new(&fake)
+            .args(["-c", "sleep 30; :", "candor"])
+            .arg(s(&d("candor-fleet.Busy00/run.json")))
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let paths = [
+            s(&d(&format!("home/.cache/candor/bin/candor-{sha}"))),
+            s(&d("home/.cache/candor/bin")),
+            s(&d("home/.cache/candor")),
+            s(&d("home/.cache/candor/bin/candor-notahash")),
+            s(&d("candor-fleet.Ab12Cd")),
+            s(&d("candor-ansible.k2j3h4")),
+            s(&d(".candor-main-4242-77-0.tmp")),
+            s(&d("precious")),
+            s(&d("candor-fleet.LnLnLn")),
+            s(&d("candor-fleet.Busy00")),
+            s(&d("candor-fleet.Gone00")),
+            "relative/candor-fleet.abcdef".to_string(),
+        ];
+        let mut args = vec![String::new()];
+        args.extend(paths.iter().cloned());
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(command(&clean_script(), &args))
+            .output()
+            .unwrap();
+        let _ = busy.kill();
+        let _ = busy.wait();
+        assert!(out.status.success());
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let said = |word: &str| {
+            values(&text, word)
+                .iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+        };
+        let at = |i: &[usize]| i.iter().map(|&i| paths[i].clone()).collect::<Vec<_>>();
+        assert_eq!(said("removed"), at(&[0, 4, 5, 6]), "{text}");
+        // The cache directories still hold the file that is not candor's.
+        assert_eq!(said("left"), at(&[1, 2]), "{text}");
+        assert_eq!(said("refused"), at(&[3, 7, 8, 11]), "{text}");
+        assert_eq!(said("absent"), at(&[10]));
+        assert_eq!(said("inuse").len(), 1, "{text}");
+        assert!(said("inuse")[0].starts_with(&paths[9]), "{text}");
+        assert!(d("precious").exists() && d("candor-fleet.Busy00").exists());
+        assert!(d("home/.cache/candor/bin/candor-notahash").exists());
     }
 
     #[test]

@@ -30,6 +30,8 @@ pub struct Request {
     pub test_dir: String,
     /// The controller's command line.
     pub command: Vec<String>,
+    /// How the comparison files are rendered (`report::fleet_compare_file`).
+    pub render: directory::CompareRenderer,
 }
 
 /// Runs the fleet; returns the directory and the summary written there.
@@ -88,8 +90,52 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
         file_stems,
         private_dir: sockets.path().to_path_buf(),
         force: req.force,
+        ledger: std::sync::Arc::new(super::ledger::Ledger::new(targets.len())),
     };
     let started_at = now_millis();
+    let header = |hosts, notes, binaries: Vec<binary::Binary>, finished_at| FleetSummary {
+        schema: SCHEMA.to_string(),
+        controller: Controller {
+            hostname: Some(
+                rustix::system::uname()
+                    .nodename()
+                    .to_string_lossy()
+                    .into_owned(),
+            ),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            clock: super::clock::ControllerClock::read(),
+            max_rss_bytes: None,
+            ssh_max_rss_bytes: None,
+        },
+        command: req.command.clone(),
+        inventory: req.inventory.as_ref().map(|p| p.display().to_string()),
+        run_flags: req.run_flags.clone(),
+        parallel: req.parallel,
+        binary: None,
+        binaries,
+        started_at: started_at.clone(),
+        finished_at,
+        interrupted: crate::cancel::cancelled(),
+        hosts,
+        notes,
+        ssh: Some(super::summary::SshRecord {
+            config: req.ssh_config.clone(),
+            options: req.ssh_options.clone(),
+        }),
+    };
+    // A second Ctrl-C exits at once: it still writes a fleet.json that
+    // names what each host keeps (candor fleet clean removes it).
+    crate::cancel::saving(
+        || (),
+        |_| {
+            Some(super::ledger::last_words(
+                plan.ledger.clone(),
+                targets.clone(),
+                header(Vec::new(), notes.clone(), Vec::new(), None),
+                out_dir.clone(),
+            ))
+        },
+    );
     let mut display = super::progress::Display::new(names, req.quiet);
     let hosts = schedule::run_all(&plan, &targets, req.parallel, &mut display);
     drop(sockets);
@@ -129,33 +175,14 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
         ([one], [_]) => Some(one.clone()),
         _ => None,
     };
-    let summary = FleetSummary {
-        schema: SCHEMA.to_string(),
-        controller: Controller {
-            hostname: Some(
-                rustix::system::uname()
-                    .nodename()
-                    .to_string_lossy()
-                    .into_owned(),
-            ),
-            version: env!("CARGO_PKG_VERSION").to_string(),
-            clock: super::clock::ControllerClock::read(),
-            max_rss_bytes: max_rss,
-            ssh_max_rss_bytes: ssh_max_rss,
-        },
-        command: req.command.clone(),
-        inventory: req.inventory.as_ref().map(|p| p.display().to_string()),
-        run_flags: req.run_flags.clone(),
-        parallel: req.parallel,
-        binary,
-        binaries,
-        started_at,
-        finished_at: Some(now_millis()),
-        interrupted: crate::cancel::cancelled(),
-        hosts,
-        notes,
-    };
-    directory::write(&out_dir, &summary, true)?;
+    let mut summary = header(hosts, notes, binaries, Some(now_millis()));
+    summary.binary = binary;
+    summary.controller.max_rss_bytes = max_rss;
+    summary.controller.ssh_max_rss_bytes = ssh_max_rss;
+    directory::mark_overlaps(&out_dir, &summary)?;
+    directory::write(&out_dir, &summary, true, req.render)?;
+    // fleet.json is written: the second signal has nothing more to save.
+    crate::cancel::saving(|| (), |_| None);
     Ok((out_dir, summary))
 }
 
@@ -166,15 +193,38 @@ pub fn outcome(dir: &std::path::Path, summary: &FleetSummary) -> anyhow::Result<
             return Err(crate::error::Interrupted(sig).into());
         }
     }
-    let bad = summary.hosts.len() - summary.count(HostStatus::Ok);
-    if bad > 0 {
-        return Err(anyhow::anyhow!(
-            "{bad} of {} hosts gave no complete Run (causes in {})",
-            summary.hosts.len(),
-            dir.join("fleet.json").display()
-        ));
+    let bad: Vec<&super::HostRecord> = summary
+        .hosts
+        .iter()
+        .filter(|h| h.status != HostStatus::Ok)
+        .collect();
+    if bad.is_empty() {
+        return Ok(());
     }
-    Ok(())
+    // Which hosts, in one line: with their causes when they are few.
+    let named = if bad.len() <= 3 {
+        bad.iter()
+            .map(|h| match &h.cause {
+                Some(c) => format!("{} ({c})", h.name),
+                None => h.name.clone(),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    } else {
+        let names: Vec<&str> = bad.iter().take(10).map(|h| h.name.as_str()).collect();
+        let more = bad.len() - names.len();
+        let mut text = names.join(", ");
+        if more > 0 {
+            text.push_str(&format!(" and {more} more"));
+        }
+        text
+    };
+    Err(anyhow::anyhow!(
+        "{} of {} hosts gave no complete Run: {named}; causes in {}",
+        bad.len(),
+        summary.hosts.len(),
+        dir.join("fleet.json").display()
+    ))
 }
 
 /// Peak resident memory of this process and of its largest child, bytes.
@@ -188,7 +238,7 @@ fn peak_memory() -> (Option<u64>, Option<u64>) {
 }
 
 /// A program on PATH.
-fn which(name: &str) -> Option<PathBuf> {
+pub fn which(name: &str) -> Option<PathBuf> {
     std::env::var_os("PATH").and_then(|paths| {
         std::env::split_paths(&paths)
             .map(|d| d.join(name))

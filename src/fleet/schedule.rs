@@ -85,7 +85,8 @@ pub fn run_all(
 }
 
 /// For each interval, the others that overlap it (by more than touching).
-pub fn overlaps(intervals: &[Option<(Instant, Instant)>]) -> Vec<Vec<usize>> {
+/// Instants here; seconds on the controller's clock for the playbook's hosts.
+pub fn overlaps<T: PartialOrd + Copy>(intervals: &[Option<(T, T)>]) -> Vec<Vec<usize>> {
     intervals
         .iter()
         .enumerate()

@@ -155,6 +155,11 @@ pub struct HostRecord {
     /// Plain-word notes: a host key recorded on first use, a slow clock, ...
     #[serde(default)]
     pub notes: Vec<String>,
+    /// How the host was reached (address, port, user, key file, ssh
+    /// arguments, become): what `candor fleet clean` needs to reach it
+    /// again. Absent in files written before it.
+    #[serde(default)]
+    pub connection: Option<Target>,
 }
 
 impl HostRecord {
@@ -183,6 +188,7 @@ impl HostRecord {
             overlapped_with: Vec::new(),
             left_on_host: Vec::new(),
             notes: Vec::new(),
+            connection: Some(target.clone()),
         }
     }
 
@@ -210,6 +216,18 @@ pub struct Controller {
     /// The largest peak memory of one of its ssh processes, bytes.
     #[serde(default)]
     pub ssh_max_rss_bytes: Option<u64>,
+}
+
+/// The ssh settings of the whole fleet run (`-F`, `--ssh-option`), for
+/// `candor fleet clean`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct SshRecord {
+    /// `-F FILE`.
+    #[serde(default)]
+    pub config: Option<std::path::PathBuf>,
+    /// `--ssh-option K=V`, in order.
+    #[serde(default)]
+    pub options: Vec<String>,
 }
 
 /// fleet.json.
@@ -246,6 +264,10 @@ pub struct FleetSummary {
     /// Notes about the whole run (the binary chosen, ...).
     #[serde(default)]
     pub notes: Vec<String>,
+    /// The ssh settings every host was reached with. Absent in files
+    /// written before it (and from the playbook: Ansible's are its own).
+    #[serde(default)]
+    pub ssh: Option<SshRecord>,
 }
 
 impl FleetSummary {

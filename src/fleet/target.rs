@@ -130,6 +130,15 @@ impl Target {
         s
     }
 
+    /// The host as ssh names it in known_hosts (and as `ssh-keygen -R`
+    /// wants it): `[address]:port` when the port is not 22, else the address.
+    pub fn known_hosts_name(&self) -> String {
+        match self.port {
+            Some(p) if p != 22 => format!("[{}]:{p}", self.address),
+            _ => self.address.clone(),
+        }
+    }
+
     /// The destination and every other connection setting, for
     /// `--list-hosts`: `root@127.0.0.2:2222 key=~/.ssh/k args='-o X=y' become=root`.
     pub fn describe(&self) -> String {

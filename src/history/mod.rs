@@ -14,6 +14,8 @@
 //! lays out what the queries return.
 
 pub mod add;
+pub mod assess;
+pub mod batch;
 pub mod drift;
 pub mod error;
 pub mod export;

@@ -3,7 +3,7 @@
 //! stands. Every query uses an index: a trend is one range scan of the
 //! `figures` table's primary key (series, time).
 
-use super::drift::{assess, Assessment, Facts};
+use super::assess::{assess, Assessment, Facts};
 use super::figures::{Key, Metric};
 use crate::error::usage;
 use crate::findings::drift::DRIFT_WINDOW;

@@ -8,6 +8,7 @@
 
 pub mod arch;
 pub mod arm_cpu;
+pub mod block_device;
 pub mod blockstack;
 pub mod cpu;
 pub mod memory;

@@ -608,6 +608,10 @@ fn compute_key(s: &Summary, r: &super::summary::ComputeRow) -> String {
     }
 }
 
+/// The words of the note on a Run measured beside other hosts of a fleet
+/// (`Run.fleet`); a fleet's own report says it from fleet.json instead.
+pub const FLEET_OVERLAP: &str = "was measured while other hosts of its fleet ran";
+
 /// Notes where the Runs differ in a way a reader must know.
 fn differences(runs: &[Run], summaries: &[Summary], names: &[String]) -> Vec<String> {
     let mut notes = Vec::new();
@@ -660,6 +664,15 @@ fn differences(runs: &[Run], summaries: &[Summary], names: &[String]) -> Vec<Str
         summaries.iter().map(|s| s.passes.to_string()).collect(),
     );
     for (run, name) in runs.iter().zip(names) {
+        if let Some(f) = run.fleet.as_ref().filter(|f| !f.overlapped_with.is_empty()) {
+            notes.push(format!(
+                "{name} {FLEET_OVERLAP} ({}, up to {} at once): their load may be in its figures.",
+                f.overlapped_with.join(", "),
+                f.parallel
+            ));
+        }
+    }
+    for (run, name) in runs.iter().zip(names) {
         if run.status != crate::result::RunStatus::Complete {
             notes.push(format!(
                 "{name} is {}: its missing tests show as –.",
@@ -707,6 +720,33 @@ mod tests {
         // The scores are not repeated as compute columns.
         assert!(c.group("compute").is_empty(), "{:?}", c.columns);
         assert!(c.notes.iter().any(|n| n.starts_with("UnixBench columns")));
+    }
+
+    #[test]
+    fn a_run_measured_beside_other_hosts_is_noted() {
+        let mut a = synth::run();
+        a.label = Some("alpha".into());
+        a.fleet = Some(crate::result::FleetContext {
+            parallel: 2,
+            overlapped_with: vec!["bravo".into()],
+        });
+        let mut b = synth::run();
+        b.label = Some("bravo".into());
+        // A host of the same fleet that ran alone has no note.
+        b.fleet = Some(crate::result::FleetContext {
+            parallel: 2,
+            overlapped_with: vec![],
+        });
+        let c = Comparison::of(&[a, b]);
+        let notes: Vec<&String> = c
+            .notes
+            .iter()
+            .filter(|n| n.contains(FLEET_OVERLAP))
+            .collect();
+        assert_eq!(
+            notes,
+            ["alpha was measured while other hosts of its fleet ran (bravo, up to 2 at once): their load may be in its figures."]
+        );
     }
 
     #[test]

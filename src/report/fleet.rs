@@ -3,8 +3,13 @@
 //! cause of a failure), then the comparison of the hosts' Runs, whose notes
 //! carry what the fleet adds (hosts without a Run, hosts measured while
 //! others ran, which hosts ran which architecture's binary). Text
-//! and Markdown get both; CSV, JSON and HTML are the comparison with those
-//! notes (fleet.json has the rest as data).
+//! and Markdown get both; HTML lays them out as an offer comparison
+//! (`fleet/html.rs`: hosts as columns, charts per key metric, the fleet
+//! table); CSV and JSON are the comparison with those notes (fleet.json
+//! has the rest as data).
+
+mod html;
+mod side_by_side;
 
 use super::compare::Comparison;
 use super::markdown::{escape_cells, md};
@@ -16,8 +21,25 @@ use crate::result::Run;
 /// The comparison of a fleet's Runs (hosts that gave a complete Run) with the fleet's notes.
 pub fn fleet_comparison(summary: &FleetSummary, runs: &[Run]) -> Comparison {
     let mut c = Comparison::of(runs);
+    // fleet.json's notes say who ran together, for every host at once.
+    c.notes
+        .retain(|n| !n.contains(super::compare::FLEET_OVERLAP));
     c.notes.extend(summary.comparison_notes());
     c
+}
+
+/// A fleet's comparison file, in the format its name's extension names
+/// (`compare.md`: Markdown; `.txt` or anything else: text), as `candor fleet
+/// run` writes it.
+pub fn fleet_compare_file(summary: &FleetSummary, runs: &[Run], name: &str) -> String {
+    let format = match name.rsplit('.').next() {
+        Some("md") => Format::Md,
+        Some("csv") => Format::Csv,
+        Some("json") => Format::Json,
+        Some("html") => Format::Html,
+        _ => Format::Text,
+    };
+    render_fleet(summary, runs, format, &Options::default())
 }
 
 /// Renders a fleet run in a format.
@@ -28,10 +50,19 @@ pub fn render_fleet(
     options: &Options,
 ) -> String {
     let comparison = fleet_comparison(summary, runs);
-    let body = if runs.is_empty() {
-        None
-    } else {
-        Some(exporter(format).compare(&comparison, options))
+    let overlapped = overlapped(summary, &comparison);
+    // Hosts as columns when they fit, else the comparison's own layout.
+    let body = || {
+        let hosts = comparison.rows.len();
+        (hosts > 0).then(|| match format {
+            Format::Text if hosts <= side_by_side::TEXT_HOSTS => {
+                side_by_side::text(&comparison, &overlapped, options)
+            }
+            Format::Md if hosts <= side_by_side::MD_HOSTS => {
+                side_by_side::markdown(&comparison, &overlapped, options)
+            }
+            _ => exporter(format).compare(&comparison, options),
+        })
     };
     match format {
         Format::Text => {
@@ -39,7 +70,7 @@ pub fn render_fleet(
             out.push_str("\n\n");
             out.push_str(&fleet_table(summary).to_text(""));
             out.push('\n');
-            match body {
+            match body() {
                 Some(b) => out.push_str(&b),
                 None => out.push_str(&no_runs(&comparison)),
             }
@@ -49,14 +80,33 @@ pub fn render_fleet(
             let mut out = format!("## Fleet\n\n{}\n\n", md(&headline(summary)));
             out.push_str(&escape_cells(fleet_table(summary)).to_markdown());
             out.push('\n');
-            match body {
+            match body() {
                 Some(b) => out.push_str(&b),
                 None => out.push_str(&md(&no_runs(&comparison))),
             }
             out
         }
+        Format::Html => html::render(summary, &comparison, &overlapped, options),
         _ => exporter(format).compare(&comparison, options),
     }
+}
+
+/// For each row of the comparison, whether that host's battery ran while
+/// other hosts' did (the rows are the hosts that gave a complete Run, in
+/// fleet.json's order).
+fn overlapped(s: &FleetSummary, c: &Comparison) -> Vec<bool> {
+    let measured: Vec<&HostRecord> = s
+        .hosts
+        .iter()
+        .filter(|h| h.status == crate::fleet::HostStatus::Ok && h.run_file.is_some())
+        .collect();
+    (0..c.rows.len())
+        .map(|i| {
+            measured
+                .get(i)
+                .is_some_and(|h| !h.overlapped_with.is_empty())
+        })
+        .collect()
 }
 
 fn no_runs(c: &Comparison) -> String {

@@ -5,7 +5,7 @@
 
 use super::svg::{esc, line_chart, LineChart, Scale, Series};
 use super::table::{Align, Table};
-use crate::history::drift::Verdict;
+use crate::history::assess::Verdict;
 use crate::history::figures::Metric;
 use crate::history::query::{FindingRow, HostRow, Point, RunRow, SeriesRow, Standing};
 use std::fmt::Write as _;
@@ -609,6 +609,55 @@ pub fn standings_html(view: &HostView) -> String {
         out.push_str("</tr>\n");
     }
     out.push_str("</table></div>\n");
+    out
+}
+
+/// One line per drift finding: the fired ones first (important), then one
+/// line for the figures that could not be judged yet.
+pub fn drift_lines(findings: &[crate::result::Finding]) -> Vec<(bool, String)> {
+    let mut out: Vec<(bool, String)> = findings
+        .iter()
+        .filter(|f| f.status == crate::result::FindingStatus::Checked)
+        .map(|f| (true, format!("{}: {}", f.id, f.verdict)))
+        .collect();
+    if let Some(f) = findings
+        .iter()
+        .find(|f| f.status == crate::result::FindingStatus::NotChecked && f.id == "regressed")
+    {
+        out.push((false, format!("drift not checked: {}", f.verdict)));
+    }
+    out
+}
+
+/// What `history add` of many files prints: how many Runs were added to
+/// `db` (and were there already) for how many hosts, then each new Run's
+/// fired drift findings.
+pub fn added_text(db: &std::path::Path, added: &crate::history::batch::AddedFiles) -> String {
+    let (new, old, hosts) = (added.new, added.old, added.hosts);
+    let mut out = format!(
+        "added {new} Run{} to {}{} ({} host{})\n",
+        if new == 1 { "" } else { "s" },
+        db.display(),
+        if old > 0 {
+            format!(", {old} already stored")
+        } else {
+            String::new()
+        },
+        hosts,
+        if hosts == 1 { "" } else { "s" }
+    );
+    for run in &added.drift {
+        for (important, line) in drift_lines(&run.findings) {
+            if important {
+                out.push_str(&format!(
+                    "{} ({}, Run {}): {line}\n",
+                    run.host,
+                    run.started_at.as_deref().unwrap_or("?"),
+                    &run.hash[..12]
+                ));
+            }
+        }
+    }
     out
 }
 

@@ -8,7 +8,7 @@ use super::history::{
     host_facts, minute, short, standings_html, subject_tag, trend_svg, HostView, TrendView,
 };
 use super::svg::esc;
-use crate::history::drift::Verdict;
+use crate::history::assess::Verdict;
 use crate::history::query::{Point, SeriesRow};
 use std::fmt::Write as _;
 use std::path::Path;

@@ -38,7 +38,7 @@ pub use compute_text::compute_text;
 pub use csv::field as csv_field;
 pub use figure_rows::{ExportFormat, FigureWriter};
 pub use findings_text::findings_text;
-pub use fleet::{fleet_comparison, fleet_table, render_fleet};
+pub use fleet::{fleet_compare_file, fleet_comparison, fleet_table, render_fleet};
 pub use history_html::{history_html, HostSection};
 pub use job_plan::jobfile_plan;
 pub use summary::{ComputeRow, Direction, DiskRow, Summary};
@@ -62,6 +62,27 @@ pub enum Format {
     Json,
     /// One self-contained HTML file: tables, findings, inline SVG charts, no scripts.
     Html,
+}
+
+impl Format {
+    /// A `--format` parser that takes only `allowed`: `--help` lists
+    /// exactly those (with their help and aliases), and clap refuses any
+    /// other value with that list. Every command that prints a subset of
+    /// the formats (`analyze`, `history list`, `history show`, `history
+    /// report`, `unixbench`) says so through it, instead of a vocabulary of
+    /// its own. (A history trend's svg and an export's ndjson are not a
+    /// Run's formats: `TrendFormat` and `ExportFormat` name them.)
+    pub fn only(
+        allowed: &'static [Format],
+    ) -> impl clap::builder::TypedValueParser<Value = Format> {
+        use clap::builder::TypedValueParser;
+        use clap::ValueEnum;
+        let values = allowed
+            .iter()
+            .map(|f| f.to_possible_value().expect("every format has a name"));
+        clap::builder::PossibleValuesParser::new(values)
+            .map(|name| Format::from_str(&name, false).expect("one of the listed names"))
+    }
 }
 
 /// How byte rates are shown. Both are always available; the unit is always written.

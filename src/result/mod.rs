@@ -16,5 +16,5 @@ pub use file::{parse_run, read_run, run_json, write_run, ReadRunError};
 pub use lock::RunLock;
 pub use run::*;
 pub use spec::{subject, BlockSizes, Direction, DiskSpec, Rw};
-pub use stack::{LayerCounters, LayerIo, StackLayer, StackRelation};
+pub use stack::{FioDiskUtil, LayerCounters, LayerIo, StackLayer, StackRelation};
 pub use stats::{median, Spread};

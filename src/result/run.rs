@@ -56,6 +56,24 @@ pub struct Run {
     /// The fio job file this Run ran (`candor disk --job`): its text, kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub job_file: Option<JobFileRecord>,
+    /// fio's `disk_util` of imported fio output, per output file and device.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fio_disk_util: Vec<crate::result::FioDiskUtil>,
+    /// A host's Run of a fleet run with `--parallel`: the hosts measured at
+    /// the same time (their load may be in these figures). Written by the
+    /// controller; drift and comparisons say it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fleet: Option<FleetContext>,
+}
+
+/// How a host's Run of a fleet run was measured beside the other hosts.
+#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
+pub struct FleetContext {
+    /// Hosts at once (`--parallel N`, the playbook's serial).
+    pub parallel: usize,
+    /// The hosts whose batteries ran while this one did (empty: alone).
+    #[serde(default)]
+    pub overlapped_with: Vec<String>,
 }
 
 /// The fio job file a Run ran, kept whole so that the Run says exactly
@@ -203,6 +221,8 @@ impl Run {
             findings: Vec::new(),
             notes: Vec::new(),
             job_file: None,
+            fio_disk_util: Vec::new(),
+            fleet: None,
         }
     }
 

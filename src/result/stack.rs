@@ -107,3 +107,28 @@ pub struct LayerIo {
     #[serde(default)]
     pub io: Option<LayerCounters>,
 }
+
+/// fio's own `disk_util` entry for one device, as fio printed it in one
+/// output file (`candor import`): counted over fio's whole run of that file
+/// (every job in it, ramp included), without the bytes (fio's JSON has
+/// none). Kept so that nothing fio saw of the device is dropped.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FioDiskUtil {
+    /// The fio output file it came from.
+    pub file: String,
+    /// Indices (in the Run's `measurements`) of that file's jobs.
+    pub measurements: Vec<usize>,
+    /// Kernel name as fio printed it (`vda`, `md0`).
+    pub name: String,
+    pub read_ios: u64,
+    pub write_ios: u64,
+    pub read_merges: u64,
+    pub write_merges: u64,
+    /// Milliseconds spent on reads (writes), summed over requests.
+    pub read_ticks_ms: u64,
+    pub write_ticks_ms: u64,
+    /// Milliseconds of requests in flight, summed.
+    pub in_queue_ms: u64,
+    /// Percent of fio's run the device was busy.
+    pub util_pct: f64,
+}

@@ -9,7 +9,7 @@
 //! `candor history add RUN.json` adds the file later.
 
 use crate::history::{self, drift, query, schema::Open, History, Incoming};
-use crate::result::{Finding, FindingStatus, Run};
+use crate::result::Run;
 use std::path::{Path, PathBuf};
 
 /// The history flags of a command that makes a Run.
@@ -139,23 +139,6 @@ fn add_and_judge(
         ),
     ));
     let findings = drift::for_run(&store, run, None)?;
-    lines.extend(drift_lines(&findings));
+    lines.extend(crate::report::history::drift_lines(&findings));
     Ok(lines)
-}
-
-/// One line per drift finding: the fired ones first (important), then one
-/// line for the figures that could not be judged yet.
-pub fn drift_lines(findings: &[Finding]) -> Vec<(bool, String)> {
-    let mut out: Vec<(bool, String)> = findings
-        .iter()
-        .filter(|f| f.status == FindingStatus::Checked)
-        .map(|f| (true, format!("{}: {}", f.id, f.verdict)))
-        .collect();
-    if let Some(f) = findings
-        .iter()
-        .find(|f| f.status == FindingStatus::NotChecked && f.id == "regressed")
-    {
-        out.push((false, format!("drift not checked: {}", f.verdict)));
-    }
-    out
 }

@@ -12,10 +12,12 @@
 //! to back. The pause goes before every disk test but the first, so one
 //! test's write-back does not land in the next.
 
+mod check;
 mod control;
 mod inputs;
 mod steps;
 
+pub use check::check;
 pub use control::{control_size, ControlDecision, ControlPlan, CONTROL_RULE, MIN_CONTROL};
 pub use inputs::{Environment, Overrides};
 pub use steps::{disk_key, measurement_key, Step};
@@ -34,7 +36,7 @@ pub const MAX_PASSES: u32 = 100;
 
 /// The battery as it will run (and as stored in `Run.plan`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Plan {
+pub struct BatteryPlan {
     /// The preset the values started from.
     pub preset: String,
     /// Flags that changed the preset's values (`--passes`, `--runtime`, ...).
@@ -73,9 +75,13 @@ pub struct SkippedGroup {
     pub reason: String,
 }
 
-impl Plan {
+impl BatteryPlan {
     /// Builds the plan. Errors are one line naming the flag (usage errors).
-    pub fn build(preset: Preset, flags: &Overrides, env: &Environment) -> Result<Plan, String> {
+    pub fn build(
+        preset: Preset,
+        flags: &Overrides,
+        env: &Environment,
+    ) -> Result<BatteryPlan, String> {
         let v = preset.values();
         let mut overridden = Vec::new();
         let mut pick = |flag: &str, given: bool| {
@@ -235,7 +241,7 @@ impl Plan {
             return Err(format!("nothing to run: {}", list.join(", ")));
         }
 
-        Ok(Plan {
+        Ok(BatteryPlan {
             preset: preset.as_str().to_string(),
             overridden,
             dir: env.dir.clone(),
@@ -306,7 +312,7 @@ mod tests {
 
     #[test]
     fn quick_preset() {
-        let p = Plan::build(Preset::Quick, &Overrides::default(), &big()).unwrap();
+        let p = BatteryPlan::build(Preset::Quick, &Overrides::default(), &big()).unwrap();
         assert_eq!(p.passes, 1);
         assert_eq!(p.disk_tests.len(), 11);
         assert!(p.runtime() + p.ramp() <= Duration::from_secs(5));
@@ -325,18 +331,18 @@ mod tests {
 
     #[test]
     fn standard_and_full_presets() {
-        let s = Plan::build(Preset::Standard, &Overrides::default(), &big()).unwrap();
+        let s = BatteryPlan::build(Preset::Standard, &Overrides::default(), &big()).unwrap();
         assert_eq!(s.passes, 3);
         assert!(s.runs(BatteryGroup::Control));
         assert_eq!(s.control.size, Some(16 * GIB));
         // Two sequential read tests in three passes share the control file.
         assert_eq!(s.control.seq_share, Some(16 * GIB / 6 / MIB * MIB));
-        let f = Plan::build(Preset::Full, &Overrides::default(), &big()).unwrap();
+        let f = BatteryPlan::build(Preset::Full, &Overrides::default(), &big()).unwrap();
         assert_eq!(
             (f.runtime(), f.pause()),
             (Duration::from_secs(30), Duration::from_secs(20))
         );
-        let peak = Plan::build(Preset::Peak, &Overrides::default(), &big()).unwrap();
+        let peak = BatteryPlan::build(Preset::Peak, &Overrides::default(), &big()).unwrap();
         assert_eq!(peak.disk_tests.len(), 4);
         assert_eq!(
             peak.groups_run,
@@ -367,7 +373,7 @@ mod tests {
             ]),
             skip: vec![BatteryGroup::Cpu],
         };
-        let p = Plan::build(Preset::Full, &flags, &big()).unwrap();
+        let p = BatteryPlan::build(Preset::Full, &flags, &big()).unwrap();
         assert_eq!(p.passes, 5);
         assert_eq!(p.runtime(), Duration::from_secs(7));
         assert_eq!(p.ramp(), Duration::ZERO);
@@ -390,7 +396,7 @@ mod tests {
         assert_eq!(reason(BatteryGroup::Cpu), "--skip");
         assert_eq!(reason(BatteryGroup::Memory), "not in --only");
         // The quick preset gains a control series when asked for one.
-        let q = Plan::build(
+        let q = BatteryPlan::build(
             Preset::Quick,
             &Overrides {
                 control: Some(ControlRequest::Auto),
@@ -404,7 +410,8 @@ mod tests {
 
     #[test]
     fn bad_values_name_the_flag() {
-        let build = |flags: Overrides| Plan::build(Preset::Quick, &flags, &big()).unwrap_err();
+        let build =
+            |flags: Overrides| BatteryPlan::build(Preset::Quick, &flags, &big()).unwrap_err();
         assert!(build(Overrides {
             passes: Some(0),
             ..Default::default()
@@ -450,7 +457,7 @@ mod tests {
     fn unavailable_groups_are_listed() {
         let mut env = big();
         env.unavailable = vec![(BatteryGroup::Crypto, "not built".into())];
-        let p = Plan::build(Preset::Quick, &Overrides::default(), &env).unwrap();
+        let p = BatteryPlan::build(Preset::Quick, &Overrides::default(), &env).unwrap();
         assert!(!p.runs(BatteryGroup::Crypto));
         assert!(p.groups_skipped.contains(&SkippedGroup {
             group: BatteryGroup::Crypto,
@@ -470,7 +477,7 @@ mod tests {
             ]),
             ..Overrides::default()
         };
-        let p = Plan::build(Preset::Peak, &flags, &big()).unwrap();
+        let p = BatteryPlan::build(Preset::Peak, &flags, &big()).unwrap();
         let labels: Vec<String> = p
             .steps()
             .iter()
@@ -500,17 +507,17 @@ mod tests {
 
     #[test]
     fn plan_round_trips_through_json() {
-        let p = Plan::build(Preset::Standard, &Overrides::default(), &big()).unwrap();
+        let p = BatteryPlan::build(Preset::Standard, &Overrides::default(), &big()).unwrap();
         let json = serde_json::to_value(&p).unwrap();
         assert_eq!(json["control"]["size"], 16 * GIB);
         assert_eq!(json["groups_run"][0], "disk");
-        let back: Plan = serde_json::from_value(json).unwrap();
+        let back: BatteryPlan = serde_json::from_value(json).unwrap();
         assert_eq!(back, p);
     }
 
     #[test]
     fn no_space_for_control_is_stated_in_the_plan() {
-        let p = Plan::build(
+        let p = BatteryPlan::build(
             Preset::Standard,
             &Overrides::default(),
             &machine(24 * GIB, 5 * GIB),

@@ -4,7 +4,7 @@
 //! what is done.
 
 use super::super::groups::BatteryGroup;
-use super::Plan;
+use super::BatteryPlan;
 use crate::result::FileRole;
 use std::time::Duration;
 
@@ -37,7 +37,7 @@ impl Step {
     }
 }
 
-impl Plan {
+impl BatteryPlan {
     /// Every step, in execution order: passes as rounds.
     pub fn steps(&self) -> Vec<Step> {
         let mut steps = Vec::new();
@@ -174,7 +174,7 @@ pub fn disk_key(profile: &str, rw: &str, role: FileRole, pass: u32) -> String {
     format!("disk/{role}/{profile}/{rw}/{pass}")
 }
 
-/// The key of a finished measurement (see `Plan::step_key`); None outside a battery.
+/// The key of a finished measurement (see `BatteryPlan::step_key`); None outside a battery.
 pub fn measurement_key(m: &crate::result::Measurement) -> Option<String> {
     use crate::result::Measurement;
     match m {
@@ -190,7 +190,7 @@ pub fn measurement_key(m: &crate::result::Measurement) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Environment, Overrides, Plan};
+    use super::super::{BatteryPlan, Environment, Overrides};
     use super::*;
     use crate::battery::presets::Preset;
 
@@ -207,7 +207,7 @@ mod tests {
             unavailable: Vec::new(),
             seed: 42,
         };
-        let full = Plan::build(Preset::Full, &Overrides::default(), &env).unwrap();
+        let full = BatteryPlan::build(Preset::Full, &Overrides::default(), &env).unwrap();
         let steps = full.steps();
         let ub: Vec<usize> = (0..steps.len())
             .filter(|&i| matches!(steps[i], Step::Unixbench { .. }))
@@ -223,7 +223,7 @@ mod tests {
             full.step_estimate(&steps, ub[0]),
             Duration::from_secs(1310) * copy_counts
         );
-        let standard = Plan::build(Preset::Standard, &Overrides::default(), &env).unwrap();
+        let standard = BatteryPlan::build(Preset::Standard, &Overrides::default(), &env).unwrap();
         assert!(!standard
             .steps()
             .iter()
@@ -232,7 +232,7 @@ mod tests {
             compute_runtime: Some(Duration::from_secs(1)),
             ..Overrides::default()
         };
-        let full = Plan::build(Preset::Full, &short, &env).unwrap();
+        let full = BatteryPlan::build(Preset::Full, &short, &env).unwrap();
         let steps = full.steps();
         // 71 passes of 1 s per copy count.
         assert_eq!(
@@ -252,7 +252,7 @@ mod tests {
             unavailable: Vec::new(),
             seed: 42,
         };
-        let plan = Plan::build(Preset::Standard, &Overrides::default(), &env).unwrap();
+        let plan = BatteryPlan::build(Preset::Standard, &Overrides::default(), &env).unwrap();
         let steps = plan.steps();
         let mut paused = 0;
         for (i, step) in steps.iter().enumerate() {

@@ -55,7 +55,7 @@ pub struct Lowered {
     /// fio's reporting group.
     pub group: u32,
     pub spec: JobSpec,
-    /// Each clone's file (an index into `Plan::files`) and region (first byte, length).
+    /// Each clone's file (an index into `JobFilePlan::files`) and region (first byte, length).
     pub threads: Vec<(usize, u64, u64)>,
     /// fio's name for it: `name=`, else the section.
     pub fio_name: String,
@@ -77,7 +77,7 @@ pub struct Lowered {
 
 /// A job file, lowered.
 #[derive(Debug, Clone)]
-pub struct Plan {
+pub struct JobFilePlan {
     pub jobs: Vec<Lowered>,
     pub files: Vec<FileUse>,
     /// Refused options that ran without their effect (`ignore_unsupported`):
@@ -94,8 +94,8 @@ const MAX_IODEPTH: u64 = 4096;
 const MAX_BS: u64 = 256 << 20;
 
 /// Lowers every job of `file`.
-pub fn lower(file: &JobFile, ctx: &Context) -> Result<Plan, JobFileError> {
-    let mut plan = Plan {
+pub fn lower(file: &JobFile, ctx: &Context) -> Result<JobFilePlan, JobFileError> {
+    let mut plan = JobFilePlan {
         jobs: Vec::new(),
         files: Vec::new(),
         ignored: Vec::new(),
@@ -158,7 +158,7 @@ pub fn lower(file: &JobFile, ctx: &Context) -> Result<Plan, JobFileError> {
 /// `overwrite=1`; a file only written to, without it, is allocated and
 /// written for the first time by the job. candor always fills its files
 /// first, so its writes overwrite data: say so where fio's would not.
-fn overwrite_notes(plan: &mut Plan, file: &JobFile) {
+fn overwrite_notes(plan: &mut JobFilePlan, file: &JobFile) {
     let read: Vec<bool> = plan
         .files
         .iter()
@@ -232,7 +232,7 @@ fn order(
 /// fio judges steady state over a whole reporting group when
 /// `group_reporting` is set, and per clone otherwise; candor judges one
 /// job's threads together, so it runs steady state only where the two agree.
-fn check_steady_groups(plan: &Plan, file: &JobFile) -> Result<(), JobFileError> {
+fn check_steady_groups(plan: &JobFilePlan, file: &JobFile) -> Result<(), JobFileError> {
     let mut in_group: HashMap<u32, usize> = HashMap::new();
     for j in &plan.jobs {
         *in_group.entry(j.group).or_default() += 1;
@@ -355,8 +355,6 @@ impl<'a> Lowering<'a> {
         let steady = self.steady()?;
         let (invalidate, fadvise) = self.cache(&rw)?;
         self.reporting_notes(&rw);
-        spec.validate()
-            .map_err(|e| JobFileError::at(&self.job.pos, format!("[{}]: {e}", self.job.section)))?;
         let start_delay = match self.get("startdelay").map(|s| (&s.value, s)) {
             Some((Value::TimeRange(lo, hi), s)) if lo != hi => {
                 self.refuse(s, "a random start delay per clone; give one delay")?;
@@ -385,7 +383,7 @@ impl<'a> Lowering<'a> {
             invalidate,
             fadvise,
             options: self.job.effective().iter().map(|s| s.canonical()).collect(),
-            fio_command: fio_command(self.job),
+            fio_command: crate::fio::command::for_jobfile_job(self.job),
             notes: std::mem::take(&mut self.notes),
         })
     }
@@ -1099,38 +1097,16 @@ fn absolute(base: &Path, path: &Path) -> PathBuf {
     out
 }
 
-/// `fio --name=NAME --opt=value ...`: this job alone, with the settings
-/// in force (the global ones first), as fio's command line takes them.
-/// Every `--name` starts a job there, so the job's fio name is given once
-/// and `name=` not repeated; `wait_for` is left out, as the job it names is
-/// not on this line (fio would refuse the line: "waitee job unknown").
-pub fn fio_command(job: &Job) -> String {
-    let mut args = vec![
-        "fio".to_string(),
-        format!("--name={}", crate::fio::shell_quote(job.fio_name())),
-    ];
-    for s in job.effective() {
-        if matches!(s.def.name, "name" | "wait_for") {
-            continue;
-        }
-        args.push(match &s.raw {
-            Some(v) => format!("--{}={}", s.def.name, crate::fio::shell_quote(v)),
-            None => format!("--{}", s.def.name),
-        });
-    }
-    args.join(" ")
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::{read, Env, InMemory};
     use super::*;
 
-    fn plan(text: &str) -> Result<Plan, JobFileError> {
+    fn plan(text: &str) -> Result<JobFilePlan, JobFileError> {
         plan_with(text, false)
     }
 
-    fn plan_with(text: &str, ignore: bool) -> Result<Plan, JobFileError> {
+    fn plan_with(text: &str, ignore: bool) -> Result<JobFilePlan, JobFileError> {
         let r = InMemory([(PathBuf::from("/j.fio"), text.to_string())].into());
         let file = read(
             &r,
@@ -1209,12 +1185,12 @@ mod tests {
         assert!(e.starts_with("/j.fio:3: wait_for=z: no job named z"), "{e}");
     }
 
-    fn afters(p: &Plan) -> Vec<Vec<usize>> {
+    fn afters(p: &JobFilePlan) -> Vec<Vec<usize>> {
         p.jobs.iter().map(|j| j.after.iter().collect()).collect()
     }
 
     /// The fio names of the jobs job `i` waits for.
-    fn waited_for(p: &Plan, i: usize) -> Vec<&str> {
+    fn waited_for(p: &JobFilePlan, i: usize) -> Vec<&str> {
         p.jobs[i]
             .after
             .iter()

@@ -1,0 +1,134 @@
+//! A fio job file's jobs, run the way fio runs them: candor's own test
+//! files created beside the ones fio would use, the jobs run in fio's order
+//! (`disk::schedule`), each job's measurement added to the Run as it ends,
+//! with its section, its place on the run's timeline and the files it used.
+
+use crate::disk::schedule::{self, Planned};
+use crate::disk::{EngineChoice, EngineKind, Placement, TestDir, TestFile};
+use crate::fio::jobfile::lower;
+use crate::plan::jobfile::{dir_index, needed};
+use crate::result::{DiskMeasurement, JobInfo, Measurement, WAITED_FOR_NAMED};
+use crate::session::recorder::Recorder;
+use std::path::Path;
+
+/// Creates the files, runs the jobs and records each one as it ends.
+pub fn measure(
+    plan: &lower::JobFilePlan,
+    dirs: &[TestDir],
+    recorder: &mut Recorder,
+) -> anyhow::Result<()> {
+    let mut files: Vec<Option<TestFile>> = Vec::with_capacity(plan.files.len());
+    for (i, f) in plan.files.iter().enumerate() {
+        if !needed(plan, f) {
+            files.push(None);
+            continue;
+        }
+        let dir = &dirs[dir_index(dirs, &f.dir)];
+        let align = dir.direct_alignment();
+        let size = f.size.div_ceil(align) * align;
+        let seed = plan.jobs[f.jobs[0]].spec.seed ^ (i as u64).wrapping_mul(0x5851_f42d);
+        files.push(Some(TestFile::create(
+            dir,
+            &file_purpose(&f.fio_path),
+            size,
+            seed,
+        )?));
+        crate::cancel::check()?;
+    }
+    let planned: Vec<Planned> = plan
+        .jobs
+        .iter()
+        .map(|job| {
+            let dir = &dirs[dir_index(dirs, &plan.files[job.threads[0].0].dir)];
+            let null = job.spec.engine == EngineChoice::Exact(EngineKind::Null);
+            Planned {
+                spec: job.spec.clone(),
+                places: job
+                    .threads
+                    .iter()
+                    .map(|&(f, start, len)| Placement {
+                        file: if null { None } else { files[f].as_ref() },
+                        start,
+                        len,
+                    })
+                    .collect(),
+                after: job.after.clone(),
+                start_delay: job.start_delay,
+                steady: job.steady.clone(),
+                invalidate: job.invalidate,
+                fadvise: job.fadvise,
+                buffer_align: dir.buffer_alignment(),
+                dir: dir.path().to_path_buf(),
+            }
+        })
+        .collect();
+    schedule::run_all(&planned, &mut |done| {
+        let job = &plan.jobs[done.index];
+        let mut m: DiskMeasurement = done.outcome.measurement;
+        m.profile = Some(job.section.clone());
+        m.fio_command = job.fio_command.clone();
+        let mut notes = job.notes.clone();
+        notes.append(&mut m.notes);
+        m.notes = notes;
+        let used: Vec<usize> = {
+            let mut v: Vec<usize> = job.threads.iter().map(|t| t.0).collect();
+            v.dedup();
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
+        m.file = files[used[0]].as_ref().map(TestFile::info);
+        m.job = Some(JobInfo {
+            section: job.section.clone(),
+            at: job.pos.to_string(),
+            group: job.group,
+            start_ns: done.start_ns,
+            end_ns: done.end_ns,
+            ended_by: done.outcome.ended_by.to_string(),
+            waited_for: job
+                .after
+                .iter()
+                .take(WAITED_FOR_NAMED)
+                .map(|i| plan.jobs[i].fio_name.clone())
+                .collect(),
+            waited_for_more: job.after.len().saturating_sub(WAITED_FOR_NAMED),
+            start_delay_ns: job.start_delay.as_nanos() as u64,
+            options: job.options.clone(),
+            fio_files: used
+                .iter()
+                .map(|&f| plan.files[f].fio_path.display().to_string())
+                .collect(),
+            files: used
+                .iter()
+                .filter_map(|&f| files[f].as_ref().map(TestFile::info))
+                .collect(),
+            steadystate: done.outcome.steady,
+        });
+        recorder.add(Measurement::Disk(m))
+    })?;
+    Ok(())
+    // The files are dropped (removed) here, whatever happened.
+}
+
+/// A name for candor's file from fio's (`.candor-job-<name>-<pid>-<n>.tmp`).
+fn file_purpose(fio_path: &Path) -> String {
+    let base = fio_path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let clean: String = base
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(crate::leftovers::names::MAX_JOB_NAME)
+        .collect();
+    if clean.is_empty() {
+        return "job-file".to_string();
+    }
+    format!("job-{clean}")
+}

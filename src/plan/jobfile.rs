@@ -1,0 +1,207 @@
+//! A fio job file's plan: read (`fio::jobfile`), lowered into candor's
+//! jobs (`fio::jobfile::lower`: fio's vocabulary into `JobSpec`s, their
+//! files and order), then checked here, before any file exists: each job's
+//! values, the memory every job's buffers need together, each directory
+//! (a filesystem candor measures on, O_DIRECT alignment) and the room for
+//! every file. Every refusal is a one-line usage error with the file and
+//! line or the job file's path.
+
+use crate::disk::{BlockSizes, EngineChoice, EngineKind, TestDir};
+use crate::error::usage;
+use crate::fio::jobfile::{self, lower, Env, FileSystem, JobFile, JobFileError};
+use crate::result::{JobFileRecord, JobFileText};
+use std::path::{Path, PathBuf};
+
+/// What the user asked for: the job file and the flags that change it.
+#[derive(Debug, Clone)]
+pub struct JobFileRequest<'a> {
+    pub path: &'a Path,
+    /// fio's `--section`: only these sections.
+    pub sections: &'a [String],
+    /// `--dir`: where jobs whose file names no directory put it (else the
+    /// current directory, as fio).
+    pub dir: Option<&'a Path>,
+    pub ignore_unsupported: bool,
+    pub seed: Option<u64>,
+}
+
+/// Reads the job file and plans it; every problem is a usage error.
+pub fn read(request: &JobFileRequest) -> anyhow::Result<(JobFile, lower::JobFilePlan)> {
+    let file = jobfile::read(
+        &FileSystem,
+        request.path,
+        request.sections,
+        &Env::of_this_host(),
+    )
+    .map_err(|e| usage(e.to_string()))?;
+    let default_dir = match request.dir {
+        Some(d) => d.to_path_buf(),
+        None => std::env::current_dir()
+            .map_err(|e| usage(format!("the current directory: {e} (give --dir)")))?,
+    };
+    let ctx = lower::Context {
+        default_dir,
+        ignore_unsupported: request.ignore_unsupported,
+        seed: request.seed,
+    };
+    let plan = plan(&file, &ctx).map_err(|e| usage(e.to_string()))?;
+    Ok((file, plan))
+}
+
+/// The job file's jobs lowered, each one's values checked (the same
+/// checks as `candor disk`'s, named by section).
+pub fn plan(file: &JobFile, ctx: &lower::Context) -> Result<lower::JobFilePlan, JobFileError> {
+    let plan = lower::lower(file, ctx)?;
+    for job in &plan.jobs {
+        super::preflight::check_values(&job.spec)
+            .map_err(|e| JobFileError::at(&job.pos, format!("[{}]: {e}", job.section)))?;
+    }
+    Ok(plan)
+}
+
+/// The checks that need the machine: memory for every job's buffers (they
+/// may all run at once), every directory, and every file's room. Returns
+/// the directories, opened, in the order of the plan's files.
+pub fn check(file: &JobFile, plan: &lower::JobFilePlan) -> anyhow::Result<Vec<TestDir>> {
+    check_memory(file, plan, crate::host::memory::available_bytes())?;
+    open_dirs(file, plan)
+}
+
+/// The jobs' buffers, all at once, must fit in half the available memory
+/// (the rule of `candor disk`), and each job's in the address space: the
+/// allocation would abort otherwise.
+fn check_memory(
+    file: &JobFile,
+    plan: &lower::JobFilePlan,
+    available: Option<u64>,
+) -> anyhow::Result<()> {
+    let need: u64 = plan
+        .jobs
+        .iter()
+        .map(|j| super::preflight::memory_needed(&j.spec))
+        .sum();
+    if let Some(avail) = available.filter(|avail| need > avail / 2) {
+        return Err(usage(format!(
+            "{}: its jobs' I/O buffers need {} together; {} of memory is available (candor uses at most half)",
+            file.path,
+            crate::units::fmt_bytes(need),
+            crate::units::fmt_bytes(avail)
+        )));
+    }
+    for job in &plan.jobs {
+        super::preflight::check_memory(&job.spec, available).map_err(usage)?;
+    }
+    Ok(())
+}
+
+/// The test directory of each file fio would use, checked: a filesystem
+/// candor measures on, O_DIRECT alignment for the jobs that ask for it, and
+/// room for all of candor's files with the usual margin left free.
+fn open_dirs(file: &JobFile, plan: &lower::JobFilePlan) -> anyhow::Result<Vec<TestDir>> {
+    let mut dirs: Vec<TestDir> = Vec::new();
+    for f in &plan.files {
+        if dirs.iter().any(|d| d.path() == f.dir) {
+            continue;
+        }
+        let job = &plan.jobs[f.jobs[0]];
+        let dir = TestDir::open(&f.dir).map_err(|e| {
+            usage(format!(
+                "{}: [{}] puts its files in {}: {e}",
+                job.pos,
+                job.section,
+                f.dir.display()
+            ))
+        })?;
+        dirs.push(dir);
+    }
+    for job in &plan.jobs {
+        let dir = &dirs[dir_index(&dirs, &plan.files[job.threads[0].0].dir)];
+        let align = dir.direct_alignment();
+        if !job.spec.direct {
+            continue;
+        }
+        let sizes = job.spec.sizes();
+        let mut need: Vec<(String, u64)> = Vec::new();
+        for s in &sizes {
+            match s {
+                BlockSizes::Fixed(b) => need.push(("block size".into(), *b)),
+                BlockSizes::Split(v) => {
+                    need.extend(v.iter().map(|(b, _)| ("block size".to_string(), *b)))
+                }
+                BlockSizes::Range(lo, _) => need.push(("block size".into(), *lo)),
+            }
+        }
+        need.push(("alignment (ba)".into(), job.spec.unit()));
+        for (_, start, _) in &job.threads {
+            need.push(("offset".into(), *start));
+        }
+        if let Some((what, v)) = need.iter().find(|(_, v)| v % align != 0) {
+            return Err(usage(format!(
+                "{}: [{}] uses direct=1 with a {what} of {v} bytes, not a multiple of the {align}-byte O_DIRECT alignment of {}",
+                job.pos,
+                job.section,
+                dir.path().display()
+            )));
+        }
+    }
+    for dir in &dirs {
+        let align = dir.direct_alignment();
+        let total: u64 = plan
+            .files
+            .iter()
+            .filter(|f| f.dir == dir.path() && needed(plan, f))
+            .map(|f| f.size.div_ceil(align) * align)
+            .sum();
+        let margin = crate::disk::space_margin(dir.total_bytes());
+        let free = dir.free_bytes_now();
+        if total.saturating_add(margin) > free {
+            return Err(usage(format!(
+                "{}: its files need {} in {}: {} free, and candor leaves {} free",
+                file.path,
+                crate::units::fmt_bytes(total),
+                dir.path().display(),
+                crate::units::fmt_bytes(free),
+                crate::units::fmt_bytes(margin)
+            )));
+        }
+    }
+    Ok(dirs)
+}
+
+/// The index in `dirs` of the directory at `path`.
+pub fn dir_index(dirs: &[TestDir], path: &Path) -> usize {
+    dirs.iter()
+        .position(|d| d.path() == path)
+        .expect("every file's directory was opened")
+}
+
+/// What the Run keeps of the job file.
+pub fn record(file: &JobFile, plan: &lower::JobFilePlan, sections: &[String]) -> JobFileRecord {
+    JobFileRecord {
+        path: file.path.clone(),
+        sha256: file.files[0].sha256.clone(),
+        files: file
+            .files
+            .iter()
+            .map(|f| JobFileText {
+                path: f.path.clone(),
+                sha256: f.sha256.clone(),
+                text: f.text.clone(),
+            })
+            .collect(),
+        sections: sections.to_vec(),
+        ignored: plan.ignored.clone(),
+    }
+}
+
+/// The job file and its includes: inputs of the Run, never its outputs.
+pub fn inputs(file: &JobFile) -> Vec<PathBuf> {
+    file.files.iter().map(|f| PathBuf::from(&f.path)).collect()
+}
+
+/// True when some job that uses file `f` does I/O (the null engine needs no file).
+pub fn needed(plan: &lower::JobFilePlan, f: &lower::FileUse) -> bool {
+    f.jobs
+        .iter()
+        .any(|&j| plan.jobs[j].spec.engine != EngineChoice::Exact(EngineKind::Null))
+}

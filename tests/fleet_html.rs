@@ -1,0 +1,214 @@
+//! The fleet comparison's HTML (`candor fleet report DIR --format html`)
+//! in a real headless Chromium at 1400 px: 3 hosts side by side as
+//! columns, 12 hosts turned (a host per row, the metrics in blocks), both
+//! without any sideways scrolling (the page measured by a script added to
+//! the test's copy of it: the page itself has none), a chart per key
+//! metric with a bar per host, the fleet table with a failed host's row
+//! saying why, and the figures of hosts that ran at the same time marked.
+//! The screenshots are kept in the test's target directory.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A fleet directory of `n` hosts with Runs (synthetic batteries, each its
+/// own figures) and one dead host; hosts 2 and 3 ran at the same time.
+fn fleet_dir(dir: &Path, n: usize) -> Vec<String> {
+    std::fs::create_dir_all(dir.join("runs")).unwrap();
+    let mut names = Vec::new();
+    let mut hosts = Vec::new();
+    for i in 0..n {
+        // Names of the lengths inventories have, one with HTML in it.
+        let name = match i {
+            0 => "web-<b>1</b>&co".to_string(),
+            5 => "db-primary.eu-central.example.com".to_string(),
+            _ => format!("host{:02}", i + 1),
+        };
+        let stem = format!("h{i}");
+        let run = common::battery(&name, 0.5 + i as f64 * 0.17);
+        std::fs::write(
+            dir.join(format!("runs/{stem}.json")),
+            serde_json::to_string(&run).unwrap(),
+        )
+        .unwrap();
+        let overlapped: Vec<String> = match i {
+            1 => vec![format!("host{:02}", 3)],
+            2 => vec![format!("host{:02}", 2)],
+            _ => Vec::new(),
+        };
+        hosts.push(serde_json::json!({
+            "name": name, "destination": format!("root@10.0.0.{i}:22"), "status": "ok",
+            "run_file": format!("runs/{stem}.json"), "run_status": "complete", "arch": "x86_64",
+            "phases": [
+                {"phase": "connect", "started_at": "2026-12-05T07:00:00.000Z", "duration_ns": 310_000_000u64},
+                {"phase": "upload", "started_at": "2026-12-05T07:00:00.400Z", "duration_ns": 1_200_000_000u64},
+                {"phase": "run", "started_at": "2026-12-05T07:00:02.000Z", "duration_ns": 125_000_000_000u64},
+                {"phase": "fetch", "started_at": "2026-12-05T07:02:07.000Z", "duration_ns": 90_000_000u64},
+                {"phase": "cleanup", "started_at": "2026-12-05T07:02:07.100Z", "duration_ns": 60_000_000u64}
+            ],
+            "upload": {"how": "uploaded", "path": "/root/.cache/candor/bin/candor-x", "verified_by": "sha256", "bytes_sent": 11_342_144u64},
+            "clock": {"offset_ns": 1_500_000i64 * i as i64, "uncertainty_ns": 400_000u64, "samples": 5},
+            "overlapped_with": overlapped,
+        }));
+        names.push(name);
+    }
+    hosts.insert(
+        1,
+        serde_json::json!({
+            "name": "dead", "destination": "root@10.0.0.99:22", "status": "failed",
+            "failed_phase": "connect",
+            "cause": "connection refused: nothing listens for ssh at root@10.0.0.99:22",
+            "phases": [{"phase": "connect", "started_at": "2026-12-05T07:00:00.000Z", "duration_ns": 2_000_000u64, "failed": true}],
+        }),
+    );
+    let fleet = serde_json::json!({
+        "schema": "candor.fleet/1",
+        "controller": {"hostname": "ctl", "version": "0.1.0"},
+        "command": ["candor", "fleet", "run", "-i", "hosts.ini", "--parallel", "2"],
+        "run_flags": ["--preset", "quick"], "parallel": 2,
+        "started_at": "2026-12-05T07:00:00.000Z", "finished_at": "2026-12-05T07:30:00.000Z",
+        "hosts": hosts,
+    });
+    std::fs::write(
+        dir.join("fleet.json"),
+        serde_json::to_string_pretty(&fleet).unwrap(),
+    )
+    .unwrap();
+    names
+}
+
+/// Added to the test's copy of the page, after everything else: records
+/// on `<body data-overflow>` every element whose content is wider than its
+/// box where it could scroll, every table cell whose text spills out, and
+/// the page itself (none: "none").
+const MEASURE: &str = r#"<script>
+(function () {
+  var bad = [];
+  var de = document.documentElement;
+  if (de.scrollWidth > de.clientWidth) bad.push("page " + de.scrollWidth + " wider than " + de.clientWidth);
+  var all = document.querySelectorAll("*");
+  for (var i = 0; i < all.length; i++) {
+    var el = all[i];
+    var ox = getComputedStyle(el).overflowX;
+    // A box that scrolls, or a table cell whose text spills over its neighbours.
+    var cell = el.tagName === "TD" || el.tagName === "TH";
+    if ((ox !== "visible" || cell) && el.scrollWidth > el.clientWidth + 1) {
+      bad.push(el.tagName + "." + el.className + " " + el.scrollWidth + " wider than " + el.clientWidth);
+    }
+  }
+  document.body.setAttribute("data-overflow", bad.length ? bad.join(" | ") : "none");
+  document.body.setAttribute("data-width", String(de.clientWidth));
+})();
+</script>"#;
+
+fn attribute(dom: &str, name: &str) -> String {
+    let key = format!("{name}=\"");
+    let i = dom
+        .find(&key)
+        .unwrap_or_else(|| panic!("no {name} in the DOM"));
+    let rest = &dom[i + key.len()..];
+    rest[..rest.find('"').unwrap()].to_string()
+}
+
+fn report(dir: &Path, out: &Path) {
+    let o = Command::new(env!("CARGO_BIN_EXE_candor"))
+        .args(["fleet", "report"])
+        .arg(dir)
+        .args(["--format", "html", "--force", "-o"])
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{o:?}");
+}
+
+fn check(chromium: &Path, n: usize) -> PathBuf {
+    let base = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("fleet-html-{n}"));
+    let _ = std::fs::remove_dir_all(&base);
+    let dir = base.join("fleet");
+    let names = fleet_dir(&dir, n);
+    let page = base.join("fleet.html");
+    report(&dir, &page);
+    let html = std::fs::read_to_string(&page).unwrap();
+    // The page as candor wrote it: no script, every name escaped.
+    assert!(!html.contains("<script"), "no script in candor's page");
+    assert!(html.contains("web-&lt;b&gt;1&lt;/b&gt;&amp;co"));
+    // The layout: hosts as columns up to 10, as rows beyond.
+    if n <= 10 {
+        assert!(
+            html.contains("<table class=\"sbs compare\">"),
+            "{n} hosts side by side"
+        );
+        assert!(!html.contains("class=\"byhost"));
+    } else {
+        assert!(
+            html.contains("<table class=\"byhost compare\">"),
+            "{n} hosts as rows"
+        );
+        assert!(!html.contains("class=\"sbs"));
+    }
+    // The failed host: a row of the fleet table that says why, and named
+    // under the comparison.
+    assert!(html.contains("<tr class=\"failed\"><td>dead</td><td>failed</td>"));
+    assert!(html.contains("connection refused: nothing listens for ssh at root@10.0.0.99:22"));
+    assert!(html.contains("Not compared (no complete Run): <b>dead</b>"));
+    // Hosts 2 and 3 ran at the same time: marked, with the legend.
+    assert!(html.contains("host02<span class=\"ovl\">‡</span>"));
+    assert!(html.contains("‡ measured while other hosts ran (--parallel)"));
+    let test_page = base.join("measured.html");
+    std::fs::write(
+        &test_page,
+        html.replace("</body>", &format!("{MEASURE}</body>")),
+    )
+    .unwrap();
+    let (status, dom, log) = common::chromium::open(
+        chromium,
+        &test_page,
+        &[
+            "--dump-dom".to_string(),
+            "--window-size=1400,3000".to_string(),
+        ],
+    );
+    assert!(status.success(), "chromium: {status}\n{log}");
+    // The page was laid out at the width asked for (less a scrollbar).
+    let width: u32 = attribute(&dom, "data-width").parse().unwrap();
+    assert!((1300..=1400).contains(&width), "laid out at {width} px");
+    assert_eq!(
+        attribute(&dom, "data-overflow"),
+        "none",
+        "{n} hosts scroll sideways at 1400 px"
+    );
+    // A chart per key metric, a bar per host of the comparison.
+    let points = common::chromium::data_points(&dom);
+    assert!(points.len() >= 8, "charts: {points:?}");
+    assert!(
+        points.iter().all(|&p| p == names.len() as u64),
+        "{points:?}"
+    );
+    let shot = base.join(format!("fleet-{n}.png"));
+    let (status, _, log) = common::chromium::open(
+        chromium,
+        &page,
+        &[
+            format!("--screenshot={}", shot.display()),
+            "--window-size=1400,3000".to_string(),
+        ],
+    );
+    assert!(status.success(), "chromium --screenshot: {status}\n{log}");
+    assert!(std::fs::metadata(&shot).unwrap().len() > 20_000);
+    println!(
+        "fleet HTML of {n} hosts: {} (screenshot {})",
+        page.display(),
+        shot.display()
+    );
+    shot
+}
+
+#[test]
+fn the_fleet_comparison_fits_1400_px_with_3_and_12_hosts() {
+    let Some(chromium) = common::chromium::find() else {
+        return;
+    };
+    check(chromium, 3);
+    check(chromium, 12);
+}
