@@ -65,11 +65,15 @@ pub fn shell(run: &Run) -> Vec<Finding> {
     // Recorded since candor sets UnixBench's LANG; older Runs lack it.
     let locale = p.get("locale").and_then(|v| v.as_str());
     let in_locale = locale.map(|l| format!(" in {l}")).unwrap_or_default();
+    let mut evidence = json!({ "sh": sh, "tools": tools });
+    if let Some(l) = locale {
+        evidence["locale"] = l.into();
+    }
     vec![checked(
         "unixbench-shell",
         None,
         format!("Shell Scripts ran through /bin/sh = {sh} with {tools}{in_locale}: another shell, coreutils or locale gives another figure on the same hardware"),
-        json!({ "sh": sh, "tools": tools, "locale": locale }),
+        evidence,
     )]
 }
 
