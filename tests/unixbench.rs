@@ -151,8 +151,11 @@ fn every_test_with_one_and_two_copies_and_the_index() {
     assert!(p["binary"].as_str().unwrap().contains("candor"), "{execl}");
     assert!(p["mapped_bytes"].as_u64().unwrap() > 1_000_000, "{execl}");
     assert!(p["faults_per_exec"].as_f64().unwrap() > 1.0, "{execl}");
+    // candor's own process only waits (a few ms); an exec costs over 0.1 ms
+    // of CPU, and even a third of a CPU makes hundreds in a 300 ms pass
+    // (tests run beside this one: 100 ms was too many for a shared machine).
     assert!(
-        execl["cpu"]["cpu_ns"].as_u64().unwrap() > 100_000_000,
+        execl["cpu"]["cpu_ns"].as_u64().unwrap() > 20_000_000,
         "{execl}"
     );
     // The Markdown and HTML reports carry the index table.
