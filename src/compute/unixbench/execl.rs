@@ -57,7 +57,7 @@ pub fn chain(args: &[String]) -> ! {
 /// bench machine beside UnixBench's execl (bench/execl-cost.sh,
 /// BENCHMARKS.md "UnixBench's index"). Quoted by the execl measurement's
 /// notes and by the unixbench-execl finding.
-pub const EXEC_COST: &str = "on candor's 2-vCPU bench VM, 2026-12-05, an exec of UnixBench's 24 KiB execl (dynamically linked: libc) cost about 510 us of CPU and 58 page faults; of candor's static build (contrib/build-static.sh, 11.7 MB) about 520 us and 52; of its dynamic release build (4 shared libraries, eager binding, 11,000 relocations) about 1,050 us and 145, which halves Execl Throughput";
+pub const EXEC_COST: &str = "on candor's 2-vCPU bench VM, 2026-12-05, an exec of UnixBench's 24 KiB execl (dynamically linked: libc) cost about 480 us of CPU and 59 page faults; of candor's static build (contrib/build-static.sh, 11.7 MB) about 400 us and 46; of its dynamic release build (4 shared libraries, eager binding, 11,000 relocations) about 930 us and 144, which halves Execl Throughput";
 
 /// The binary Execl Throughput execs: candor's own, as this process has it mapped.
 #[derive(Debug, Clone, PartialEq)]
