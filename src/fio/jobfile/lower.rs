@@ -10,6 +10,7 @@
 //! missing directories): no file is created or opened here, so a bad job
 //! file leaves nothing behind.
 
+use super::device::{self, DeviceGrant};
 use super::options::{Kind, Support};
 use super::parse::{read_value, Job, Setting, Value};
 use super::source::{Pos, MAX_JOBS};
@@ -32,6 +33,9 @@ pub struct Context {
     pub ignore_unsupported: bool,
     /// The seed of jobs whose file fixes none (`--seed`); else a fresh one.
     pub seed: Option<u64>,
+    /// Block devices the command line allows jobs to use (`--device`,
+    /// `--overwrite-device`); a job naming any other device is refused.
+    pub devices: Vec<DeviceGrant>,
 }
 
 /// A file fio would use; candor makes its own file in the same directory.
@@ -45,6 +49,9 @@ pub struct FileUse {
     pub size: u64,
     /// The jobs (by index) that use it.
     pub jobs: Vec<usize>,
+    /// A block device the command line allowed: the jobs use it itself,
+    /// candor creates no file.
+    pub device: Option<DeviceGrant>,
 }
 
 /// One job, ready to be given files and run.
@@ -171,7 +178,11 @@ fn overwrite_notes(plan: &mut JobFilePlan, file: &JobFile) {
             .get("overwrite")
             .is_some_and(|s| s.value.as_bool() == Some(true));
         let read_by_someone = job.threads.iter().any(|(f, _, _)| read[*f]);
-        if writes_only && !overwrite && !read_by_someone {
+        let on_device = job
+            .threads
+            .iter()
+            .any(|(f, _, _)| plan.files[*f].device.is_some());
+        if writes_only && !on_device && !overwrite && !read_by_someone {
             plan.jobs[i].notes.push(
                 "fio would write into a newly allocated file (overwrite=0); candor writes its file in full first, so the writes overwrite data".to_string(),
             );
@@ -350,8 +361,9 @@ impl<'a> Lowering<'a> {
         self.direct_and_sync(&mut spec)?;
         self.rate(&mut spec, &sizes)?;
         self.randomness(&mut spec, seed)?;
-        let size = self.timing_and_size(&mut spec)?;
-        let threads = self.files(index, &spec, size, files)?;
+        let device = self.device(&rw)?;
+        let size = self.timing_and_size(&mut spec, device.as_ref())?;
+        let threads = self.files(index, &spec, size, device.as_ref(), files)?;
         let steady = self.steady()?;
         let (invalidate, fadvise) = self.cache(&rw)?;
         self.reporting_notes(&rw);
@@ -749,8 +761,17 @@ impl<'a> Lowering<'a> {
 
     /// `size`, `io_size`, `number_ios`, `loops`, `runtime`, `time_based`,
     /// `ramp_time`: how long the job runs. Returns each clone's region length.
-    fn timing_and_size(&mut self, spec: &mut JobSpec) -> Result<u64, JobFileError> {
-        let Some((size, size_s)) = self.number("size") else {
+    fn timing_and_size(
+        &mut self,
+        spec: &mut JobSpec,
+        device: Option<&DeviceGrant>,
+    ) -> Result<u64, JobFileError> {
+        let given = self.number("size");
+        let on_device = match (given, device) {
+            (None, Some(grant)) => Some(self.device_size(grant, spec.min_bs())?),
+            _ => None,
+        };
+        let Some((size, size_s)) = given.or(on_device) else {
             return Err(JobFileError::at(
                 &self.job.pos,
                 format!(
@@ -806,12 +827,59 @@ impl<'a> Lowering<'a> {
         Ok(region)
     }
 
+    /// The block device this job's `filename=` names, if it is one: allowed
+    /// by the command line (`--device`, and `--overwrite-device` for a job
+    /// that writes) or refused here.
+    fn device(&mut self, rw: &Rw) -> Result<Option<DeviceGrant>, JobFileError> {
+        let Some((name, s)) = self.text("filename") else {
+            return Ok(None);
+        };
+        let names = split_colons(name);
+        let [one] = names.as_slice() else {
+            return Ok(None);
+        };
+        let dir = match self.text("directory") {
+            Some((d, _)) => absolute(&self.ctx.default_dir, Path::new(&unescape(d))),
+            None => self.ctx.default_dir.clone(),
+        };
+        let path = absolute(&dir, Path::new(one));
+        let Some(meta) = device::block_device(&path) else {
+            return Ok(None);
+        };
+        device::grant_for(&self.ctx.devices, &path, &meta, rw.writes())
+            .map(|g| Some(g.clone()))
+            .map_err(|why| Self::bad(s, why))
+    }
+
+    /// A job on a device without `size=`: as fio, from `offset` to the
+    /// device's end, as if the job had said `size=` that.
+    fn device_size(
+        &self,
+        grant: &DeviceGrant,
+        min_bs: u64,
+    ) -> Result<(u64, &'a Setting), JobFileError> {
+        let s = self.get("filename").expect("a device comes from filename=");
+        if let Some((_, inc)) = self
+            .number("offset_increment")
+            .filter(|(n, _)| *n > 0 && self.number("numjobs").is_some_and(|(j, _)| j > 1))
+        {
+            return Err(Self::bad(
+                inc,
+                "offset_increment on a device without size=: each clone would run to the device's end from its own offset; give size=",
+            ));
+        }
+        let start = self.number("offset").map_or(0, |(n, _)| n);
+        let len = device::region(grant, None, start, min_bs).map_err(|why| Self::bad(s, why))?;
+        Ok((len, s))
+    }
+
     /// The files fio would use for each clone, and candor's regions on them.
     fn files(
         &mut self,
         index: usize,
         spec: &JobSpec,
         region: u64,
+        device: Option<&DeviceGrant>,
         files: &mut Vec<FileUse>,
     ) -> Result<Vec<(usize, u64, u64)>, JobFileError> {
         if let Some((n, s)) = self.number("nrfiles") {
@@ -892,14 +960,53 @@ impl<'a> Lowering<'a> {
                 None => JobFileError::at(&self.job.pos, why),
             };
             let parent = path.parent().unwrap_or(Path::new("/")).to_path_buf();
-            // Devices are never written to; candor's own file goes beside
-            // any regular file fio would have used.
+            let start = offset + increment * clone;
+            if let Some(meta) = device::block_device(&path) {
+                // Allowed by the command line (`device`) or refused here.
+                let grant = match device {
+                    Some(g) if g.rdev == std::os::unix::fs::MetadataExt::rdev(&meta) => g,
+                    _ => {
+                        let why =
+                            device::grant_for(&self.ctx.devices, &path, &meta, spec.rw.writes())
+                                .err()
+                                .unwrap_or_else(|| {
+                                    "a device named through filename_format: name it with filename="
+                                        .into()
+                                });
+                        return Err(at(why));
+                    }
+                };
+                device::region(grant, Some(region), start, spec.min_bs()).map_err(&at)?;
+                // One device is one target, whatever path names it.
+                let same = |f: &FileUse| f.device.as_ref().is_some_and(|d| d.rdev == grant.rdev);
+                let i = match files.iter().position(same) {
+                    Some(i) => i,
+                    None => {
+                        files.push(FileUse {
+                            fio_path: path.clone(),
+                            dir: parent,
+                            size: 0,
+                            jobs: Vec::new(),
+                            device: Some(grant.clone()),
+                        });
+                        files.len() - 1
+                    }
+                };
+                let f = &mut files[i];
+                f.size = f.size.max(start + region);
+                if f.jobs.last() != Some(&index) {
+                    f.jobs.push(index);
+                }
+                threads.push((i, start, region));
+                continue;
+            }
+            // candor's own file goes beside any regular file fio would have used.
             if let Ok(meta) = std::fs::metadata(&path) {
                 use std::os::unix::fs::FileTypeExt;
                 let t = meta.file_type();
-                if t.is_block_device() || t.is_char_device() {
+                if t.is_char_device() {
                     return Err(at(format!(
-                        "{} is a device: candor tests files it creates and never writes to a device",
+                        "{} is a character device: candor tests files it creates, and block devices named by --device",
                         path.display()
                     )));
                 }
@@ -921,7 +1028,6 @@ impl<'a> Lowering<'a> {
                     parent.display()
                 )));
             }
-            let start = offset + increment * clone;
             let end = start + region;
             let i = match files.iter().position(|f| f.fio_path == path) {
                 Some(i) => i,
@@ -931,6 +1037,7 @@ impl<'a> Lowering<'a> {
                         dir: parent,
                         size: 0,
                         jobs: Vec::new(),
+                        device: None,
                     });
                     files.len() - 1
                 }
@@ -1120,6 +1227,7 @@ mod tests {
                 default_dir: PathBuf::from("/var/tmp"),
                 ignore_unsupported: ignore,
                 seed: Some(7),
+                devices: Vec::new(),
             },
         )
     }
@@ -1353,7 +1461,7 @@ mod tests {
         let e = plan("[x]\nsize=1m\nfilename=/dev/null\n")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("is a device"), "{e}");
+        assert!(e.contains("is a character device"), "{e}");
         let e = plan("[x]\nsize=1m\nfilename=/nonexistent-dir/f\n")
             .unwrap_err()
             .to_string();
