@@ -13,6 +13,9 @@
 #   before each pass: with -i 1 each side's run of all 12 tests takes 6-7
 #   minutes, so one copy count A B B A takes about 25 minutes; the defaults
 #   take over an hour on a quiet machine.
+# LOCK=FILE: each test's A B B A holds flock on FILE (one test and copy count
+#   at a time, so that others may take it between tests); without it nothing
+#   is locked (the caller holds what it must).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 CANDOR=${1:-$here/target/release/candor}
@@ -38,12 +41,16 @@ ours() {
   "$CANDOR" unixbench --only "$1" --copies "$2" --iterations "$ITER" --dir "$DIR" --format json |
     python3 -c "import json,sys; print(json.load(sys.stdin)['measurements'][0]['spec']['params']['score'])"
 }
+if [ -n "${LOCK:-}" ]; then exec 9>"$LOCK"; fi
+lock() { if [ -n "${LOCK:-}" ]; then flock "$1" 9; fi; }
 echo "# $(date -u +%FT%TZ) candor $("$CANDOR" --version) vs UnixBench 5.1 (986b674, gcc: $(cc --version | head -1)), -i $ITER"
 for copies in $COPIES; do
   echo "## $copies copies: test, UnixBench, candor, ratio"
   logsum=0; n=0
   for t in $TESTS; do
+    lock -x; echo "$t, $copies copies: $(date -u +%T)" >&2
     a1=$(theirs "$t" "$copies"); b1=$(ours "$t" "$copies"); b2=$(ours "$t" "$copies"); a2=$(theirs "$t" "$copies")
+    lock -u; echo "$t, $copies copies: done $(date -u +%T)" >&2
     python3 - "$t" "$a1" "$a2" "$b1" "$b2" <<'PY'
 import sys
 t, a1, a2, b1, b2 = sys.argv[1], *map(float, sys.argv[2:])

@@ -91,6 +91,27 @@ pub fn install_handlers() {
     });
 }
 
+/// The first-signal flag without the watcher thread, for candor's own
+/// helper processes that must stay single-threaded (a UnixBench copy: a
+/// second thread would share its descriptor table and make every read and
+/// write take the kernel's shared-table path, which UnixBench's programs
+/// never pay). Each SIGINT, SIGTERM or SIGHUP only sets the flag the loops
+/// poll; the process that started the helper decides what a second one means.
+pub fn install_flag_only() {
+    INSTALL.call_once(|| {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        for sig in [SIGINT, SIGTERM, SIGHUP] {
+            // SAFETY: the action only stores into an atomic, which is
+            // async-signal-safe.
+            let _ = unsafe {
+                signal_hook::low_level::register(sig, move || {
+                    let _ = SIGNAL.compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst);
+                })
+            };
+        }
+    });
+}
+
 /// The signal received, if any.
 pub fn signal() -> Option<i32> {
     match SIGNAL.load(Ordering::Relaxed) {

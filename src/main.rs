@@ -4,16 +4,18 @@ use candor::eprintln;
 use clap::Parser;
 
 fn main() {
-    // Execl Throughput's links exec before anything else runs (see compute::unixbench::execl).
+    // Execl Throughput's links and the UnixBench copies run before anything
+    // else (see compute::unixbench::execl and ::copy).
     // args_os: a path argument need not be UTF-8 (std::env::args panics on one).
     let mut args = std::env::args_os();
-    if args.nth(1).as_deref()
-        == Some(std::ffi::OsStr::new(
-            candor::compute::unixbench::execl::FLAG,
-        ))
-    {
+    let first = args.nth(1);
+    let hidden = |flag: &str| first.as_deref() == Some(std::ffi::OsStr::new(flag));
+    if hidden(candor::compute::unixbench::execl::FLAG) {
         let rest: Vec<String> = args.map(|a| a.to_string_lossy().into_owned()).collect();
         candor::compute::unixbench::execl::chain(&rest);
+    }
+    if hidden(candor::compute::unixbench::copy::FLAG) {
+        candor::compute::unixbench::copy::main(&args.collect::<Vec<_>>());
     }
     let cli = candor::cli::Cli::try_parse().unwrap_or_else(|e| exit_on_bad_arguments(e));
     candor::cancel::install_handlers();

@@ -136,6 +136,16 @@ impl Backend for Engines {
         })
     }
 
+    fn unixbench(&mut self, plan: &BatteryPlan) -> anyhow::Result<super::runner::UnixbenchResult> {
+        let options = compute::unixbench::battery_options(&plan.dir, plan.unixbench_pass());
+        let (measured, not_run) = compute::unixbench::run(&options)?;
+        let not_run = not_run
+            .into_iter()
+            .map(|n| (n.test.name.to_string(), n.cause))
+            .collect();
+        Ok((measured, not_run))
+    }
+
     fn release(&mut self, role: FileRole) {
         // Dropping the TestFile removes it.
         *self.slot(role) = None;

@@ -1,5 +1,5 @@
 //! The groups of the battery, as `--only` and `--skip` name them: the disk
-//! tests, the control series, and the five compute groups.
+//! tests, the control series, the five compute groups and UnixBench's index.
 
 use serde::{Deserialize, Serialize};
 
@@ -16,11 +16,14 @@ pub enum BatteryGroup {
     Crypto,
     Compress,
     Os,
+    /// UnixBench's index tests, 1 copy and one per CPU, once per battery
+    /// (they have passes of their own).
+    Unixbench,
 }
 
 impl BatteryGroup {
     /// Every group, in the order a pass runs them.
-    pub const ALL: [BatteryGroup; 7] = [
+    pub const ALL: [BatteryGroup; 8] = [
         BatteryGroup::Disk,
         BatteryGroup::Control,
         BatteryGroup::Cpu,
@@ -28,6 +31,7 @@ impl BatteryGroup {
         BatteryGroup::Crypto,
         BatteryGroup::Compress,
         BatteryGroup::Os,
+        BatteryGroup::Unixbench,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -39,6 +43,7 @@ impl BatteryGroup {
             BatteryGroup::Crypto => "crypto",
             BatteryGroup::Compress => "compress",
             BatteryGroup::Os => "os",
+            BatteryGroup::Unixbench => "unixbench",
         }
     }
 
@@ -52,7 +57,7 @@ impl BatteryGroup {
     pub fn compute(self) -> Option<crate::compute::Group> {
         use crate::compute::Group as C;
         Some(match self {
-            BatteryGroup::Disk | BatteryGroup::Control => return None,
+            BatteryGroup::Disk | BatteryGroup::Control | BatteryGroup::Unixbench => return None,
             BatteryGroup::Cpu => C::Cpu,
             BatteryGroup::Memory => C::Memory,
             BatteryGroup::Crypto => C::Crypto,
@@ -81,7 +86,7 @@ pub fn parse_list(flag: &str, text: &str) -> Result<Vec<BatteryGroup>, String> {
     for word in text.split([',', ' ']).filter(|w| !w.trim().is_empty()) {
         let g = BatteryGroup::parse(word).ok_or_else(|| {
             format!(
-                "{flag}: unknown group '{}' (groups: disk, control, cpu, memory, crypto, compress, os)",
+                "{flag}: unknown group '{}' (groups: disk, control, cpu, memory, crypto, compress, os, unixbench)",
                 word.trim()
             )
         })?;

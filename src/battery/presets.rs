@@ -9,7 +9,10 @@
 //!   most VMs, short enough to run during a coffee.
 //! - `full`: the careful methodology: 3 passes, 30 s per test after ramp,
 //!   20 s pauses after writes (so one test's write-back does not land in the next),
-//!   control series.
+//!   control series, and UnixBench's index as UnixBench measures it (its pass
+//!   lengths and counts, 1 copy and one per CPU: about 22 minutes per copy
+//!   count, once per battery). `standard` leaves the index out: it would
+//!   more than double standard's time (`--only` or `candor unixbench` add it).
 //! - `peak`, `realworld`, `nvme`: CrystalDiskMark's selections, with
 //!   standard's timing and the control series, disk only.
 
@@ -65,6 +68,16 @@ const ALL_PROFILES: &[&str] = &[
     "RW75 QD64",
 ];
 const ALL_GROUPS: &[BatteryGroup] = &BatteryGroup::ALL;
+/// Every group but UnixBench's index (its 44 minutes on 2 CPUs, full only).
+const STANDARD_GROUPS: &[BatteryGroup] = &[
+    BatteryGroup::Disk,
+    BatteryGroup::Control,
+    BatteryGroup::Cpu,
+    BatteryGroup::Memory,
+    BatteryGroup::Crypto,
+    BatteryGroup::Compress,
+    BatteryGroup::Os,
+];
 const DISK_GROUPS: &[BatteryGroup] = &[BatteryGroup::Disk, BatteryGroup::Control];
 
 impl Preset {
@@ -103,7 +116,7 @@ impl Preset {
             control: ControlRequest::Auto,
             compute_runtime: Duration::from_secs(3),
             profiles: ALL_PROFILES,
-            groups: ALL_GROUPS,
+            groups: STANDARD_GROUPS,
         };
         match self {
             Preset::Standard => standard,
@@ -122,6 +135,7 @@ impl Preset {
                 pause: Duration::from_secs(20),
                 size: 4 * GIB,
                 compute_runtime: Duration::from_secs(5),
+                groups: ALL_GROUPS,
                 ..standard
             },
             Preset::Peak => PresetValues {
@@ -183,5 +197,13 @@ mod tests {
         let nvme = Preset::Nvme.values();
         assert_eq!(nvme.profiles.len(), 4);
         assert!(!nvme.groups.contains(&BatteryGroup::Cpu));
+        // UnixBench's index: full only (its time, about 22 minutes per copy count).
+        assert!(f.groups.contains(&BatteryGroup::Unixbench));
+        for p in [Preset::Quick, Preset::Standard, Preset::Peak] {
+            assert!(
+                !p.values().groups.contains(&BatteryGroup::Unixbench),
+                "{p:?}"
+            );
+        }
     }
 }

@@ -41,9 +41,15 @@ pub trait Backend {
         plan: &BatteryPlan,
         group: crate::compute::Group,
     ) -> anyhow::Result<Vec<ComputeMeasurement>>;
+    /// Runs UnixBench's index tests: their measurements and the tests that
+    /// could not run here, with why.
+    fn unixbench(&mut self, plan: &BatteryPlan) -> anyhow::Result<UnixbenchResult>;
     /// Removes the file of `role` (no later step needs it).
     fn release(&mut self, role: FileRole);
 }
+
+/// What the UnixBench step measured, and the tests it could not run (test, cause).
+pub type UnixbenchResult = (Vec<ComputeMeasurement>, Vec<(String, String)>);
 
 /// How the battery ended (the Run's status says the same).
 #[derive(Debug)]
@@ -214,6 +220,26 @@ fn run_steps(
                     recorder.run_mut().measurements.push(group.wrap(m));
                 }
             }
+            Step::Unixbench { pass } => {
+                let (measured, not_run) = backend
+                    .unixbench(plan)
+                    .with_context(|| format!("{label} (--skip unixbench leaves it out)"))
+                    .map_err(stop)?;
+                let run = recorder.run_mut();
+                for mut m in measured {
+                    m.pass = Some(pass);
+                    run.measurements.push(Measurement::Unixbench(m));
+                }
+                // Beside the plan, as `candor unixbench` keeps them, for the
+                // unixbench-not-run finding and the reports.
+                if let Some(serde_json::Value::Object(p)) = run.plan.as_mut() {
+                    let list: Vec<serde_json::Value> = not_run
+                        .iter()
+                        .map(|(test, cause)| serde_json::json!({"test": test, "cause": cause}))
+                        .collect();
+                    p.insert("unixbench_not_run".into(), list.into());
+                }
+            }
         }
         recorder.save().map_err(StepError::Save)?;
         remaining = remaining.saturating_sub(estimate);
@@ -317,6 +343,14 @@ mod tests {
             self.tick()?;
             self.log.push(group.name().to_string());
             Ok(vec![fake_compute("a"), fake_compute("b")])
+        }
+        fn unixbench(&mut self, _: &BatteryPlan) -> anyhow::Result<UnixbenchResult> {
+            self.tick()?;
+            self.log.push("unixbench".into());
+            Ok((
+                vec![fake_compute("syscall"), fake_compute("pipe")],
+                vec![("shell1".into(), "/bin/sh is missing".into())],
+            ))
         }
         fn release(&mut self, role: FileRole) {
             self.log.push(format!("release {role:?}"));
@@ -507,6 +541,38 @@ mod tests {
         assert_eq!(saved.status, RunStatus::Complete);
         assert_eq!(saved.measurements.len(), 16);
         assert_eq!(steps_left(&plan, &saved), 0);
+    }
+
+    #[test]
+    fn unixbench_runs_once_after_the_last_pass_and_resumes_as_one_step() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("run.json");
+        let mut plan = plan();
+        plan.groups_run = vec![BatteryGroup::Cpu, BatteryGroup::Unixbench];
+        let mut run = fresh(&plan, &out);
+        let mut fake = Fake::default();
+        let outcome = execute(&plan, &mut run, &mut fake, &mut Progress::new(false)).unwrap();
+        assert!(matches!(outcome, Outcome::Complete));
+        assert_eq!(fake.log, ["cpu", "cpu", "unixbench"]);
+        let saved = read_run(&out).unwrap();
+        let ub: Vec<_> = saved
+            .measurements
+            .iter()
+            .filter(|m| m.kind() == "unixbench")
+            .collect();
+        assert_eq!(ub.len(), 2);
+        assert!(ub.iter().all(|m| m.pass() == Some(2)), "the last pass's");
+        assert_eq!(
+            saved.plan.as_ref().unwrap()["unixbench_not_run"][0]["test"],
+            "shell1"
+        );
+        assert_eq!(steps_left(&plan, &saved), 0);
+        // Resumed with nothing left: it does not run again.
+        drop(run);
+        let mut resumed = Recorder::resume(&out).unwrap();
+        let mut fake = Fake::default();
+        execute(&plan, &mut resumed, &mut fake, &mut Progress::new(false)).unwrap();
+        assert!(fake.log.is_empty(), "{:?}", fake.log);
     }
 
     #[test]

@@ -51,10 +51,13 @@ pub struct Args {
     /// bounded by free space), a size, or off.
     #[arg(long, value_name = "auto|SIZE|off")]
     pub control_size: Option<String>,
-    /// Measured time of each compute test.
+    /// Measured time of each compute test (and of each UnixBench pass, when given).
     #[arg(long, value_name = "DUR")]
     pub compute_runtime: Option<String>,
-    /// Run only these groups: disk, control, cpu, memory, crypto, compress, os.
+    /// Run only these groups: disk, control, cpu, memory, crypto, compress,
+    /// os, unixbench (UnixBench's index: in the full preset only, about 22
+    /// minutes per copy count with UnixBench's pass lengths; --compute-runtime
+    /// sets its passes' length instead).
     #[arg(long, value_name = "GROUPS")]
     pub only: Option<String>,
     /// Leave these groups out.

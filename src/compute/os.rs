@@ -30,7 +30,7 @@ pub const PIPE_BLOCK: usize = 512;
 const PINGPONG_BATCH: u64 = 200;
 
 /// A pipe: (read end, write end), close-on-exec.
-fn pipe() -> anyhow::Result<(File, File)> {
+pub fn pipe() -> anyhow::Result<(File, File)> {
     let mut fds = [0 as libc::c_int; 2];
     // SAFETY: pipe2 writes two descriptors into the array we pass.
     if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {

@@ -60,7 +60,7 @@ static CATALOGUE: &[FindingInfo] = &[
         severity: Severity::Info,
         meaning: "the Shell Scripts figures measure the host's /bin/sh, sort, od, grep, tee and wc as much as the CPU",
         not_proven: "that two hosts with other shells or coreutils differ in hardware",
-        explanation: "Each shell script sorts a small file, runs od into a numeric sort and grep into tee and wc: process creation, exec of dynamically linked tools and the shell's own start-up. dash and bash, or two coreutils versions, give different figures on the same hardware. The finding names the /bin/sh that ran (its resolved path) and the sort version.",
+        explanation: "Each shell script sorts a small file, runs od into a numeric sort and grep into tee and wc: process creation, exec of dynamically linked tools and the shell's own start-up. dash and bash, or two coreutils versions, give different figures on the same hardware, and so do locales: sort and grep do more work in a UTF-8 one. UnixBench's Run sets LANG=en_US.utf8 for every test (the C locale where that is not installed), and candor's scripts run with the same. The finding names the /bin/sh that ran (its resolved path), the sort version and the locale.",
         thresholds: &[],
     },
     FindingInfo {
@@ -70,6 +70,15 @@ static CATALOGUE: &[FindingInfo] = &[
         meaning: "the Dhrystone 2 and Whetstone figures are the compiler's code as much as the CPU's speed",
         not_proven: "that two hosts whose UnixBench was built by different compilers or flags differ in hardware, or that candor's figure equals a UnixBench built on this host",
         explanation: "Dhrystone 2 is a few hundred lines of integer code, strings and records that an optimiser can inline, fold and vectorise to very different degrees; Whetstone's time goes to libm's sin, cos, atan, exp and log and to short floating-point chains that gcc's -ffast-math may reorder. UnixBench builds both on the host with its gcc and -O3 -ffast-math -march=native, so its figures follow the host's compiler version. candor's are written in Rust from the benchmarks' definitions and compiled by candor's rustc/LLVM (named in the finding; the same code on every host, without -march=native), with the work kept from being folded away (Dhrystone's second file never inlined into the loop, as separate C compilation keeps it; Whetstone's integer section, which reaches a fixed point, run as written). So a candor figure compares with other candor figures, not exactly with a UnixBench built on the host: the finding quotes how far apart the two were on candor's bench machine (BENCHMARKS.md, \"UnixBench's index\"). An imported UnixBench report's figures are its own programs', built by whatever compiler that host had.",
+        thresholds: &[],
+    },
+    FindingInfo {
+        id: "unixbench-execl",
+        title: "UnixBench's Execl Throughput measures the binary it execs",
+        severity: Severity::Info,
+        meaning: "the Execl Throughput figure is the cost of loading candor's own binary as much as the kernel's exec",
+        not_proven: "that two hosts whose candor was built differently (static or dynamic) differ in hardware, or that candor's figure equals UnixBench's execl on this host",
+        explanation: "UnixBench's execl program execs itself until its time is up: a 24 KiB C program linked dynamically against libc alone, bound lazily. candor's Execl execs candor's own binary the same way, and what an exec costs depends on how that binary is built: a dynamic build loads its shared libraries (libc, libm, libgcc_s and the loader), binds every symbol at start and applies its relocations to pages it must then copy, about 145 page faults per exec on candor's bench machine and twice UnixBench's CPU time; the static build that `candor fleet` pushes (contrib/build-static.sh) needs no loader and no relocations and cost about what UnixBench's program did there. The finding names the binary, its mapped size, its shared libraries and its page faults per exec as measured on this host. Compare Execl figures of the same candor build; for UnixBench's own figure run candor's static build.",
         thresholds: &[],
     },
     FindingInfo {

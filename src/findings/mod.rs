@@ -81,6 +81,7 @@ pub(crate) fn analyze_checks(run: &Run) -> Vec<Finding> {
     out.extend(unixbench::page_cache(run));
     out.extend(unixbench::shell(run));
     out.extend(unixbench::compiler(run));
+    out.extend(unixbench::execl(run));
     out.extend(unixbench::not_run(run));
     if has_disk {
         out.extend(apps::application(run));

@@ -4,8 +4,9 @@
 //! (Shell Scripts measure the host's /bin/sh and tools: names them),
 //! `unixbench-compiler` (Dhrystone and Whetstone measure the compiler: names
 //! candor's, and says how far it was from a gcc-built UnixBench on candor's
-//! bench machine) and `unixbench-not-run` (not-checked, one per index test
-//! that did not run).
+//! bench machine), `unixbench-execl` (Execl Throughput measures the binary it
+//! execs: names candor's, its size, linking and page faults per exec) and
+//! `unixbench-not-run` (not-checked, one per index test that did not run).
 
 use super::{checked, not_checked};
 use crate::compute::unixbench::BENCH_GAP;
@@ -61,11 +62,18 @@ pub fn shell(run: &Run) -> Vec<Finding> {
             "spec.params.sh and spec.params.tools",
         )];
     };
+    // Recorded since candor sets UnixBench's LANG; older Runs lack it.
+    let locale = p.get("locale").and_then(|v| v.as_str());
+    let in_locale = locale.map(|l| format!(" in {l}")).unwrap_or_default();
+    let mut evidence = json!({ "sh": sh, "tools": tools });
+    if let Some(l) = locale {
+        evidence["locale"] = l.into();
+    }
     vec![checked(
         "unixbench-shell",
         None,
-        format!("Shell Scripts ran through /bin/sh = {sh} with {tools}: another shell or coreutils gives another figure on the same hardware"),
-        json!({ "sh": sh, "tools": tools }),
+        format!("Shell Scripts ran through /bin/sh = {sh} with {tools}{in_locale}: another shell, coreutils or locale gives another figure on the same hardware"),
+        evidence,
     )]
 }
 
@@ -108,13 +116,49 @@ pub fn compiler(run: &Run) -> Vec<Finding> {
     )]
 }
 
+pub fn execl(run: &Run) -> Vec<Finding> {
+    // An imported report's execl is UnixBench's own small program: nothing to add.
+    if run.source == "unixbench-import" {
+        return Vec::new();
+    }
+    let Some(m) = unixbench(run).find(|m| m.spec.test == "execl") else {
+        return Vec::new();
+    };
+    let p = &m.spec.params;
+    let binary = p.get("binary").and_then(|v| v.as_str());
+    let mapped = p.get("mapped_bytes").and_then(|v| v.as_u64());
+    let faults = p.get("faults_per_exec").and_then(|v| v.as_f64());
+    let libraries: Option<Vec<String>> = p
+        .get("shared_libraries")
+        .and_then(|v| serde_json::from_value(v.clone()).ok());
+    let (Some(binary), Some(mapped), Some(faults), Some(libraries)) =
+        (binary, mapped, faults, libraries)
+    else {
+        return vec![not_checked(
+            "unixbench-execl",
+            "Execl Throughput ran, but which binary it exec'd and what an exec cost are not recorded".into(),
+            "spec.params.binary, mapped_bytes, shared_libraries, faults_per_exec",
+        )];
+    };
+    let linking = if libraries.is_empty() {
+        "static".to_string()
+    } else {
+        format!("dynamically linked with {}", libraries.join(", "))
+    };
+    vec![checked(
+        "unixbench-execl",
+        None,
+        format!(
+            "Execl Throughput exec'd candor's own binary {binary} ({} mapped, {linking}) at {faults:.0} page faults per exec, not UnixBench's 24 KiB C program: the figure measures how that binary is built and loaded as much as the kernel's exec ({})",
+            crate::units::fmt_bytes(mapped),
+            crate::compute::unixbench::execl::EXEC_COST
+        ),
+        json!({ "binary": binary, "mapped_bytes": mapped, "shared_libraries": libraries, "faults_per_exec": faults, "bench": crate::compute::unixbench::execl::EXEC_COST }),
+    )]
+}
+
 pub fn not_run(run: &Run) -> Vec<Finding> {
-    let list = run
-        .plan
-        .as_ref()
-        .filter(|p| p.get("group").and_then(|g| g.as_str()) == Some("unixbench"))
-        .and_then(|p| p.get("not_run"))
-        .and_then(|n| n.as_array());
+    let list = crate::compute::unixbench::not_run_of(run);
     let Some(list) = list else { return Vec::new() };
     list.iter()
         .map(|n| {
@@ -196,6 +240,15 @@ mod tests {
             json!({"sh": "/usr/bin/dash", "tools": "sort (GNU coreutils) 9.1"}),
         );
         assert!(shell(&run)[0].verdict.contains("/usr/bin/dash"));
+        run.measurements[0] = ub(
+            "shell1",
+            json!({"sh": "/usr/bin/dash", "tools": "sort (GNU coreutils) 9.1", "locale": "LANG=en_US.utf8"}),
+        );
+        assert!(
+            shell(&run)[0].verdict.contains("9.1 in LANG=en_US.utf8:"),
+            "{}",
+            shell(&run)[0].verdict
+        );
     }
 
     #[test]
@@ -232,6 +285,47 @@ mod tests {
     }
 
     #[test]
+    fn execl_names_the_binary_and_its_cost() {
+        let mut run = Run::of_this_process();
+        run.measurements.push(ub("syscall", json!({})));
+        assert!(execl(&run).is_empty(), "silent without Execl");
+        run.measurements.push(ub("execl", json!({})));
+        assert_eq!(
+            execl(&run)[0].status,
+            crate::result::FindingStatus::NotChecked
+        );
+        run.measurements[1] = ub(
+            "execl",
+            json!({"binary": "/usr/local/bin/candor", "mapped_bytes": 11_000_000u64,
+                   "shared_libraries": ["libc.so.6", "ld-linux-x86-64.so.2"], "faults_per_exec": 144.7}),
+        );
+        let f = &execl(&run)[0];
+        assert_eq!(f.status, crate::result::FindingStatus::Checked);
+        assert!(
+            f.verdict.contains("/usr/local/bin/candor")
+                && f.verdict.contains("dynamically linked with libc.so.6")
+                && f.verdict.contains("145 page faults per exec"),
+            "{}",
+            f.verdict
+        );
+        run.measurements[1] = ub(
+            "execl",
+            json!({"binary": "/candor", "mapped_bytes": 11_000_000u64,
+                   "shared_libraries": [], "faults_per_exec": 52.0}),
+        );
+        assert!(
+            execl(&run)[0].verdict.contains("(10.5 MiB mapped, static)"),
+            "{}",
+            execl(&run)[0].verdict
+        );
+        run.source = "unixbench-import".into();
+        assert!(
+            execl(&run).is_empty(),
+            "an imported execl is UnixBench's own"
+        );
+    }
+
+    #[test]
     fn each_test_not_run_is_not_checked() {
         let mut run = Run::of_this_process();
         assert!(not_run(&run).is_empty());
@@ -240,6 +334,11 @@ mod tests {
         let f = not_run(&run);
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].subject.as_deref(), Some("dhry2reg"));
+        // A battery's plan keeps them beside its own fields.
+        run.plan = Some(
+            json!({"preset": "full", "unixbench_not_run": [{"test": "shell8", "cause": "y"}]}),
+        );
+        assert_eq!(not_run(&run)[0].subject.as_deref(), Some("shell8"));
         assert_eq!(f[0].status, crate::result::FindingStatus::NotChecked);
     }
 }

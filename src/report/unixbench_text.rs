@@ -51,13 +51,7 @@ pub fn unixbench_text(run: &Run) -> String {
         }
         out.push('\n');
     }
-    if let Some(not_run) = run
-        .plan
-        .as_ref()
-        .and_then(|p| p.get("not_run"))
-        .and_then(|n| n.as_array())
-        .filter(|n| !n.is_empty())
-    {
+    if let Some(not_run) = crate::compute::unixbench::not_run_of(run).filter(|n| !n.is_empty()) {
         out.push_str("not run:\n");
         for n in not_run {
             let _ = writeln!(
@@ -69,9 +63,24 @@ pub fn unixbench_text(run: &Run) -> String {
         }
         out.push('\n');
     }
-    out.push_str("copies run as threads of one candor process; UnixBench runs them as processes\n");
+    // Runs of candor before its copies became processes say so in their notes.
+    let threads = crate::compute::unixbench::measurements_of(run)
+        .0
+        .iter()
+        .any(|m| {
+            m.notes
+                .iter()
+                .any(|n| n.contains("copies are threads of one candor process"))
+        });
+    if threads {
+        out.push_str(
+            "copies ran as threads of one candor process; UnixBench runs them as processes\n",
+        );
+    }
     if !run.findings.is_empty() {
-        out.push('\n');
+        if !out.ends_with("\n\n") {
+            out.push('\n');
+        }
         crate::report::findings_text(&mut out, &run.findings);
     }
     out

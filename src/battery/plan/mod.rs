@@ -278,6 +278,15 @@ impl BatteryPlan {
     pub fn compute_runtime(&self) -> Duration {
         Duration::from_nanos(self.compute_runtime_ns)
     }
+
+    /// One UnixBench pass's length: UnixBench's own unless the user gave
+    /// `--compute-runtime` (a preset's compute runtime does not apply).
+    pub fn unixbench_pass(&self) -> Option<Duration> {
+        self.overridden
+            .iter()
+            .any(|f| f == "--compute-runtime")
+            .then(|| self.compute_runtime())
+    }
 }
 
 #[cfg(test)]

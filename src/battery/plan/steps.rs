@@ -22,12 +22,17 @@ pub enum Step {
         pass: u32,
         group: crate::compute::Group,
     },
+    /// UnixBench's index tests, once, after the last pass (their own passes
+    /// are inside; several measurements).
+    Unixbench { pass: u32 },
 }
 
 impl Step {
     pub fn pass(&self) -> u32 {
         match self {
-            Step::Disk { pass, .. } | Step::Compute { pass, .. } => *pass,
+            Step::Disk { pass, .. } | Step::Compute { pass, .. } | Step::Unixbench { pass } => {
+                *pass
+            }
         }
     }
 }
@@ -63,6 +68,9 @@ impl BatteryPlan {
                 }
             }
         }
+        if self.runs(BatteryGroup::Unixbench) {
+            steps.push(Step::Unixbench { pass: self.passes });
+        }
         steps
     }
 
@@ -75,6 +83,7 @@ impl BatteryPlan {
                 disk_key(&t.profile, t.rw.as_str(), *role, *pass)
             }
             Step::Compute { pass, group } => format!("{}/{pass}", group.name()),
+            Step::Unixbench { pass } => format!("unixbench/{pass}"),
         }
     }
 
@@ -89,6 +98,7 @@ impl BatteryPlan {
                 }
             }
             Step::Compute { group, .. } => group.name().to_string(),
+            Step::Unixbench { .. } => "unixbench".to_string(),
         }
     }
 
@@ -102,6 +112,10 @@ impl BatteryPlan {
                 Step::Compute { group, .. } => {
                     let tests = group.planned_measurements(crate::compute::Threads::All);
                     self.compute_runtime() * tests.max(1) as u32
+                }
+                Step::Unixbench { .. } => {
+                    crate::compute::unixbench::battery_options(&self.dir, self.unixbench_pass())
+                        .planned()
                 }
             }
     }
@@ -124,7 +138,7 @@ impl BatteryPlan {
         }
         let previous = steps[..index].iter().rev().find_map(|s| match s {
             Step::Disk { test, .. } => Some(*test),
-            Step::Compute { .. } => None,
+            Step::Compute { .. } | Step::Unixbench { .. } => None,
         });
         match previous {
             Some(test) if !self.disk_tests[test].is_read_only() => self.pause(),
@@ -142,6 +156,9 @@ impl BatteryPlan {
             }
             Step::Compute { pass, group } => {
                 (u64::from(*pass) << 32) | (BatteryGroup::from(*group) as u64) << 16
+            }
+            Step::Unixbench { pass } => {
+                (u64::from(*pass) << 32) | (BatteryGroup::Unixbench as u64) << 16
             }
         };
         crate::seed::splitmix64(self.seed ^ salt)
@@ -176,6 +193,53 @@ mod tests {
     use super::super::{BatteryPlan, Environment, Overrides};
     use super::*;
     use crate::battery::presets::Preset;
+
+    /// UnixBench's index: once, after the last pass, in `full` only, with
+    /// UnixBench's pass lengths (1,310 s per copy count) unless
+    /// --compute-runtime says otherwise.
+    #[test]
+    fn full_runs_unixbench_once_after_the_last_pass() {
+        let env = Environment {
+            dir: "/var/tmp".into(),
+            ram_bytes: Some(8 << 30),
+            free_bytes: Some(500 << 30),
+            margin_bytes: 1 << 30,
+            unavailable: Vec::new(),
+            seed: 42,
+        };
+        let full = BatteryPlan::build(Preset::Full, &Overrides::default(), &env).unwrap();
+        let steps = full.steps();
+        let ub: Vec<usize> = (0..steps.len())
+            .filter(|&i| matches!(steps[i], Step::Unixbench { .. }))
+            .collect();
+        assert_eq!(ub, [steps.len() - 1]);
+        assert_eq!(full.step_key(&steps[ub[0]]), "unixbench/3");
+        let copy_counts = if crate::compute::online_cpus() > 1 {
+            2
+        } else {
+            1
+        };
+        assert_eq!(
+            full.step_estimate(&steps, ub[0]),
+            Duration::from_secs(1310) * copy_counts
+        );
+        let standard = BatteryPlan::build(Preset::Standard, &Overrides::default(), &env).unwrap();
+        assert!(!standard
+            .steps()
+            .iter()
+            .any(|s| matches!(s, Step::Unixbench { .. })));
+        let short = Overrides {
+            compute_runtime: Some(Duration::from_secs(1)),
+            ..Overrides::default()
+        };
+        let full = BatteryPlan::build(Preset::Full, &short, &env).unwrap();
+        let steps = full.steps();
+        // 71 passes of 1 s per copy count.
+        assert_eq!(
+            full.step_estimate(&steps, steps.len() - 1),
+            Duration::from_secs(71) * copy_counts
+        );
+    }
 
     /// A pause follows every write and every file layout, never a read.
     #[test]

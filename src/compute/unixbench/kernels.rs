@@ -4,7 +4,7 @@
 //! tst.sh); none of their code. Every loop ends at its deadline or at Ctrl-C.
 
 use super::workdir::WorkDir;
-use crate::compute::os::{PingPong, PipeLoop};
+use crate::compute::os::PIPE_BLOCK;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::fd::AsRawFd;
@@ -20,6 +20,9 @@ pub struct CopyCount {
 
 /// Iterations between clock checks in the cheap loops.
 const CHECK_EVERY: u64 = 1000;
+/// Buffers copied between clock checks in File Copy's timed loop (at most
+/// 256 KiB past the pass's end with 4 KiB buffers).
+const COPY_CHECK: u32 = 64;
 
 fn stopped(deadline: Instant) -> bool {
     Instant::now() >= deadline || crate::cancel::cancelled()
@@ -74,16 +77,132 @@ pub fn syscall(pass: Duration) -> anyhow::Result<CopyCount> {
     })
 }
 
-/// Pipe Throughput: write 512 bytes into a pipe and read them back, one loop each.
+/// Pipe Throughput: write 512 bytes into a pipe and read them back, one
+/// loop each, as UnixBench's pipe does: one write(2) and one read(2) of 512
+/// bytes, each of which must move all 512. The bytes read are compared with
+/// those written once at the end, not in every loop: UnixBench compares
+/// none, and a 512-byte compare per loop was about 2 % of candor's time.
 pub fn pipe(pass: Duration) -> anyhow::Result<CopyCount> {
-    let mut p = PipeLoop::new()?;
-    counted(pass, || p.round_trips(1))
+    let (r, w) = crate::compute::os::pipe()?;
+    let (r, w) = (r.as_raw_fd(), w.as_raw_fd());
+    let mut out = [0u8; PIPE_BLOCK];
+    for (i, b) in out.iter_mut().enumerate() {
+        *b = i as u8;
+    }
+    let mut back = [0u8; PIPE_BLOCK];
+    let count = counted(pass, || {
+        // SAFETY: write and read on this function's pipe, with buffers of the length given.
+        let (wrote, read) = unsafe {
+            (
+                libc::write(w, out.as_ptr().cast(), PIPE_BLOCK),
+                libc::read(r, back.as_mut_ptr().cast(), PIPE_BLOCK),
+            )
+        };
+        anyhow::ensure!(
+            wrote == PIPE_BLOCK as isize && read == PIPE_BLOCK as isize,
+            "pipe: wrote {wrote} and read {read} of {PIPE_BLOCK} bytes: {}",
+            std::io::Error::last_os_error()
+        );
+        Ok(())
+    })?;
+    anyhow::ensure!(back == out, "pipe returned different bytes");
+    Ok(count)
 }
 
-/// Pipe-based Context Switching: a counter passed to a partner and back over two pipes.
+/// Pipe-based Context Switching: a counter written to a partner process
+/// over one pipe and read back over another, each side checking it is the
+/// number it expects. The partner is forked, as UnixBench's context1 forks
+/// it: a switch between two processes changes address space, a switch
+/// between two threads of one process (the `os` group's context-switch) does not.
 pub fn context1(pass: Duration) -> anyhow::Result<CopyCount> {
-    let mut p = PingPong::new()?;
-    counted(pass, || p.round_trips(1))
+    let mut partner = Partner::start()?;
+    let mut counter = 0u64;
+    counted(pass, || {
+        partner.round_trip(counter)?;
+        counter += 1;
+        Ok(())
+    })
+}
+
+/// context1's partner process and the two pipes to it.
+struct Partner {
+    pid: libc::pid_t,
+    to: Option<File>,
+    from: File,
+}
+
+impl Partner {
+    fn start() -> anyhow::Result<Partner> {
+        let (to_r, to_w) = crate::compute::os::pipe()?;
+        let (from_r, from_w) = crate::compute::os::pipe()?;
+        // SAFETY: the child calls only close, read, write and _exit, which
+        // are async-signal-safe, so forking a multi-threaded process is sound.
+        let pid = unsafe { libc::fork() };
+        if pid == 0 {
+            unsafe {
+                libc::close(to_w.as_raw_fd());
+                libc::close(from_r.as_raw_fd());
+                echo(to_r.as_raw_fd(), from_w.as_raw_fd())
+            }
+        }
+        anyhow::ensure!(pid > 0, "fork: {}", std::io::Error::last_os_error());
+        Ok(Partner {
+            pid,
+            to: Some(to_w),
+            from: from_r,
+        })
+    }
+
+    /// Writes `n`, reads it back from the partner.
+    fn round_trip(&mut self, n: u64) -> anyhow::Result<()> {
+        let to = self.to.as_mut().expect("open until drop");
+        to.write_all(&n.to_ne_bytes())?;
+        let mut back = [0u8; 8];
+        self.from.read_exact(&mut back)?;
+        let got = u64::from_ne_bytes(back);
+        anyhow::ensure!(got == n, "context1: the partner sent {got}, expected {n}");
+        Ok(())
+    }
+}
+
+impl Drop for Partner {
+    fn drop(&mut self) {
+        self.to.take(); // the partner reads the end of the stream and exits
+        let mut status = 0;
+        // SAFETY: waits for the partner this value forked.
+        unsafe { libc::waitpid(self.pid, &mut status, 0) };
+    }
+}
+
+/// The partner's loop (in the forked child): read a number, check it is
+/// the next one, write it back; exit 0 at the end of the stream, 1 on
+/// anything else. Only async-signal-safe calls.
+unsafe fn echo(from: libc::c_int, to: libc::c_int) -> ! {
+    let mut expected = 0u64;
+    let mut buf = [0u8; 8];
+    let interrupted = || *libc::__errno_location() == libc::EINTR;
+    loop {
+        let r = libc::read(from, buf.as_mut_ptr().cast(), 8);
+        if r < 0 && interrupted() {
+            continue;
+        }
+        if r == 0 {
+            libc::_exit(0);
+        }
+        if r != 8 || u64::from_ne_bytes(buf) != expected {
+            libc::_exit(1);
+        }
+        let w = loop {
+            let w = libc::write(to, buf.as_ptr().cast(), 8);
+            if !(w < 0 && interrupted()) {
+                break w;
+            }
+        };
+        if w != 8 {
+            libc::_exit(1);
+        }
+        expected += 1;
+    }
 }
 
 /// Process Creation: fork, the child exits at once, the parent waits (no exec).
@@ -114,24 +233,49 @@ pub fn spawn(pass: Duration) -> anyhow::Result<CopyCount> {
 
 /// Execl Throughput: candor's own binary exec'ing itself until the pass is
 /// over (`candor --unixbench-execl`, see `execl.rs`); the count is its execs.
+/// The chain dies with this process (PR_SET_PDEATHSIG), and is killed at the
+/// first signal: it would otherwise run to its end.
 pub fn execl(pass: Duration) -> anyhow::Result<CopyCount> {
-    let exe = std::env::current_exe()?;
+    use std::os::unix::process::CommandExt;
+    let exe = super::copies::own_binary()?;
     let start = Instant::now();
-    let output = std::process::Command::new(&exe)
+    let mut command = std::process::Command::new(&exe);
+    command
         .arg(super::execl::FLAG)
         .arg(pass.as_nanos().to_string())
         .stdin(std::process::Stdio::null())
-        .stderr(std::process::Stdio::inherit())
-        .output()
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit());
+    // SAFETY: prctl is async-signal-safe and touches only the new process.
+    unsafe {
+        command.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        });
+    }
+    let mut chain = command
+        .spawn()
         .map_err(|e| anyhow::anyhow!("cannot start {}: {e}", exe.display()))?;
+    let status = loop {
+        if let Some(status) = chain.try_wait()? {
+            break status;
+        }
+        if crate::cancel::cancelled() {
+            let _ = chain.kill();
+            let _ = chain.wait();
+            crate::cancel::check()?;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
     let elapsed = start.elapsed();
     crate::cancel::check()?;
-    anyhow::ensure!(
-        output.status.success(),
-        "the execl chain exited with {}",
-        output.status
-    );
-    let text = String::from_utf8_lossy(&output.stdout);
+    let mut text = String::new();
+    chain
+        .stdout
+        .take()
+        .expect("piped")
+        .read_to_string(&mut text)?;
+    anyhow::ensure!(status.success(), "the execl chain exited with {status}");
     let count: u64 = text
         .trim()
         .parse()
@@ -142,36 +286,20 @@ pub fn execl(pass: Duration) -> anyhow::Result<CopyCount> {
     })
 }
 
-/// File Copy: two files of `max_blocks` KiB in `dir`; 2 s of writing the
-/// first and 2 s of reading it (UnixBench's warm-up, which also puts it in
-/// the page cache), then the timed pass reads it `bufsize` bytes at a time
-/// into the second, both rewound at the first's end. The count is KiB/s
-/// copied. UnixBench syncs before each phase; so does this.
+/// File Copy: `src` and `dst` are two new, empty files (made by the parent
+/// process in the work directory, see `copies.rs`); 2 s of writing
+/// `max_blocks` KiB into `src` again and again and 2 s of reading it
+/// (UnixBench's warm-up, which also puts it in the page cache), then the
+/// timed pass reads it `bufsize` bytes at a time into `dst`, both rewound at
+/// `src`'s end. The count is KiB/s copied. UnixBench syncs before each
+/// phase; so does this.
 pub fn file_copy(
-    dir: &WorkDir,
-    copy: u32,
+    mut src: File,
+    mut dst: File,
     bufsize: usize,
     max_blocks: u64,
     pass: Duration,
 ) -> anyhow::Result<CopyCount> {
-    let (from, to) = (format!("copy{copy}-from"), format!("copy{copy}-to"));
-    let result = copy_files(dir, &from, &to, bufsize, max_blocks, pass);
-    let removed = dir.remove(&from).and(dir.remove(&to));
-    let count = result?;
-    removed?;
-    Ok(count)
-}
-
-fn copy_files(
-    dir: &WorkDir,
-    from: &str,
-    to: &str,
-    bufsize: usize,
-    max_blocks: u64,
-    pass: Duration,
-) -> anyhow::Result<CopyCount> {
-    let mut src = dir.file(from)?;
-    let mut dst = dir.file(to)?;
     let buf: Vec<u8> = (0..bufsize).map(|i| i as u8).collect();
     let buffers = max_blocks * 1024 / bufsize as u64;
     // SAFETY: sync has no arguments and cannot fail.
@@ -198,14 +326,22 @@ fn copy_files(
     let start = Instant::now();
     let deadline = start + pass;
     let mut bytes = 0u64;
-    while !stopped(deadline) {
-        if read_full(&mut src, &mut back)? < bufsize {
-            src.seek(SeekFrom::Start(0))?;
-            dst.seek(SeekFrom::Start(0))?;
-            continue;
+    // The clock is read every COPY_CHECK buffers: a read of it per buffer
+    // (tens of ns in a VM) was a few percent of a 4 KiB buffer's copy,
+    // and UnixBench's loop reads none (an alarm stops it).
+    loop {
+        for _ in 0..COPY_CHECK {
+            if read_full(&mut src, &mut back)? < bufsize {
+                src.seek(SeekFrom::Start(0))?;
+                dst.seek(SeekFrom::Start(0))?;
+                continue;
+            }
+            dst.write_all(&back)?;
+            bytes += bufsize as u64;
         }
-        dst.write_all(&back)?;
-        bytes += bufsize as u64;
+        if stopped(deadline) {
+            break;
+        }
     }
     let elapsed = start.elapsed();
     crate::cancel::check()?;
@@ -238,18 +374,14 @@ pub const SHELL_TOOLS: [&str; 6] = ["sort", "od", "grep", "tee", "wc", "rm"];
 /// Shell Scripts: `concurrent` scripts started together by /bin/sh and waited
 /// for, as many times as the pass allows; the count is those rounds (UnixBench's
 /// looper over multi.sh), reported per minute.
-pub fn shell(
-    dir: &WorkDir,
-    copy: u32,
-    concurrent: u32,
-    pass: Duration,
-) -> anyhow::Result<CopyCount> {
-    let input = dir.path().join("input.txt");
-    let script = dir.path().join("script.sh");
+pub fn shell(dir: &Path, copy: u32, concurrent: u32, pass: Duration) -> anyhow::Result<CopyCount> {
+    let input = dir.join("input.txt");
+    let script = dir.join("script.sh");
     let round = format!(
-        "i=1; while [ $i -le {concurrent} ]; do /bin/sh \"{}\" \"{}\" c{copy}i$i & i=$((i+1)); done; wait",
+        "i=1; while [ $i -le {concurrent} ]; do /bin/sh \"{}\" \"{}\" {}$i & i=$((i+1)); done; wait",
         script.display(),
-        input.display()
+        input.display(),
+        script_name_prefix(copy)
     );
     let start = Instant::now();
     let deadline = start + pass;
@@ -258,7 +390,8 @@ pub fn shell(
         let status = std::process::Command::new("/bin/sh")
             .arg("-c")
             .arg(&round)
-            .current_dir(dir.path())
+            .current_dir(dir)
+            .env("LANG", LANG)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .status()
@@ -276,39 +409,125 @@ pub fn shell(
     })
 }
 
-/// Writes the shell tests' script and input (8,546 bytes of seeded words in
-/// lines, some with "the": the size of UnixBench's sort.src) into `dir`.
+/// The LANG UnixBench's `Run` sets for every test, so that its shell
+/// figures compare (sort and grep do more work in a UTF-8 locale); the shell
+/// scripts run with it too. Where it is not installed, the tools run in the
+/// C locale, as UnixBench's do there.
+pub const LANG: &str = "en_US.utf8";
+
+/// The locale the shell scripts' tools run in, in words: LANG's, or LC_ALL's
+/// when the environment sets it (it overrides LANG, for UnixBench too).
+pub fn shell_locale() -> String {
+    if let Some(all) = std::env::var("LC_ALL").ok().filter(|v| !v.is_empty()) {
+        return format!("LC_ALL={all} (over UnixBench's LANG={LANG})");
+    }
+    let name = std::ffi::CString::new(LANG).expect("no NUL");
+    // SAFETY: newlocale reads a NUL-terminated name; the result is freed at once.
+    let installed = unsafe {
+        let l = libc::newlocale(libc::LC_ALL_MASK, name.as_ptr(), std::ptr::null_mut());
+        if !l.is_null() {
+            libc::freelocale(l);
+        }
+        !l.is_null()
+    };
+    if installed {
+        format!("LANG={LANG}")
+    } else {
+        format!("LANG={LANG} (not installed here: the C locale)")
+    }
+}
+
+/// The unique part of a script's file names: `c{copy}i` and the script's number.
+fn script_name_prefix(copy: u32) -> String {
+    format!("c{copy}i")
+}
+
+/// The files the scripts of `copy` make in the work directory (each script
+/// removes its own; a script killed half-way, by a Ctrl-C that reaches the
+/// whole process group, leaves some, which the parent removes by these names).
+pub fn script_files(copy: u32, concurrent: u32) -> Vec<String> {
+    let prefix = script_name_prefix(copy);
+    (1..=concurrent)
+        .flat_map(|i| ["s", "o", "g", "w"].map(|f| format!("{f}.{prefix}{i}")))
+        .collect()
+}
+
+/// Writes the shell tests' script and input (`shell_input`) into `dir`.
 pub fn shell_files(dir: &WorkDir) -> anyhow::Result<()> {
     dir.file("script.sh")?.write_all(SCRIPT.as_bytes())?;
-    dir.file("input.txt")?.write_all(&shell_input(8546))?;
+    dir.file("input.txt")?.write_all(&shell_input())?;
     Ok(())
 }
 
-/// `len` bytes of lines of words from a fixed seed.
-pub fn shell_input(len: usize) -> Vec<u8> {
+/// The shell scripts' input: seeded text shaped like UnixBench's sort.src
+/// (a shell script it sorts), since its shape decides the tools' work:
+/// 8,546 bytes in 362 lines, a quarter of the lines drawn from up to 6
+/// bytes long, a quarter from 6 to 18, a quarter from 18 to 35 and a
+/// quarter from 35 to 66, evened out to the total (sort.src's quartiles are
+/// 6, 18 and 35 bytes, its longest line 82); one line in five a repeat of
+/// an earlier one of its length (sort.src: 273 distinct lines of 362);
+/// "the" in one line in ten (what grep keeps; 35 of sort.src's lines). The
+/// words hold no other "the". Generated here: UnixBench's file is not copied.
+pub fn shell_input() -> Vec<u8> {
+    const BYTES: usize = 8546;
+    const LINES: usize = 362;
+    const LONGEST: usize = 82;
     const WORDS: [&str; 16] = [
-        "the", "cd", "echo", "then", "fi", "BINDIR", "export", "path", "umask", "other", "while",
-        "done", "test", "version", "theory", "x",
+        "cd", "echo", "fi", "BINDIR", "export", "path", "umask", "while", "done", "test",
+        "version", "if", "else", "${", "}", "x=1",
     ];
     let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut out = Vec::with_capacity(len + 16);
-    let mut col = 0;
-    while out.len() < len {
+    let mut next = move |below: usize| {
         state ^= state << 13;
         state ^= state >> 7;
         state ^= state << 17;
-        let w = WORDS[(state % WORDS.len() as u64) as usize];
-        out.extend_from_slice(w.as_bytes());
-        col += w.len() + 1;
-        if col > 40 + (state >> 60) as usize {
-            out.push(b'\n');
-            col = 0;
+        (state % below as u64) as usize
+    };
+    // The lines' lengths, by quarter, then evened out to the total.
+    let quarters = [(0, 6), (6, 18), (18, 35), (35, 66)];
+    let mut lengths: Vec<usize> = (0..LINES)
+        .map(|_| {
+            let (lo, hi) = quarters[next(4)];
+            lo + next(hi - lo + 1)
+        })
+        .collect();
+    let text = BYTES - LINES; // without the line ends
+    while lengths.iter().sum::<usize>() != text {
+        let i = next(LINES);
+        if lengths.iter().sum::<usize>() < text {
+            lengths[i] = (lengths[i] + 1).min(LONGEST);
         } else {
-            out.push(b' ');
+            lengths[i] = lengths[i].saturating_sub(1);
         }
     }
-    out.truncate(len - 1);
-    out.push(b'\n');
+    let mut lines: Vec<Vec<u8>> = Vec::with_capacity(LINES);
+    for &len in &lengths {
+        // A repeat of an earlier line of this length, if there is one.
+        if next(5) == 0 {
+            if let Some(same) = lines.iter().find(|l| l.len() == len).cloned() {
+                lines.push(same);
+                continue;
+            }
+        }
+        let mut line: Vec<u8> = Vec::with_capacity(len + 8);
+        if len >= 8 && next(3) == 0 {
+            line.push(b'\t');
+        }
+        if len >= 4 && next(10) == 0 {
+            line.extend_from_slice(b"the ");
+        }
+        while line.len() < len {
+            line.extend_from_slice(WORDS[next(WORDS.len())].as_bytes());
+            line.push(b' ');
+        }
+        line.truncate(len);
+        lines.push(line);
+    }
+    let mut out = Vec::with_capacity(BYTES);
+    for line in lines {
+        out.extend_from_slice(&line);
+        out.push(b'\n');
+    }
     out
 }
 

@@ -1,8 +1,8 @@
 //! UnixBench 5.1's System Benchmarks Index, measured by candor: each index
 //! test as UnixBench defines it (`catalogue`: units, pass lengths, pass
-//! counts, baselines), one pass as one copy runs it (`kernels`), copies as
-//! threads started together, passes combined and indexed as UnixBench does
-//! (`score`). Dhrystone (`dhrystone`) and Whetstone (`whetstone`) are
+//! counts, baselines), one pass as one copy runs it (`kernels`), each copy a
+//! process of its own (`copy`), the copies started together (`copies`),
+//! passes combined and indexed as UnixBench does (`score`). Dhrystone (`dhrystone`) and Whetstone (`whetstone`) are
 //! rustc's code, not the host's gcc's: their notes say which compiler built
 //! them. A test that cannot run here (the shell tests without /bin/sh or
 //! its tools) is reported as not run, and the index then says it covers
@@ -16,6 +16,8 @@
 //! the score per second.
 
 pub mod catalogue;
+pub mod copies;
+pub mod copy;
 pub mod dhrystone;
 pub mod execl;
 pub mod import;
@@ -39,7 +41,6 @@ pub use kernels::shell_input;
 use crate::result::{ComputeMeasurement, ComputeSpec, CpuUse};
 use kernels::CopyCount;
 use std::path::PathBuf;
-use std::sync::Barrier;
 use std::time::Duration;
 use workdir::WorkDir;
 
@@ -80,6 +81,21 @@ impl Options {
             .map(|t| self.pass(t) * self.passes(t))
             .sum();
         per_copy * self.copies.len() as u32
+    }
+}
+
+/// What the battery's `unixbench` group runs (the `full` preset): every
+/// index test as UnixBench defines it (its pass lengths and counts, or
+/// passes of `pass`: `candor run --compute-runtime`), 1 copy and one per
+/// CPU, File Copy and Shell Scripts in the test directory.
+pub fn battery_options(dir: &str, pass: Option<Duration>) -> Options {
+    let all = crate::compute::online_cpus();
+    Options {
+        copies: if all > 1 { vec![1, all] } else { vec![1] },
+        tests: TESTS.iter().collect(),
+        pass,
+        iterations: None,
+        dir: PathBuf::from(dir),
     }
 }
 
@@ -140,49 +156,6 @@ fn cannot_run(test: &Test) -> Option<String> {
     }
 }
 
-/// One pass of `test` with `copies` copies started together: each copy's count.
-fn one_pass(
-    test: &Test,
-    copies: u32,
-    pass: Duration,
-    dir: Option<&WorkDir>,
-) -> anyhow::Result<Vec<CopyCount>> {
-    let barrier = Barrier::new(copies as usize);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..copies)
-            .map(|copy| {
-                let barrier = &barrier;
-                scope.spawn(move || {
-                    barrier.wait();
-                    let need_dir = || dir.ok_or_else(|| anyhow::anyhow!("no work directory"));
-                    match test.name {
-                        "dhry2reg" => dhrystone::dhry2reg(pass),
-                        "whetstone-double" => whetstone::whetstone_double(pass),
-                        "syscall" => kernels::syscall(pass),
-                        "pipe" => kernels::pipe(pass),
-                        "context1" => kernels::context1(pass),
-                        "spawn" => kernels::spawn(pass),
-                        "execl" => kernels::execl(pass),
-                        "fstime" => kernels::file_copy(need_dir()?, copy, 1024, 2000, pass),
-                        "fsbuffer" => kernels::file_copy(need_dir()?, copy, 256, 500, pass),
-                        "fsdisk" => kernels::file_copy(need_dir()?, copy, 4096, 8000, pass),
-                        "shell1" => kernels::shell(need_dir()?, copy, 1, pass),
-                        "shell8" => kernels::shell(need_dir()?, copy, 8, pass),
-                        other => anyhow::bail!("{other}: no kernel"),
-                    }
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a copy panicked")))
-            })
-            .collect()
-    })
-}
-
 /// A Run's UnixBench measurements and their copy counts, in order: what
 /// every reader of the index (reports, compare, history) starts from.
 pub fn measurements_of(run: &crate::result::Run) -> (Vec<&ComputeMeasurement>, Vec<u32>) {
@@ -220,15 +193,26 @@ fn measure(
     let pass = options.pass(test);
     let started_at = crate::units::now_rfc3339();
     let before = crate::disk::cpu_usage::CpuSnapshot::now();
+    let children_before = ChildrenUse::now();
+    let wall = std::time::Instant::now();
     let mut scores = Vec::new();
     let mut measured = Duration::ZERO;
+    let mut counted = 0.0;
+    // Each copy's score in each pass, by copy (for thread-imbalance).
+    let mut per_copy = vec![Vec::new(); copies as usize];
     for _ in 0..options.passes(test) {
-        let counts = one_pass(test, copies, pass, dir)
+        let counts = copies::one_pass(test, copies, pass, dir)
             .map_err(|e| e.context(format!("{} ({copies} copies)", test.title)))?;
         measured += counts.iter().map(|c| c.elapsed).max().unwrap_or_default();
+        counted += counts.iter().map(|c| c.count).sum::<f64>();
         scores.push(pass_score(test.unit, &counts));
+        for (scores, c) in per_copy.iter_mut().zip(&counts) {
+            scores.push(pass_score(test.unit, std::slice::from_ref(c)));
+        }
     }
-    let cpu: CpuUse = before.until(&crate::disk::cpu_usage::CpuSnapshot::now());
+    let children = ChildrenUse::now().since(&children_before);
+    let mut cpu: CpuUse = before.until(&crate::disk::cpu_usage::CpuSnapshot::now());
+    children.add_to(&mut cpu, wall.elapsed());
     let combined = score::combine(&scores)
         .ok_or_else(|| anyhow::anyhow!("{}: no pass gave a positive score", test.title))?;
     let index = score::test_index(test, combined.score);
@@ -244,13 +228,27 @@ fn measure(
     if test.name.starts_with("shell") {
         params.insert("sh".into(), shell_program().into());
         params.insert("tools".into(), sort_version().into());
+        params.insert("locale".into(), kernels::shell_locale().into());
     }
     let mut notes = vec![format!(
-        "{} passes of {}, the lowest {} dropped, the rest by geometric mean (UnixBench's rule); copies are threads of one candor process started together",
+        "{} passes of {}, the lowest {} dropped, the rest by geometric mean (UnixBench's rule); each copy is a process of its own (candor re-executed), the copies started together",
         scores.len(),
         crate::units::fmt_duration(pass),
         combined.dropped
     )];
+    if test.name == "execl" {
+        let binary = execl::Binary::own();
+        let faults = children.minor_faults as f64 / counted.max(1.0);
+        params.insert("binary".into(), binary.path.display().to_string().into());
+        params.insert("binary_bytes".into(), binary.file_bytes.into());
+        params.insert("mapped_bytes".into(), binary.mapped_bytes.into());
+        params.insert(
+            "shared_libraries".into(),
+            binary.shared_libraries.clone().into(),
+        );
+        params.insert("faults_per_exec".into(), faults.into());
+        notes.push(binary.note(faults));
+    }
     if is_compiler_bound(test.name) {
         params.insert("compiler".into(), COMPILER.into());
         notes.push(format!(
@@ -265,6 +263,15 @@ fn measure(
         ));
     }
     let (ops, bytes) = rates(test.unit, combined.score);
+    // Each copy's mean score over the passes, in the measurement's rate.
+    let per_thread = per_copy
+        .iter()
+        .map(|s| {
+            let mean = s.iter().sum::<f64>() / s.len().max(1) as f64;
+            let (ops, bytes) = rates(test.unit, mean);
+            ops.or(bytes).unwrap_or(0.0)
+        })
+        .collect();
     Ok(ComputeMeasurement {
         pass: None,
         started_at: Some(started_at),
@@ -277,11 +284,51 @@ fn measure(
         events_per_sec: None,
         bytes_per_sec: bytes,
         ops_per_sec: ops,
-        per_thread: Vec::new(),
+        per_thread,
         measured_ns: measured.as_nanos() as u64,
         cpu,
         notes,
     })
+}
+
+/// CPU time and page faults of this process's children that it has
+/// reaped (the copies, and through them all they waited for: the execl
+/// chain, the shells, the forks), which getrusage(RUSAGE_SELF) leaves out.
+#[derive(Debug, Clone, Copy, Default)]
+struct ChildrenUse {
+    user_ns: u64,
+    sys_ns: u64,
+    minor_faults: u64,
+}
+
+impl ChildrenUse {
+    fn now() -> ChildrenUse {
+        // SAFETY: rusage is plain data that getrusage fills.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) };
+        let ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1000;
+        ChildrenUse {
+            user_ns: ns(ru.ru_utime),
+            sys_ns: ns(ru.ru_stime),
+            minor_faults: ru.ru_minflt as u64,
+        }
+    }
+
+    fn since(&self, before: &ChildrenUse) -> ChildrenUse {
+        ChildrenUse {
+            user_ns: self.user_ns.saturating_sub(before.user_ns),
+            sys_ns: self.sys_ns.saturating_sub(before.sys_ns),
+            minor_faults: self.minor_faults.saturating_sub(before.minor_faults),
+        }
+    }
+
+    /// Adds the children's CPU time to candor's own, over `wall`.
+    fn add_to(&self, cpu: &mut CpuUse, wall: Duration) {
+        let wall = wall.as_nanos().max(1) as f64;
+        cpu.usr_pct += 100.0 * self.user_ns as f64 / wall;
+        cpu.sys_pct += 100.0 * self.sys_ns as f64 / wall;
+        cpu.cpu_ns += self.user_ns + self.sys_ns;
+    }
 }
 
 /// Whether `name` is one of the tests whose figure is the compiler's code
@@ -321,6 +368,18 @@ fn sort_version() -> String {
         })
         .filter(|l| !l.is_empty())
         .unwrap_or_else(|| "sort (version unknown)".into())
+}
+
+/// The tests a Run could not run, as `[{"test", "cause"}]`: kept in the
+/// plan by `candor unixbench` (`not_run`) and by the battery (`unixbench_not_run`).
+pub fn not_run_of(run: &crate::result::Run) -> Option<&Vec<serde_json::Value>> {
+    let plan = run.plan.as_ref()?;
+    let list = if plan.get("group").and_then(|g| g.as_str()) == Some("unixbench") {
+        plan.get("not_run")
+    } else {
+        plan.get("unixbench_not_run")
+    };
+    list?.as_array()
 }
 
 /// A measurement's score, unit and index, as `measure` stored them.
@@ -397,16 +456,26 @@ mod tests {
     }
 
     #[test]
-    fn shell_input_has_the_size_and_the_word() {
-        let s = shell_input(8546);
+    fn shell_input_is_shaped_like_unixbenchs_sort_src() {
+        let s = shell_input();
         assert_eq!(s.len(), 8546);
+        let text = String::from_utf8(s).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 362);
+        assert!(lines.iter().all(|l| l.len() <= 82));
+        let mut lengths: Vec<usize> = lines.iter().map(|l| l.len()).collect();
+        lengths.sort_unstable();
+        // Quartiles near sort.src's 6, 18 and 35 bytes.
+        let (q1, q2, q3) = (lengths[90], lengths[181], lengths[271]);
         assert!(
-            String::from_utf8(s)
-                .unwrap()
-                .lines()
-                .filter(|l| l.contains("the"))
-                .count()
-                > 10
+            (3..=9).contains(&q1) && (14..=22).contains(&q2) && (30..=40).contains(&q3),
+            "{q1} {q2} {q3}"
         );
+        let with_the = lines.iter().filter(|l| l.contains("the")).count();
+        assert!((25..=50).contains(&with_the), "{with_the}");
+        let mut distinct = lines.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert!((230..=320).contains(&distinct.len()), "{}", distinct.len());
     }
 }

@@ -1,8 +1,9 @@
 //! The private work directory of File Copy and Shell Scripts: made new under
 //! the test directory (mkdir fails if the name exists, so nothing of anyone
 //! else's is used), holding only files created here (create-exclusive, no
-//! symlink followed), removed with them when dropped: on success, on error,
-//! and after Ctrl-C or SIGTERM (the loops stop and return).
+//! symlink followed, each registered for a second Ctrl-C) and those candor's
+//! own shell scripts make in it, removed with them when dropped: on success,
+//! on error, and after Ctrl-C or SIGTERM (the loops stop and return).
 
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::OpenOptionsExt;
@@ -45,6 +46,7 @@ impl WorkDir {
             .custom_flags(libc::O_NOFOLLOW)
             .open(&p)
             .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", p.display()))?;
+        crate::cancel::register(p.clone());
         self.files.lock().unwrap_or_else(|e| e.into_inner()).push(p);
         Ok(f)
     }
@@ -58,9 +60,23 @@ impl WorkDir {
         if let Some(i) = files.iter().position(|f| *f == p) {
             std::fs::remove_file(&p)
                 .map_err(|e| anyhow::anyhow!("cannot remove {}: {e}", p.display()))?;
+            crate::cancel::unregister(&p);
             files.remove(i);
         }
         Ok(())
+    }
+
+    /// Removes `name` if one of candor's shell scripts, stopped half-way,
+    /// left it (each script removes its files when it runs to its end).
+    /// Only a plain file of exactly that name: unlink never follows a link.
+    pub fn remove_left_by_script(&self, name: &str) -> anyhow::Result<()> {
+        let p = self.path.join(name);
+        match std::fs::remove_file(&p) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                Err(anyhow::anyhow!("cannot remove {}: {e}", p.display()))
+            }
+            _ => Ok(()),
+        }
     }
 }
 
@@ -68,6 +84,7 @@ impl Drop for WorkDir {
     fn drop(&mut self) {
         let files = std::mem::take(&mut *self.files.lock().unwrap_or_else(|e| e.into_inner()));
         for f in files {
+            crate::cancel::unregister(&f);
             if let Err(e) = std::fs::remove_file(&f) {
                 if e.kind() != std::io::ErrorKind::NotFound {
                     crate::leftovers::removal_failed("unixbench file", &f, &e);
