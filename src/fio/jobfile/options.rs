@@ -47,7 +47,7 @@ pub const MICROS: u64 = 1;
 /// What candor does with an option.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Support {
-    /// Lowered into candor's job faithfully (`lower.rs` reads it).
+    /// Lowered into candor's job faithfully (`lower/` reads it).
     Run,
     /// Accepted: it changes what fio reports, logs or names, not the I/O;
     /// the note, recorded in the Run, says what candor does instead.
