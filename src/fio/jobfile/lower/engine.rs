@@ -1,8 +1,9 @@
 //! The engine, the queue, direct and synchronous I/O, and the page cache:
 //! how a job's operations reach the disk.
 
-use super::{Lowering, ENGINES, MAX_IODEPTH, MAX_NUMJOBS};
+use super::{Lowering, MAX_IODEPTH, MAX_NUMJOBS};
 use crate::disk::{EngineChoice, EngineKind, JobSpec, Rw};
+use crate::fio::jobfile::options::ENGINES;
 use crate::fio::jobfile::parse::Setting;
 use crate::fio::jobfile::JobFileError;
 
@@ -23,8 +24,8 @@ impl Lowering<'_> {
                 ));
                 EngineChoice::Exact(EngineKind::Psync)
             }
-            other => {
-                self.refuse(s, &format!("ioengine={other}: {ENGINES}"))?;
+            _ => {
+                self.refuse(s, ENGINES)?;
                 EngineChoice::Auto
             }
         })

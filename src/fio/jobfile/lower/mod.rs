@@ -102,8 +102,6 @@ pub struct JobFilePlan {
     pub ignored: Vec<String>,
 }
 
-const ENGINES: &str =
-    "candor runs io_uring, libaio, psync (fio's sync, pvsync and pvsync2 run as psync) and null";
 /// The most clones and the deepest queue candor runs, as `candor disk` allows.
 const MAX_NUMJOBS: u64 = 1024;
 const MAX_IODEPTH: u64 = 4096;
@@ -213,7 +211,7 @@ impl<'a> Lowering<'a> {
 
     /// An error on `setting`'s line.
     fn bad(setting: &Setting, message: impl std::fmt::Display) -> JobFileError {
-        JobFileError::at(&setting.pos, format!("{}: {message}", setting.canonical()))
+        JobFileError::at(&setting.pos, format!("{}: {message}", setting.spelled()))
     }
 
     /// Refuses `setting` (or, told to, records that it ran without it).
@@ -238,8 +236,10 @@ impl<'a> Lowering<'a> {
         delay_breaks_order: Option<&str>,
         files: &mut Vec<FileUse>,
     ) -> Result<Lowered, JobFileError> {
-        self.by_support()?;
+        // The engine first: a job for an engine candor does not run is
+        // refused for that, before any of its other options.
         let engine = self.engine()?;
+        self.by_support()?;
         let (rw, modifier) = self.pattern()?;
         let sizes = self.block_sizes(&rw)?;
         let min_bs = match (rw.reads(), rw.writes()) {
@@ -304,7 +304,7 @@ impl<'a> Lowering<'a> {
             match s.def.support {
                 Support::Refuse(why) if !at_default(s) => self.refuse(s, why)?,
                 Support::Note(note) if !at_default(s) => {
-                    self.notes.push(format!("{}: {note}", s.canonical()))
+                    self.notes.push(format!("{}: {note}", s.spelled()))
                 }
                 _ => {}
             }

@@ -240,7 +240,7 @@ fn refusals_name_the_line_and_can_be_ignored() {
         .unwrap_err()
         .to_string();
     assert!(
-        e.contains("ioengine=rdma: not supported: ioengine=rdma: candor runs io_uring"),
+        e.contains("ioengine=rdma: not supported: candor runs io_uring"),
         "{e}"
     );
     // At fio's default an unsupported option changes nothing.
@@ -296,5 +296,24 @@ fn colons_and_paths() {
     assert_eq!(
         absolute(Path::new("/a/b"), Path::new("../c/./d")),
         PathBuf::from("/a/c/d")
+    );
+}
+
+#[test]
+fn messages_quote_the_files_spelling() {
+    let e = plan("[a]\nsize=1m\nreadwrite=bogus\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("/j.fio:3: readwrite=bogus (fio's rw): "),
+        "{e}"
+    );
+    // The engine first, before any other refused option of the job.
+    let e = plan("[a]\nsize=1m\nthinktime=10\nioengine=windowsaio\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("/j.fio:4: ioengine=windowsaio: not supported: candor runs"),
+        "{e}"
     );
 }
