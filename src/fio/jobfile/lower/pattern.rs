@@ -42,6 +42,14 @@ impl Lowering<'_> {
             return Ok(None);
         };
         let kb = kb_base(self.job);
+        if let Some(back) = text.strip_prefix('-').filter(|_| !rw.is_random()) {
+            // fio (io_u.c, get_next_seq_offset) adds the negative step after
+            // each block, wrapping to the region's end: backwards or
+            // overlapping sequential I/O.
+            let n = value::number(back, kb).map_err(|e| Self::bad(&s, e))?;
+            self.refuse(&s, &format!("fio moves the offset back by {n} bytes after each block (backwards sequential I/O, wrapping to the end of the region); candor's sequential jobs only move forward"))?;
+            return Ok(None);
+        }
         let n = value::number(&text, kb).map_err(|e| Self::bad(&s, e))?;
         if rw.is_random() {
             let identical = match self.text("rw_sequencer") {

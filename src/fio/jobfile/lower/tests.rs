@@ -256,8 +256,14 @@ fn refusals_name_the_line_and_can_be_ignored() {
     assert_eq!(e, "/j.fio:3: rwmixread=150: out of range (0-100)");
     let e = plan("[x]\nrw=read\n").unwrap_err().to_string();
     assert!(e.contains("[x] has no size"), "{e}");
-    let e = plan("[x]\nsize=1m\ntime_based\n").unwrap_err().to_string();
-    assert!(e.contains("without a runtime"), "{e}");
+    // fio turns time_based off without a runtime and runs size-bounded.
+    let p = plan("[x]\nsize=1m\ntime_based\n").unwrap();
+    assert_eq!(p.jobs[0].spec.byte_limit, Some(1 << 20));
+    assert!(
+        p.jobs[0].notes[0].contains("requires a runtime"),
+        "{:?}",
+        p.jobs[0].notes
+    );
     let e = plan("[x]\nsize=1m\nfilename=/dev/null\n")
         .unwrap_err()
         .to_string();
@@ -314,6 +320,25 @@ fn messages_quote_the_files_spelling() {
         .to_string();
     assert!(
         e.starts_with("/j.fio:4: ioengine=windowsaio: not supported: candor runs"),
+        "{e}"
+    );
+}
+
+#[test]
+fn offsets_need_not_be_whole_blocks_and_backwards_is_refused_by_name() {
+    // fio issues offset + k x bs (checked against fio in tests/jobfile.rs).
+    let p =
+        plan("[a]\nsize=64k\nbs=4k\noffset=1000\noffset_increment=3000\nnumjobs=2\nfilename=f\n")
+            .unwrap();
+    assert_eq!(p.jobs[0].threads, [(0, 1000, 65536), (0, 4000, 65536)]);
+    assert_eq!(p.files[0].size, 4000 + 65536);
+    let e = plan("[a]\nsize=64k\nrw=read:-8k\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with(
+            "/j.fio:3: rw=read:-8k: not supported: fio moves the offset back by 8192 bytes"
+        ),
         "{e}"
     );
 }

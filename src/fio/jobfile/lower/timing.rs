@@ -70,15 +70,19 @@ impl Lowering<'_> {
             Some((n, _)) => n,
             None => 1,
         };
-        let time_based = self.flag("time_based");
+        let mut time_based = self.flag("time_based");
         let runtime = self.time("runtime").map_or(0, |(us, _)| us);
         spec.ramp = Duration::from_micros(self.time("ramp_time").map_or(0, |(us, _)| us));
         if time_based && runtime == 0 {
+            // fio (init.c, fixup_options): "time_based requires a
+            // runtime/timeout setting", then it turns time_based off and
+            // runs the job bounded by its size.
             let s = self.get("time_based").expect("time_based is set");
-            return Err(Self::bad(
-                s,
-                "time_based without a runtime would run until stopped; give a runtime",
+            self.notes.push(format!(
+                "{} without a runtime: fio says 'time_based requires a runtime/timeout setting' and runs the job bounded by its size; so does candor",
+                s.spelled()
             ));
+            time_based = false;
         }
         spec.runtime = Duration::from_micros(runtime);
         if !time_based {
