@@ -11,6 +11,12 @@ use std::path::{Path, PathBuf};
 
 const HOSTILE: &str = "<script>alert(1)</script>";
 
+/// The comparison of `runs` with their cross-host findings, as
+/// `candor compare` computes them before rendering.
+fn compare_runs(runs: &[Run], format: Format, sort: Option<&str>) -> anyhow::Result<String> {
+    render_compare(runs, &candor::findings::analyze_many(runs), format, sort)
+}
+
 fn write_run(dir: &Path, name: &str, run: &Run) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, serde_json::to_string_pretty(run).unwrap()).unwrap();
@@ -225,7 +231,7 @@ fn html_in_headless_chromium() {
     }
     let mut runs = vec![common::battery(HOSTILE, 1.0), common::battery("bravo", 2.0)];
     runs.push(real_disk_run(&out, "randread", "charlie"));
-    let html = render_compare(&runs, Format::Html, Some("SEQ1M Q8T1 read")).unwrap();
+    let html = compare_runs(&runs, Format::Html, Some("SEQ1M Q8T1 read")).unwrap();
     check_in_chromium(chromium, &out, "compare", &html);
 }
 
@@ -409,7 +415,7 @@ fn compare_three_hosts_in_text_md_csv() {
         not_proven: String::new(),
     });
     let runs = vec![a, b, c];
-    let text = render_compare(&runs, Format::Text, None).unwrap();
+    let text = compare_runs(&runs, Format::Text, None).unwrap();
     println!("{text}");
     assert!(text.contains("SEQ1M Q8T1"));
     let row = |name: &str| {
@@ -444,7 +450,7 @@ fn compare_three_hosts_in_text_md_csv() {
     assert!(!text.contains("one writer commits"));
     assert!(text.contains("bravo: 1 informational finding (see its report); 1 check not made"));
 
-    let md = render_compare(&runs, Format::Md, None).unwrap();
+    let md = compare_runs(&runs, Format::Md, None).unwrap();
     assert!(md.contains("| host | SEQ1M Q8T1 read MB/s |"));
     assert_eq!(
         md.lines()
@@ -455,7 +461,7 @@ fn compare_three_hosts_in_text_md_csv() {
         3
     );
 
-    let csv = render_compare(&runs, Format::Csv, None).unwrap();
+    let csv = compare_runs(&runs, Format::Csv, None).unwrap();
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 4);
     assert!(lines[0]
@@ -463,17 +469,17 @@ fn compare_three_hosts_in_text_md_csv() {
     assert!(lines[1].starts_with(&format!("alpha,{}", 1474.8 * 1.02)));
 
     // Sorted best first by a column; latency sorts lowest first.
-    let sorted = render_compare(&runs, Format::Csv, Some("seq1m q8t1 read")).unwrap();
+    let sorted = compare_runs(&runs, Format::Csv, Some("seq1m q8t1 read")).unwrap();
     let order: Vec<&str> = sorted
         .lines()
         .skip(1)
         .map(|l| l.split(',').next().unwrap())
         .collect();
     assert_eq!(order, ["bravo", "alpha", "charlie"]);
-    let err = render_compare(&runs, Format::Text, Some("no such column")).unwrap_err();
+    let err = compare_runs(&runs, Format::Text, Some("no such column")).unwrap_err();
     assert!(candor::error::is_usage(&err));
     assert!(err.to_string().contains("no such column"));
-    let err = render_compare(&runs, Format::Text, Some("RND4K")).unwrap_err();
+    let err = compare_runs(&runs, Format::Text, Some("RND4K")).unwrap_err();
     assert!(err.to_string().contains("matches"), "{err}");
 }
 
@@ -725,7 +731,7 @@ fn a_claims_finding_becomes_the_claims_section() {
             "{format:?}: not listed as a finding"
         );
     }
-    let text = render_compare(&[run], Format::Text, None).unwrap();
+    let text = compare_runs(&[run], Format::Text, None).unwrap();
     assert!(
         !text.contains("can claim: 1"),
         "compare lists real findings only"
@@ -780,7 +786,7 @@ fn compare_lists_findings_across_hosts() {
         };
         run.measurements.push(Measurement::Compress(lzma));
     }
-    let text = render_compare(&runs, Format::Text, None).unwrap();
+    let text = compare_runs(&runs, Format::Text, None).unwrap();
     let line = text
         .lines()
         .find(|l| l.contains("across hosts:"))
@@ -790,7 +796,7 @@ fn compare_lists_findings_across_hosts() {
         "{line}"
     );
     // With one host there is nothing to compare: the check says so.
-    let one = render_compare(&runs[..1], Format::Text, None).unwrap();
+    let one = compare_runs(&runs[..1], Format::Text, None).unwrap();
     assert!(
         one.contains("across hosts: metric-disagreement not checked"),
         "{one}"

@@ -127,9 +127,9 @@ pub fn read_every_way(run: &Run) {
     let _ = candor::report::sweep_text(run);
     let _ = candor::report::compute_text(run);
     let runs = [run.clone(), run.clone()];
-    let _ = candor::findings::analyze_many(&runs);
+    let cross = candor::findings::analyze_many(&runs);
     for format in FORMATS {
-        let _ = candor::report::render_compare(&runs, format, None);
+        let _ = candor::report::render_compare(&runs, &cross, format, None);
     }
 }
 

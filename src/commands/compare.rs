@@ -36,8 +36,10 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
         crate::cancel::check()?;
         runs.push(crate::result::read_run(f)?);
     }
+    let cross = crate::findings::analyze_many(&runs);
     let text = render_compare_with(
         &runs,
+        &cross,
         args.format,
         args.sort.as_deref(),
         &Options {

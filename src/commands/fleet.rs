@@ -304,9 +304,10 @@ fn run(a: RunArgs) -> anyhow::Result<()> {
         render: crate::report::fleet_compare_file,
     })?;
     let runs = fleet::directory::compared_runs(&dir, &summary)?;
+    let cross = crate::findings::analyze_many(&runs);
     let printed = write_text(
         None,
-        &render_fleet(&summary, &runs, Format::Text, &Options::default()),
+        &render_fleet(&summary, &runs, &cross, Format::Text, &Options::default()),
         false,
     );
     for (file, run) in fleet::directory::run_files(&dir, &summary)?
@@ -410,7 +411,13 @@ fn collect(a: CollectArgs) -> anyhow::Result<()> {
     } else {
         write_text(
             None,
-            &render_fleet(&summary, &runs, Format::Text, &Options::default()),
+            &render_fleet(
+                &summary,
+                &runs,
+                &crate::findings::analyze_many(&runs),
+                Format::Text,
+                &Options::default(),
+            ),
             false,
         )
     };
@@ -507,7 +514,14 @@ fn report(a: ReportArgs) -> anyhow::Result<()> {
         check(out, "--output", Replace::from_force(a.to.force), &inputs)?;
     }
     let (summary, runs) = fleet::directory::load(&a.dir)?;
-    let text = render_fleet(&summary, &runs, a.format, &Options { unit: a.unit.unit });
+    let cross = crate::findings::analyze_many(&runs);
+    let text = render_fleet(
+        &summary,
+        &runs,
+        &cross,
+        a.format,
+        &Options { unit: a.unit.unit },
+    );
     write_text(a.to.output.as_deref(), &text, a.to.force)
 }
 

@@ -27,9 +27,10 @@ pub const COMPARE_FILES: [&str; 5] = [
 ];
 
 /// Renders a comparison file (named as in `COMPARE_FILES`) of a fleet's
-/// Runs: the command hands `report::fleet_compare_file` in, so that the
-/// fleet lays out no report itself.
-pub type CompareRenderer = fn(&FleetSummary, &[Run], &str) -> String;
+/// Runs with the findings across them: the command hands
+/// `report::fleet_compare_file` in, so that the fleet lays out no report
+/// itself.
+pub type CompareRenderer = fn(&FleetSummary, &[Run], &[crate::result::Finding], &str) -> String;
 
 /// `candor-fleet-<UTC time>` in the current directory.
 pub fn default_dir() -> PathBuf {
@@ -136,8 +137,10 @@ pub fn write(
     write_atomic(&path, &json, replace)?;
     written.push(path);
     let runs = compared_runs(dir, summary)?;
+    // The findings across hosts, once, before any file is laid out.
+    let cross = crate::findings::analyze_many(&runs);
     for name in COMPARE_FILES {
-        let text = render(summary, &runs, name);
+        let text = render(summary, &runs, &cross, name);
         let path = dir.join(name);
         write_atomic(&path, text.as_bytes(), replace)?;
         written.push(path);

@@ -126,8 +126,8 @@ pub struct Comparison {
     pub rows: Vec<HostRow>,
     /// Where the Runs differ in ways that affect the comparison.
     pub notes: Vec<String>,
-    /// Findings across the hosts (`metric-disagreement`), computed now by
-    /// `candor::findings::analyze_many`.
+    /// Findings across the hosts (`metric-disagreement`), computed by the
+    /// caller (`candor::findings::analyze_many`) before anything is laid out.
     pub cross: Vec<Finding>,
     /// The column the rows are sorted by (best first), if any.
     pub sorted_by: Option<String>,
@@ -149,8 +149,9 @@ pub fn spread_mark(s: &Spread) -> &'static str {
 pub const MARK_LEGEND: &str = "medians over passes; ~ passes differ by 10-50 % (max/min), ! by 50 % or more, ? one pass (spread unknown), – not measured";
 
 impl Comparison {
-    /// Builds the comparison of the Runs, in the order given.
-    pub fn of(runs: &[Run]) -> Comparison {
+    /// Builds the comparison of the Runs, in the order given, with the
+    /// findings across them (`cross`), computed before it.
+    pub fn of(runs: &[Run], cross: Vec<Finding>) -> Comparison {
         let summaries: Vec<Summary> = runs.iter().map(Summary::of).collect();
         let mut columns: Vec<Column> = Vec::new();
         let add = |c: Column, columns: &mut Vec<Column>| {
@@ -296,7 +297,7 @@ impl Comparison {
             columns,
             rows,
             notes,
-            cross: crate::findings::analyze_many(runs),
+            cross,
             sorted_by: None,
         }
     }
@@ -703,7 +704,10 @@ mod tests {
     #[test]
     fn unixbench_indexes_side_by_side_one_copy_and_all_copies() {
         // Hosts of 2 and 4 CPUs: their all-copies figures share one column.
-        let c = Comparison::of(&[host("a", 2, 100.0, 12), host("b", 4, 200.0, 12)]);
+        let c = Comparison::of(
+            &[host("a", 2, 100.0, 12), host("b", 4, 200.0, 12)],
+            Vec::new(),
+        );
         let col = |key: &str| {
             c.columns
                 .iter()
@@ -737,7 +741,7 @@ mod tests {
             parallel: 2,
             overlapped_with: vec![],
         });
-        let c = Comparison::of(&[a, b]);
+        let c = Comparison::of(&[a, b], Vec::new());
         let notes: Vec<&String> = c
             .notes
             .iter()
@@ -751,7 +755,10 @@ mod tests {
 
     #[test]
     fn a_partial_index_has_its_own_column() {
-        let c = Comparison::of(&[host("a", 2, 100.0, 12), host("b", 2, 100.0, 3)]);
+        let c = Comparison::of(
+            &[host("a", 2, 100.0, 12), host("b", 2, 100.0, 3)],
+            Vec::new(),
+        );
         let full = c
             .columns
             .iter()
@@ -784,7 +791,7 @@ mod tests {
                 }
             }
         }
-        let c = Comparison::of(&[run]);
+        let c = Comparison::of(&[run], Vec::new());
         let i = c
             .columns
             .iter()

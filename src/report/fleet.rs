@@ -16,11 +16,12 @@ use super::markdown::{escape_cells, md};
 use super::table::{Align, Table};
 use super::{exporter, Format, Options};
 use crate::fleet::summary::{FleetSummary, HostRecord, Phase};
-use crate::result::Run;
+use crate::result::{Finding, Run};
 
-/// The comparison of a fleet's Runs (hosts that gave a complete Run) with the fleet's notes.
-pub fn fleet_comparison(summary: &FleetSummary, runs: &[Run]) -> Comparison {
-    let mut c = Comparison::of(runs);
+/// The comparison of a fleet's Runs (hosts that gave a complete Run) with
+/// the fleet's notes and the findings across them (`cross`).
+pub fn fleet_comparison(summary: &FleetSummary, runs: &[Run], cross: &[Finding]) -> Comparison {
+    let mut c = Comparison::of(runs, cross.to_vec());
     // fleet.json's notes say who ran together, for every host at once.
     c.notes
         .retain(|n| !n.contains(super::compare::FLEET_OVERLAP));
@@ -31,7 +32,12 @@ pub fn fleet_comparison(summary: &FleetSummary, runs: &[Run]) -> Comparison {
 /// A fleet's comparison file, in the format its name's extension names
 /// (`compare.md`: Markdown; `.txt` or anything else: text), as `candor fleet
 /// run` writes it.
-pub fn fleet_compare_file(summary: &FleetSummary, runs: &[Run], name: &str) -> String {
+pub fn fleet_compare_file(
+    summary: &FleetSummary,
+    runs: &[Run],
+    cross: &[Finding],
+    name: &str,
+) -> String {
     let format = match name.rsplit('.').next() {
         Some("md") => Format::Md,
         Some("csv") => Format::Csv,
@@ -39,17 +45,18 @@ pub fn fleet_compare_file(summary: &FleetSummary, runs: &[Run], name: &str) -> S
         Some("html") => Format::Html,
         _ => Format::Text,
     };
-    render_fleet(summary, runs, format, &Options::default())
+    render_fleet(summary, runs, cross, format, &Options::default())
 }
 
 /// Renders a fleet run in a format.
 pub fn render_fleet(
     summary: &FleetSummary,
     runs: &[Run],
+    cross: &[Finding],
     format: Format,
     options: &Options,
 ) -> String {
-    let comparison = fleet_comparison(summary, runs);
+    let comparison = fleet_comparison(summary, runs, cross);
     let overlapped = overlapped(summary, &comparison);
     // Hosts as columns when they fit, else the comparison's own layout.
     let body = || {

@@ -150,22 +150,29 @@ pub fn render_with(run: &Run, format: Format, options: &Options) -> String {
     exporter(format).run(run, options)
 }
 
-/// Renders several Runs side by side, one row per host, rates in MB/s.
+/// Renders several Runs side by side, one row per host, rates in MB/s,
+/// with `cross`, the findings across them (`findings::analyze_many`).
 /// `sort` names a column (or a unique part of its name, or `host`); the
 /// best value comes first. An unknown or ambiguous column is a usage error
 /// (exit code 2) that lists the columns.
-pub fn render_compare(runs: &[Run], format: Format, sort: Option<&str>) -> anyhow::Result<String> {
-    render_compare_with(runs, format, sort, &Options::default())
+pub fn render_compare(
+    runs: &[Run],
+    cross: &[crate::result::Finding],
+    format: Format,
+    sort: Option<&str>,
+) -> anyhow::Result<String> {
+    render_compare_with(runs, cross, format, sort, &Options::default())
 }
 
 /// `render_compare` with options.
 pub fn render_compare_with(
     runs: &[Run],
+    cross: &[crate::result::Finding],
     format: Format,
     sort: Option<&str>,
     options: &Options,
 ) -> anyhow::Result<String> {
-    let mut comparison = Comparison::of(runs);
+    let mut comparison = Comparison::of(runs, cross.to_vec());
     if let Some(key) = sort {
         comparison.sort_by(key).map_err(crate::error::usage)?;
     }
