@@ -153,6 +153,13 @@ const THINK: Support = Refuse("candor does not pause between I/Os (thinktime)");
 const PAYLOAD: Support = Refuse(
     "candor writes fresh incompressible random data; it cannot write patterns, zeros or compressible buffers",
 );
+/// The log options fio takes bare (`write_bw_log`: its default file names).
+pub const BARE_LOGS: [&str; 4] = [
+    "write_bw_log",
+    "write_lat_log",
+    "write_iops_log",
+    "write_hist_log",
+];
 const LOGS: Support = Note(
     "candor writes no fio log files; the Run keeps a per-second series and a latency histogram per job",
 );
@@ -185,7 +192,7 @@ static OPTIONS: &[OptionDef] = &[
     def("size", None, Number, Run, None),
     def("io_size", Some("io_limit"), Number, Run, None),
     def("fill_device", Some("fill_fs"), Bool, Refuse("candor never fills a filesystem: it leaves free space"), Some("0")),
-    def("filesize", None, Number, Refuse("candor sizes each file from size (fio's filesize ranges are not supported)"), None),
+    def("filesize", None, Number, Refuse("fio gives each file a size of its own (fixed, or drawn from a range per file); candor sizes each thread's file from size"), None),
     def("file_append", None, Bool, Refuse("candor does not append to files"), Some("0")),
     def("offset", Some("fileoffset"), Number, Run, Some("0")),
     def("offset_align", None, Number, Refuse("candor aligns offsets to the smallest block size (ba)"), Some("0")),
@@ -324,6 +331,10 @@ static OPTIONS: &[OptionDef] = &[
     def("stonewall", Some("wait_for_previous"), Flag, Run, None),
     def("new_group", None, Flag, Run, None),
     def("thread", None, Flag, Quiet, None),
+    // fio's tiobench profile registers `threads` in fio's one option table,
+    // so a job file may set it (examples/waitfor.fio); it sets the profile's
+    // thread count, nothing of the job.
+    def("threads", None, Number, Note("an option of fio's tiobench profile (--profile=tiobench): in a job file it changes nothing, as in fio (it is not `thread`)"), None),
     def("per_job_logs", None, Bool, Quiet, Some("1")),
     def("write_bw_log", None, Choice, LOGS, None),
     def("write_lat_log", None, Choice, LOGS, None),

@@ -353,6 +353,9 @@ pub fn read_value(def: &OptionDef, raw: Option<&str>, kb: KbBase) -> Result<Valu
             Some(_) => v(value::boolean(need(raw)?).map(Value::Bool)),
         },
         Kind::Bool => v(value::boolean(need(raw)?).map(Value::Bool)),
+        Kind::Text | Kind::Choice if raw.is_none() && options::BARE_LOGS.contains(&def.name) => {
+            Ok(Value::Text(String::new()))
+        }
         Kind::Text | Kind::Choice => {
             let text = need(raw)?;
             if text.starts_with(char::is_whitespace) {
@@ -522,6 +525,8 @@ mod tests {
         // A bad value from a variable names the variable.
         let var = e("[a]\nsize=${NOPE}\n");
         assert!(var.contains("NOPE is not set"), "{var}");
+        // fio takes the log options bare, and tiobench's `threads` anywhere.
+        assert!(parse("[a]\nwrite_bw_log\nwrite_lat_log\nthreads=1\n").is_ok());
         let var = e("[a]\nsize=${BS}x\n");
         assert!(var.contains("BS='8k'"), "{var}");
     }

@@ -107,7 +107,7 @@ impl Lowering<'_> {
             }
             if !parent.is_dir() {
                 return Err(at(format!(
-                    "the directory {} does not exist (candor creates files, not directories)",
+                    "the directory {} does not exist: fio would create it; candor creates files, not directories",
                     parent.display()
                 )));
             }
