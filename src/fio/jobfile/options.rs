@@ -146,7 +146,7 @@ use Support::*;
 const VERIFY: Support = Refuse("candor does not verify written data");
 const TRIM: Support = Refuse("candor does not trim");
 const IOLOG: Support = Refuse("candor does not record or replay I/O logs");
-const ZONES: Support = Refuse("candor does not run zoned-device modes");
+const ZONES: Support = Refuse("candor does not run fio's zone modes (strided: zonesize and zoneskip stride over the file; zbd: zoned block devices)");
 const PLACEMENT: Support =
     Refuse("candor sets no CPU affinity, NUMA policy, priority or cgroup for its threads");
 const THINK: Support = Refuse("candor does not pause between I/Os (thinktime)");
