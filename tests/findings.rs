@@ -92,6 +92,7 @@ fn job(
         job: None,
         block_stack: Vec::new(),
         beside_other_jobs: false,
+        device: None,
     })
 }
 

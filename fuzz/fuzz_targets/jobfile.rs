@@ -34,6 +34,7 @@ fuzz_target!(|data: &[u8]| {
         default_dir: PathBuf::from("/tmp"),
         ignore_unsupported: data.first().is_some_and(|b| b & 1 == 1),
         seed: Some(1),
+        devices: Vec::new(),
     };
     if let Err(e) = candor::plan::jobfile::plan(&file, &ctx) {
         assert!(!e.to_string().contains('\n'), "a multi-line error: {e}");

@@ -368,6 +368,7 @@ mod tests {
             job: None,
             block_stack: Vec::new(),
             beside_other_jobs: false,
+            device: None,
         }
     }
 

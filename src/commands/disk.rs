@@ -37,6 +37,17 @@ pub struct Args {
     /// would create, and exit without creating anything (fio's --parse-only).
     #[arg(long, requires = "job")]
     pub parse_only: bool,
+    /// With --job: let jobs whose filename= is this block device READ it
+    /// (compared by device number: a symlink to it is the same device).
+    /// Repeat for several. Without it, a job naming a device is refused.
+    #[arg(long, value_name = "DEVICE", requires = "job")]
+    pub device: Vec<PathBuf>,
+    /// With --job: also let jobs WRITE this device, which destroys the data
+    /// on it. It must be named by --device too, and is refused while it, a
+    /// partition of it or anything stacked on it is in use (mounted, swap,
+    /// held); candor holds it exclusively while the jobs run.
+    #[arg(long, value_name = "DEVICE", requires = "job")]
+    pub overwrite_device: Vec<PathBuf>,
     /// I/O pattern.
     #[arg(long, value_enum, default_value = "randread")]
     pub rw: Rw,

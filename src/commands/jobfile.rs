@@ -18,6 +18,8 @@ pub fn execute(args: &Args, path: &Path) -> anyhow::Result<()> {
         dir: args.dir.as_deref(),
         ignore_unsupported: args.ignore_unsupported,
         seed: args.seed,
+        devices: &args.device,
+        overwrite_devices: &args.overwrite_device,
     };
     let (file, plan) = jobfile::read(&request)?;
     if args.parse_only {
@@ -25,8 +27,16 @@ pub fn execute(args: &Args, path: &Path) -> anyhow::Result<()> {
         return crate::output::write_text(None, &text, false);
     }
     let dirs = jobfile::check(&file, &plan)?;
-    let mut run = session::new_run(args.label.clone(), Some(&plan.files[0].dir));
+    // The storage facts of the first test directory (none when every job runs on a device).
+    let dir = plan
+        .files
+        .iter()
+        .find(|f| f.device.is_none())
+        .map(|f| f.dir.as_path());
+    let mut run = session::new_run(args.label.clone(), dir);
     run.job_file = Some(jobfile::record(&file, &plan, &args.section));
+    // Saved by Session::start, before any device is opened for writing.
+    run.devices = jobfile::device_records(&plan);
     run.notes.extend(plan.ignored.iter().cloned());
     for d in &dirs {
         session::warn_about(d);

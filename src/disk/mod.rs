@@ -11,6 +11,7 @@
 
 pub mod buffer;
 pub mod cpu_usage;
+pub mod device;
 pub mod dir;
 pub mod engine;
 pub mod file;
@@ -22,6 +23,7 @@ pub mod schedule;
 pub mod steady;
 pub mod worker;
 
+pub use device::DeviceTarget;
 pub use dir::TestDir;
 pub use file::{space_margin, TestFile};
 pub use job::{BlockSizes, EngineChoice, EngineKind, JobSpec, Modifier, Rw};
@@ -41,11 +43,13 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 use worker::{Ended, Progress, ThreadWork, WorkerResult};
 
-/// Where one thread of a job does its I/O: a file (none for the null
-/// engine) and its region, first byte and length.
+/// Where one thread of a job does its I/O: a test file or a block device
+/// (neither for the null engine) and its region, first byte and length.
 #[derive(Debug, Clone, Copy)]
 pub struct Placement<'a> {
     pub file: Option<&'a TestFile>,
+    /// A block device (`--device`) in place of a test file.
+    pub device: Option<&'a DeviceTarget>,
     pub start: u64,
     pub len: u64,
 }
@@ -80,6 +84,8 @@ pub struct JobOutcome {
     /// `runtime`, `size`, `steadystate` or `stopped`.
     pub ended_by: &'static str,
     pub steady: Option<SteadyState>,
+    /// Bytes its threads wrote, ramp included.
+    pub written_bytes: u64,
 }
 
 /// Runs `job` on `file` (which must hold at least `job.size` bytes).
@@ -135,12 +141,14 @@ fn split_file<'a>(file: Option<&'a TestFile>, job: &JobSpec) -> Vec<Placement<'a
             if job.rw.is_random() {
                 Placement {
                     file,
+                    device: None,
                     start: 0,
                     len: job.size / job.bs * job.bs,
                 }
             } else {
                 Placement {
                     file,
+                    device: None,
                     start: t * per_thread,
                     len: per_thread,
                 }
@@ -172,7 +180,9 @@ pub fn run(
                 .map(|f| f.path().parent().unwrap_or(dir).to_path_buf())
         })
         .unwrap_or_else(|| dir.to_path_buf());
-    let stack = if engine.kind == EngineKind::Null {
+    // A device job's stack is the device itself: no filesystem to map.
+    let on_device = places.iter().any(|p| p.device.is_some());
+    let stack = if engine.kind == EngineKind::Null || on_device {
         Vec::new()
     } else {
         crate::host::blockstack::map(
@@ -213,7 +223,11 @@ fn prepare(job: &JobSpec, places: &[Placement], control: &Control) -> anyhow::Re
         job.iodepth_batch = 1;
     }
     let null = selected.kind == EngineKind::Null;
-    if !null && places.iter().any(|p| p.file.is_none()) {
+    if !null
+        && places
+            .iter()
+            .any(|p| p.file.is_none() && p.device.is_none())
+    {
         return Err(anyhow::anyhow!(
             "engine {} needs a test file",
             selected.kind.as_str()
@@ -230,6 +244,9 @@ fn prepare(job: &JobSpec, places: &[Placement], control: &Control) -> anyhow::Re
         for p in places {
             if let Some(f) = p.file {
                 f.drop_cached(p.start, p.len);
+            }
+            if let Some(d) = p.device {
+                d.drop_cached(p.start, p.len);
             }
         }
     }
@@ -335,6 +352,7 @@ fn drive(
                     progress: progress[t].clone(),
                 };
                 let file = if null { None } else { place.file };
+                let device = if null { None } else { place.device };
                 let (barrier, start, stop, finished, registered) =
                     (&barrier, &start, &stop, &finished, &registered);
                 std::thread::Builder::new()
@@ -349,6 +367,7 @@ fn drive(
                         };
                         let outcome = worker_main(
                             file,
+                            device,
                             &plan,
                             selected.kind,
                             buffer_align,
@@ -532,6 +551,7 @@ fn assemble(
         block_stack: driven_stack,
         shared: driven_shared,
     } = driven;
+    let written_bytes = results.iter().map(|r| r.written_bytes).sum();
     let ended_by = if attained {
         "steadystate"
     } else if results.iter().all(|r| r.ended == Ended::Limit) {
@@ -610,9 +630,11 @@ fn assemble(
         job: None,
         block_stack: driven_stack,
         beside_other_jobs: driven_shared,
+        device: None,
     };
     JobOutcome {
         measurement,
+        written_bytes,
         started,
         ended,
         ended_by,
@@ -625,6 +647,7 @@ fn assemble(
 #[allow(clippy::too_many_arguments)]
 fn worker_main(
     file: Option<&TestFile>,
+    device: Option<&DeviceTarget>,
     plan: &ThreadWork,
     kind: EngineKind,
     buffer_align: usize,
@@ -640,9 +663,10 @@ fn worker_main(
             .expect("plan::preflight::check_memory keeps the buffers within the address space"),
         buffer_align,
     );
-    let fd = match file {
-        Some(f) => Some(f.open_for_io(job.rw.writes(), job.direct)?),
-        None => None,
+    let fd = match (file, device) {
+        (Some(f), _) => Some(f.open_for_io(job.rw.writes(), job.direct)?),
+        (None, Some(d)) => Some(d.open_for_io(job.rw.writes(), job.direct)?),
+        (None, None) => None,
     };
     if let (Some(fd), Some(advice)) = (fd.as_ref(), fadvise) {
         // SAFETY: posix_fadvise on a valid descriptor; advice only.

@@ -71,6 +71,8 @@ pub struct WorkerResult {
     /// Sequential jobs: bytes the cursor moved over (ramp included), so the
     /// next job on the file can start where this one stopped.
     pub seq_bytes: u64,
+    /// Bytes written, ramp and all (what a device job changed on the device).
+    pub written_bytes: u64,
     /// The thread's measured interval when it differs from the planned
     /// one: it ended before (budget issued, told to stop: up to its last
     /// completion) or ran past it (a final fsync, up to the sync's end) (ns).
@@ -511,6 +513,9 @@ impl<'a, E: Engine> Worker<'a, E> {
                 self.stopping = true;
                 slots.state[slot] = SlotState::Free;
                 continue;
+            }
+            if kind == SlotState::Write {
+                self.result.written_bytes += u64::from(len);
             }
             if kind == SlotState::Write && fsync > 0 && !self.stopping {
                 self.writes_since_sync += 1;

@@ -74,9 +74,18 @@ pub fn from_findings(run: &Run, findings: &[Finding]) -> Claims {
     if has_disk {
         let refused = findings.iter().any(|f| f.severity == Severity::Refusal);
         if !refused {
+            let target = if run.disk().any(|m| m.device.is_some()) {
+                "the block devices the jobs named"
+            } else {
+                "candor's test file"
+            };
             c.can.push(format!(
-                "The disk figures are what this host delivered to candor's test file during this test{}.",
-                if passes >= 2 { format!(" (median of {passes} passes)") } else { String::new() }
+                "The disk figures are what this host delivered to {target} during this test{}.",
+                if passes >= 2 {
+                    format!(" (median of {passes} passes)")
+                } else {
+                    String::new()
+                }
             ));
         }
     } else {

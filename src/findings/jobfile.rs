@@ -122,14 +122,31 @@ pub fn working_set(run: &Run) -> Vec<Finding> {
         return Vec::new();
     }
     let mut paths: Vec<(&str, u64)> = Vec::new();
+    // A device job has no file: the span of the device its jobs used.
+    let mut devices: Vec<(&str, u64, u64)> = Vec::new();
     for d in &jobs {
         for f in &d.job.as_ref().expect("job").files {
             if !paths.iter().any(|(p, _)| *p == f.path) {
                 paths.push((&f.path, f.size));
             }
         }
+        if let Some(io) = &d.device {
+            match devices.iter_mut().find(|(p, _, _)| *p == io.device) {
+                Some(span) => {
+                    span.1 = span.1.min(io.region[0]);
+                    span.2 = span.2.max(io.region[1]);
+                }
+                None => devices.push((&io.device, io.region[0], io.region[1])),
+            }
+        }
     }
-    let working_set: u64 = paths.iter().map(|(_, s)| s).sum();
+    let working_set: u64 = paths.iter().map(|(_, s)| s).sum::<u64>()
+        + devices.iter().map(|(_, a, b)| b - a).sum::<u64>();
+    let what = if devices.is_empty() {
+        "the job file's files total"
+    } else {
+        "the job file's files and device regions total"
+    };
     let Some(ram) = run.host.mem_total_bytes else {
         return vec![not_checked(
             "job-working-set",
@@ -163,7 +180,7 @@ pub fn working_set(run: &Run) -> Vec<Finding> {
         "job-working-set",
         None,
         format!(
-            "the job file's files total {}, {which}: short tests of a small file measure cache, not the medium",
+            "{what} {}, {which}: short tests of a small file measure cache, not the medium",
             fmt_bytes(working_set)
         ),
         json!({
@@ -351,6 +368,39 @@ mod tests {
         ]);
         assert!(concurrent(&alone).is_empty());
         assert!(concurrent(&synth::run()).is_empty());
+    }
+
+    #[test]
+    fn a_device_jobs_region_is_its_working_set() {
+        let mut run = job_run(&[
+            ("a", "read", 0, 200_000_000, "size", true),
+            ("b", "write", 0, 200_000_000, "size", true),
+        ]);
+        for (m, region) in run
+            .measurements
+            .iter_mut()
+            .zip([[8u64 << 20, 40 << 20], [36 << 20, 48 << 20]])
+        {
+            let d = synth::dm(m);
+            d.job.as_mut().unwrap().files.clear();
+            d.device = Some(crate::result::DeviceJobIo {
+                device: "/dev/sdz".into(),
+                job: d.profile.clone().unwrap_or_default(),
+                written_bytes: 0,
+                region,
+            });
+        }
+        let w = working_set(&run);
+        assert_eq!(
+            w[0].evidence["working_set_bytes"],
+            json!(40u64 << 20),
+            "the span 8m-48m"
+        );
+        assert!(
+            w[0].verdict.contains("device regions total 40 MiB"),
+            "{}",
+            w[0].verdict
+        );
     }
 
     #[test]

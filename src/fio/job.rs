@@ -271,6 +271,7 @@ pub(super) fn measurement(
             job: None,
             block_stack: Vec::new(),
             beside_other_jobs: false,
+            device: None,
         },
         notes,
         error,

@@ -4,10 +4,10 @@
 //! with its section, its place on the run's timeline and the files it used.
 
 use crate::disk::schedule::{self, Planned};
-use crate::disk::{EngineChoice, EngineKind, Placement, TestDir, TestFile};
+use crate::disk::{DeviceTarget, EngineChoice, EngineKind, Placement, TestDir, TestFile};
 use crate::fio::jobfile::lower;
 use crate::plan::jobfile::{dir_index, needed};
-use crate::result::{DiskMeasurement, JobInfo, Measurement, WAITED_FOR_NAMED};
+use crate::result::{DeviceJobIo, DiskMeasurement, JobInfo, Measurement, WAITED_FOR_NAMED};
 use crate::session::recorder::Recorder;
 use std::path::Path;
 
@@ -18,11 +18,27 @@ pub fn measure(
     recorder: &mut Recorder,
 ) -> anyhow::Result<()> {
     let mut files: Vec<Option<TestFile>> = Vec::with_capacity(plan.files.len());
+    let mut devices: Vec<Option<DeviceTarget>> = Vec::with_capacity(plan.files.len());
     for (i, f) in plan.files.iter().enumerate() {
         if !needed(plan, f) {
             files.push(None);
+            devices.push(None);
             continue;
         }
+        if let Some(grant) = &f.device {
+            // A device is used as it is: no file, no fill.
+            let writes = f.jobs.iter().any(|&j| plan.jobs[j].spec.rw.writes());
+            devices.push(Some(DeviceTarget::open(
+                &grant.path,
+                grant.rdev,
+                grant.size,
+                grant.writable && writes,
+                crate::plan::jobfile::writable_now,
+            )?));
+            files.push(None);
+            continue;
+        }
+        devices.push(None);
         let dir = &dirs[dir_index(dirs, &f.dir)];
         let align = dir.direct_alignment();
         let size = f.size.div_ceil(align) * align;
@@ -39,7 +55,14 @@ pub fn measure(
         .jobs
         .iter()
         .map(|job| {
-            let dir = &dirs[dir_index(dirs, &plan.files[job.threads[0].0].dir)];
+            let first = &plan.files[job.threads[0].0];
+            let (buffer_align, dir) = match &first.device {
+                Some(g) => (4096.max(g.logical_block_size as usize), first.dir.clone()),
+                None => {
+                    let dir = &dirs[dir_index(dirs, &first.dir)];
+                    (dir.buffer_alignment(), dir.path().to_path_buf())
+                }
+            };
             let null = job.spec.engine == EngineChoice::Exact(EngineKind::Null);
             Planned {
                 spec: job.spec.clone(),
@@ -48,6 +71,7 @@ pub fn measure(
                     .iter()
                     .map(|&(f, start, len)| Placement {
                         file: if null { None } else { files[f].as_ref() },
+                        device: if null { None } else { devices[f].as_ref() },
                         start,
                         len,
                     })
@@ -57,8 +81,8 @@ pub fn measure(
                 steady: job.steady.clone(),
                 invalidate: job.invalidate,
                 fadvise: job.fadvise,
-                buffer_align: dir.buffer_alignment(),
-                dir: dir.path().to_path_buf(),
+                buffer_align,
+                dir,
             }
         })
         .collect();
@@ -78,6 +102,29 @@ pub fn measure(
             v
         };
         m.file = files[used[0]].as_ref().map(TestFile::info);
+        if let Some(d) = devices[used[0]].as_ref() {
+            let io = DeviceJobIo {
+                device: d.path().display().to_string(),
+                job: job.section.clone(),
+                written_bytes: done.outcome.written_bytes,
+                region: [
+                    job.threads.iter().map(|t| t.1).min().unwrap_or(0),
+                    job.threads.iter().map(|t| t.1 + t.2).max().unwrap_or(0),
+                ],
+            };
+            if job.spec.rw.writes() {
+                if let Some(r) = recorder
+                    .run_mut()
+                    .devices
+                    .iter_mut()
+                    .find(|r| r.path == io.device)
+                {
+                    r.written_bytes += io.written_bytes;
+                    r.jobs.push(io.clone());
+                }
+            }
+            m.device = Some(io);
+        }
         m.job = Some(JobInfo {
             section: job.section.clone(),
             at: job.pos.to_string(),

@@ -8,8 +8,11 @@
 
 use crate::disk::{BlockSizes, EngineChoice, EngineKind, TestDir};
 use crate::error::usage;
+use crate::fio::jobfile::device::DeviceGrant;
 use crate::fio::jobfile::{self, lower, Env, FileSystem, JobFile, JobFileError};
-use crate::result::{JobFileRecord, JobFileText};
+use crate::host::block_device::{self, BlockDeviceFacts};
+use crate::result::{DeviceRecord, JobFileRecord, JobFileText};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// What the user asked for: the job file and the flags that change it.
@@ -23,6 +26,10 @@ pub struct JobFileRequest<'a> {
     pub dir: Option<&'a Path>,
     pub ignore_unsupported: bool,
     pub seed: Option<u64>,
+    /// `--device`: block devices jobs may read.
+    pub devices: &'a [PathBuf],
+    /// `--overwrite-device`: of those, the ones jobs may write.
+    pub overwrite_devices: &'a [PathBuf],
 }
 
 /// Reads the job file and plans it; every problem is a usage error.
@@ -43,9 +50,49 @@ pub fn read(request: &JobFileRequest) -> anyhow::Result<(JobFile, lower::JobFile
         default_dir,
         ignore_unsupported: request.ignore_unsupported,
         seed: request.seed,
+        devices: grants(request.devices, request.overwrite_devices)?,
     };
     let plan = plan(&file, &ctx).map_err(|e| usage(e.to_string()))?;
     Ok((file, plan))
+}
+
+/// The devices named on the command line, each a block device;
+/// `--overwrite-device` must name a device `--device` names (by device
+/// number: a symlink to it is the same device).
+pub fn grants(devices: &[PathBuf], overwrite: &[PathBuf]) -> anyhow::Result<Vec<DeviceGrant>> {
+    let rdev = |flag: &str, p: &Path| -> anyhow::Result<(u64, BlockDeviceFacts)> {
+        let facts = block_device::inspect(p).map_err(|e| usage(format!("{flag} {e}")))?;
+        let meta =
+            std::fs::metadata(p).map_err(|e| usage(format!("{flag} {}: {e}", p.display())))?;
+        Ok((meta.rdev(), facts))
+    };
+    let mut grants: Vec<DeviceGrant> = Vec::new();
+    for p in devices {
+        let (rdev, facts) = rdev("--device", p)?;
+        if grants.iter().any(|g| g.rdev == rdev) {
+            continue;
+        }
+        grants.push(DeviceGrant {
+            path: p.clone(),
+            rdev,
+            size: facts.size_bytes,
+            logical_block_size: facts.logical_block_size,
+            writable: false,
+        });
+    }
+    for p in overwrite {
+        let (rdev, _) = rdev("--overwrite-device", p)?;
+        match grants.iter_mut().find(|g| g.rdev == rdev) {
+            Some(g) => g.writable = true,
+            None => {
+                return Err(usage(format!(
+                    "--overwrite-device {}: that device is not named by --device; name it with both (--device lets jobs read it, --overwrite-device lets them write it)",
+                    p.display()
+                )))
+            }
+        }
+    }
+    Ok(grants)
 }
 
 /// The job file's jobs lowered, each one's values checked (the same
@@ -64,7 +111,68 @@ pub fn plan(file: &JobFile, ctx: &lower::Context) -> Result<lower::JobFilePlan, 
 /// the directories, opened, in the order of the plan's files.
 pub fn check(file: &JobFile, plan: &lower::JobFilePlan) -> anyhow::Result<Vec<TestDir>> {
     check_memory(file, plan, crate::host::memory::available_bytes())?;
+    check_devices(plan)?;
     open_dirs(file, plan)
+}
+
+/// Each device a job uses: O_DIRECT at its logical block size, and a
+/// device a job writes must be writable and in use by nothing (itself,
+/// its partitions, anything stacked on them: mounts, swap, holders, an
+/// exclusive open). Checked again right before it is opened for writing
+/// (`disk::device`).
+fn check_devices(plan: &lower::JobFilePlan) -> anyhow::Result<()> {
+    for f in &plan.files {
+        let Some(grant) = &f.device else { continue };
+        for &j in &f.jobs {
+            let job = &plan.jobs[j];
+            let align = grant.logical_block_size;
+            if !job.spec.direct {
+                continue;
+            }
+            let mut need = vec![
+                ("block size", job.spec.min_bs()),
+                ("alignment (ba)", job.spec.unit()),
+            ];
+            need.extend(job.threads.iter().map(|t| ("offset", t.1)));
+            if let Some((what, v)) = need.iter().find(|(_, v)| v % align != 0) {
+                return Err(usage(format!(
+                    "{}: [{}] uses direct=1 with a {what} of {v} bytes, not a multiple of the {align}-byte logical block size of {}",
+                    job.pos,
+                    job.section,
+                    grant.path.display()
+                )));
+            }
+        }
+        let writer = f
+            .jobs
+            .iter()
+            .map(|&j| &plan.jobs[j])
+            .find(|j| j.spec.rw.writes());
+        if let Some(job) = writer {
+            writable_now(&grant.path)
+                .map_err(|why| usage(format!("{}: [{}] writes {why}", job.pos, job.section)))?;
+        }
+    }
+    Ok(())
+}
+
+/// Refuses writing the device at `path` when the kernel marks it read-only
+/// or anything uses it, in words that name what (the reason follows
+/// "[job] writes ").
+pub fn writable_now(path: &Path) -> Result<(), String> {
+    let facts = block_device::inspect(path).map_err(|e| e.to_string())?;
+    let shown = path.display();
+    if facts.read_only {
+        return Err(format!("{shown}, which the kernel marks read-only"));
+    }
+    if !facts.users.is_empty() {
+        let users: Vec<&str> = facts.users.iter().map(|u| u.0.as_str()).collect();
+        return Err(format!(
+            "{shown}, which is in use: {}; candor never writes a device in use",
+            users.join("; ")
+        ));
+    }
+    Ok(())
 }
 
 /// The jobs' buffers, all at once, must fit in half the available memory
@@ -99,7 +207,7 @@ fn check_memory(
 /// room for all of candor's files with the usual margin left free.
 fn open_dirs(file: &JobFile, plan: &lower::JobFilePlan) -> anyhow::Result<Vec<TestDir>> {
     let mut dirs: Vec<TestDir> = Vec::new();
-    for f in &plan.files {
+    for f in plan.files.iter().filter(|f| f.device.is_none()) {
         if dirs.iter().any(|d| d.path() == f.dir) {
             continue;
         }
@@ -115,6 +223,9 @@ fn open_dirs(file: &JobFile, plan: &lower::JobFilePlan) -> anyhow::Result<Vec<Te
         dirs.push(dir);
     }
     for job in &plan.jobs {
+        if plan.files[job.threads[0].0].device.is_some() {
+            continue;
+        }
         let dir = &dirs[dir_index(&dirs, &plan.files[job.threads[0].0].dir)];
         let align = dir.direct_alignment();
         if !job.spec.direct {
@@ -149,7 +260,7 @@ fn open_dirs(file: &JobFile, plan: &lower::JobFilePlan) -> anyhow::Result<Vec<Te
         let total: u64 = plan
             .files
             .iter()
-            .filter(|f| f.dir == dir.path() && needed(plan, f))
+            .filter(|f| f.device.is_none() && f.dir == dir.path() && needed(plan, f))
             .map(|f| f.size.div_ceil(align) * align)
             .sum();
         let margin = crate::disk::space_margin(dir.total_bytes());
@@ -192,6 +303,26 @@ pub fn record(file: &JobFile, plan: &lower::JobFilePlan, sections: &[String]) ->
         sections: sections.to_vec(),
         ignored: plan.ignored.clone(),
     }
+}
+
+/// What the Run records of each device the jobs use, before any is opened:
+/// `writable` when a job writes it.
+pub fn device_records(plan: &lower::JobFilePlan) -> Vec<DeviceRecord> {
+    plan.files
+        .iter()
+        .filter_map(|f| {
+            let g = f.device.as_ref()?;
+            Some(DeviceRecord {
+                path: g.path.display().to_string(),
+                dev: format!("{}:{}", libc::major(g.rdev), libc::minor(g.rdev)),
+                size_bytes: g.size,
+                logical_block_size: g.logical_block_size,
+                writable: g.writable && f.jobs.iter().any(|&j| plan.jobs[j].spec.rw.writes()),
+                written_bytes: 0,
+                jobs: Vec::new(),
+            })
+        })
+        .collect()
 }
 
 /// The job file and its includes: inputs of the Run, never its outputs.

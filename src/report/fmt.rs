@@ -297,10 +297,44 @@ pub fn facts(run: &Run, summary: &Summary) -> Vec<(&'static str, String)> {
         }
         out.push(("Job file", text));
     }
+    for (i, d) in run.devices.iter().enumerate() {
+        out.insert(i, ("Device", device_words(d)));
+    }
     if let Some(l) = &run.label {
         out.insert(0, ("Label", l.clone()));
     }
     out
+}
+
+/// A block device the jobs used, in words: whether candor wrote it (what
+/// it held there is gone), and where.
+pub fn device_words(d: &crate::result::DeviceRecord) -> String {
+    let what = format!("{} ({}, {})", d.path, d.dev, fmt_bytes(d.size_bytes));
+    if d.written_bytes > 0 {
+        let jobs: Vec<String> = d
+            .jobs
+            .iter()
+            .filter(|j| j.written_bytes > 0)
+            .map(|j| {
+                format!(
+                    "[{}] {} within bytes {}-{}",
+                    j.job,
+                    fmt_bytes(j.written_bytes),
+                    j.region[0],
+                    j.region[1]
+                )
+            })
+            .collect();
+        format!(
+            "{what} WAS WRITTEN: candor wrote {} to it ({}); what the device held there is gone",
+            fmt_bytes(d.written_bytes),
+            jobs.join("; ")
+        )
+    } else if d.writable {
+        format!("{what} named by --overwrite-device for jobs that write; no job wrote to it")
+    } else {
+        format!("{what} read only (--device): candor did not write to it")
+    }
 }
 
 /// The jobs of a job file, one line each: `seq-read  0.00-0.41 s  ended by size  beside rand-read`.

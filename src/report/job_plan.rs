@@ -41,6 +41,20 @@ pub fn jobfile_plan(file: &JobFile, plan: &JobFilePlan) -> String {
                 } else {
                     ""
                 };
+            if let Some(g) = &use_.device {
+                let access = if g.writable && job.spec.rw.writes() {
+                    "WRITES it (--overwrite-device): what it holds there is destroyed"
+                } else {
+                    "reads it (--device)"
+                };
+                out.push_str(&format!(
+                    "  device: {} itself, bytes up to {} ({} device{shared}); the job {access}\n",
+                    use_.fio_path.display(),
+                    use_.size,
+                    fmt_bytes(g.size),
+                ));
+                continue;
+            }
             out.push_str(&format!(
                 "  file: fio would use {} ({}{shared}); candor creates its own in {}\n",
                 use_.fio_path.display(),

@@ -156,7 +156,10 @@ impl Summary {
                         FileRole::Main => &mut main_sizes,
                         FileRole::Control => &mut control_sizes,
                     };
-                    push_unique(sizes, d.file.as_ref().map_or(d.spec.size, |f| f.size));
+                    // A device job has no file (the Device line says the device).
+                    if d.device.is_none() {
+                        push_unique(sizes, d.file.as_ref().map_or(d.spec.size, |f| f.size));
+                    }
                     if let Some(f) = &d.file {
                         push_unique(&mut file_paths, f.path.clone());
                     }

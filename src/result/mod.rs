@@ -3,6 +3,7 @@
 //! for anything that is not a Run) and atomic writing. It must not measure
 //! or format.
 
+mod device;
 mod file;
 pub mod histogram;
 mod lock;
@@ -12,6 +13,7 @@ mod spec;
 mod stack;
 mod stats;
 
+pub use device::{DeviceJobIo, DeviceRecord};
 pub use file::{parse_run, read_run, run_json, write_run, ReadRunError};
 pub use lock::RunLock;
 pub use run::*;

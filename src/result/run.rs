@@ -64,6 +64,10 @@ pub struct Run {
     /// controller; drift and comparisons say it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fleet: Option<FleetContext>,
+    /// Block devices the jobs used as their targets (`--device`), with
+    /// what was written to each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<crate::result::DeviceRecord>,
 }
 
 /// How a host's Run of a fleet run was measured beside the other hosts.
@@ -223,6 +227,7 @@ impl Run {
             job_file: None,
             fio_disk_util: Vec::new(),
             fleet: None,
+            devices: Vec::new(),
         }
     }
 
@@ -533,6 +538,10 @@ pub struct DiskMeasurement {
     /// the layers' counters hold their I/O too.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub beside_other_jobs: bool,
+    /// The block device the job ran on in place of a test file, with the
+    /// bytes it wrote there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<crate::result::DeviceJobIo>,
 }
 
 impl DiskMeasurement {

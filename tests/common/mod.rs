@@ -117,6 +117,7 @@ fn disk(
         job: None,
         block_stack: Vec::new(),
         beside_other_jobs: false,
+        device: None,
     })
 }
 

@@ -10,6 +10,7 @@
 //! option); `lower` makes the plan candor runs. Nothing here measures.
 
 pub mod arith;
+pub mod device;
 pub mod expand;
 pub mod lexer;
 pub mod lower;
@@ -159,6 +160,7 @@ mod tests {
                 default_dir: PathBuf::from("/tmp"),
                 ignore_unsupported: i % 2 == 0,
                 seed: Some(1),
+                devices: Vec::new(),
             };
             if let Err(e) = lower::lower(&file, &ctx) {
                 assert!(!e.to_string().contains('\n'), "{text:?}: {e}");

@@ -4,16 +4,66 @@
 
 use super::{FileUse, Lowering};
 use crate::disk::JobSpec;
+use crate::disk::Rw;
+use crate::fio::jobfile::device::{self, DeviceGrant};
+use crate::fio::jobfile::parse::Setting;
 use crate::fio::jobfile::JobFileError;
 use std::path::{Path, PathBuf};
 
-impl Lowering<'_> {
+impl<'a> Lowering<'a> {
+    /// The block device this job's `filename=` names, if it is one: allowed
+    /// by the command line (`--device`, and `--overwrite-device` for a job
+    /// that writes) or refused here.
+    pub(super) fn device(&mut self, rw: &Rw) -> Result<Option<DeviceGrant>, JobFileError> {
+        let Some((name, s)) = self.text("filename") else {
+            return Ok(None);
+        };
+        let names = split_colons(name);
+        let [one] = names.as_slice() else {
+            return Ok(None);
+        };
+        let dir = match self.text("directory") {
+            Some((d, _)) => absolute(&self.ctx.default_dir, Path::new(&unescape(d))),
+            None => self.ctx.default_dir.clone(),
+        };
+        let path = absolute(&dir, Path::new(one));
+        let Some(meta) = device::block_device(&path) else {
+            return Ok(None);
+        };
+        device::grant_for(&self.ctx.devices, &path, &meta, rw.writes())
+            .map(|g| Some(g.clone()))
+            .map_err(|why| Self::bad(s, why))
+    }
+
+    /// A job on a device without `size=`: as fio, from `offset` to the
+    /// device's end, as if the job had said `size=` that.
+    pub(super) fn device_size(
+        &self,
+        grant: &DeviceGrant,
+        min_bs: u64,
+    ) -> Result<(u64, &'a Setting), JobFileError> {
+        let s = self.get("filename").expect("a device comes from filename=");
+        if let Some((_, inc)) = self
+            .number("offset_increment")
+            .filter(|(n, _)| *n > 0 && self.number("numjobs").is_some_and(|(j, _)| j > 1))
+        {
+            return Err(Self::bad(
+                inc,
+                "offset_increment on a device without size=: each clone would run to the device's end from its own offset; give size=",
+            ));
+        }
+        let start = self.number("offset").map_or(0, |(n, _)| n);
+        let len = device::region(grant, None, start, min_bs).map_err(|why| Self::bad(s, why))?;
+        Ok((len, s))
+    }
+
     /// The files fio would use for each clone, and candor's regions on them.
     pub(super) fn files(
         &mut self,
         index: usize,
         spec: &JobSpec,
         region: u64,
+        device: Option<&DeviceGrant>,
         files: &mut Vec<FileUse>,
     ) -> Result<Vec<(usize, u64, u64)>, JobFileError> {
         if let Some((n, s)) = self.number("nrfiles") {
@@ -82,14 +132,53 @@ impl Lowering<'_> {
                 None => JobFileError::at(&self.job.pos, why),
             };
             let parent = path.parent().unwrap_or(Path::new("/")).to_path_buf();
-            // Devices are never written to; candor's own file goes beside
-            // any regular file fio would have used.
+            let start = offset + increment * clone;
+            if let Some(meta) = device::block_device(&path) {
+                // Allowed by the command line (`device`) or refused here.
+                let grant = match device {
+                    Some(g) if g.rdev == std::os::unix::fs::MetadataExt::rdev(&meta) => g,
+                    _ => {
+                        let why =
+                            device::grant_for(&self.ctx.devices, &path, &meta, spec.rw.writes())
+                                .err()
+                                .unwrap_or_else(|| {
+                                    "a device named through filename_format: name it with filename="
+                                        .into()
+                                });
+                        return Err(at(why));
+                    }
+                };
+                device::region(grant, Some(region), start, spec.min_bs()).map_err(&at)?;
+                // One device is one target, whatever path names it.
+                let same = |f: &FileUse| f.device.as_ref().is_some_and(|d| d.rdev == grant.rdev);
+                let i = match files.iter().position(same) {
+                    Some(i) => i,
+                    None => {
+                        files.push(FileUse {
+                            fio_path: path.clone(),
+                            dir: parent,
+                            size: 0,
+                            jobs: Vec::new(),
+                            device: Some(grant.clone()),
+                        });
+                        files.len() - 1
+                    }
+                };
+                let f = &mut files[i];
+                f.size = f.size.max(start + region);
+                if f.jobs.last() != Some(&index) {
+                    f.jobs.push(index);
+                }
+                threads.push((i, start, region));
+                continue;
+            }
+            // candor's own file goes beside any regular file fio would have used.
             if let Ok(meta) = std::fs::metadata(&path) {
                 use std::os::unix::fs::FileTypeExt;
                 let t = meta.file_type();
-                if t.is_block_device() || t.is_char_device() {
+                if t.is_char_device() {
                     return Err(at(format!(
-                        "{} is a device: candor tests files it creates and never writes to a device",
+                        "{} is a character device: candor tests files it creates, and block devices named by --device",
                         path.display()
                     )));
                 }
@@ -111,7 +200,6 @@ impl Lowering<'_> {
                     parent.display()
                 )));
             }
-            let start = offset + increment * clone;
             let end = start + region;
             let i = match files.iter().position(|f| f.fio_path == path) {
                 Some(i) => i,
@@ -121,6 +209,7 @@ impl Lowering<'_> {
                         dir: parent,
                         size: 0,
                         jobs: Vec::new(),
+                        device: None,
                     });
                     files.len() - 1
                 }

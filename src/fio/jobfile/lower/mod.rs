@@ -27,6 +27,7 @@ mod pattern;
 mod tests;
 mod timing;
 
+use super::device::DeviceGrant;
 use super::options::{Kind, Support};
 use super::parse::{read_value, Job, Setting, Value};
 use super::source::{Pos, MAX_JOBS};
@@ -49,6 +50,9 @@ pub struct Context {
     pub ignore_unsupported: bool,
     /// The seed of jobs whose file fixes none (`--seed`); else a fresh one.
     pub seed: Option<u64>,
+    /// Block devices the command line allows jobs to use (`--device`,
+    /// `--overwrite-device`); a job naming any other device is refused.
+    pub devices: Vec<DeviceGrant>,
 }
 
 /// A file fio would use; candor makes its own file in the same directory.
@@ -62,6 +66,9 @@ pub struct FileUse {
     pub size: u64,
     /// The jobs (by index) that use it.
     pub jobs: Vec<usize>,
+    /// A block device the command line allowed: the jobs use it itself,
+    /// candor creates no file.
+    pub device: Option<DeviceGrant>,
 }
 
 /// One job, ready to be given files and run.
@@ -259,8 +266,9 @@ impl<'a> Lowering<'a> {
         self.direct_and_sync(&mut spec)?;
         self.rate(&mut spec, &sizes)?;
         self.randomness(&mut spec, seed)?;
-        let size = self.timing_and_size(&mut spec)?;
-        let threads = self.files(index, &spec, size, files)?;
+        let device = self.device(&rw)?;
+        let size = self.timing_and_size(&mut spec, device.as_ref())?;
+        let threads = self.files(index, &spec, size, device.as_ref(), files)?;
         let steady = self.steady()?;
         let (invalidate, fadvise) = self.cache(&rw)?;
         self.reporting_notes(&rw);

@@ -21,7 +21,11 @@ pub(super) fn overwrite_notes(plan: &mut JobFilePlan, file: &JobFile) {
             .get("overwrite")
             .is_some_and(|s| s.value.as_bool() == Some(true));
         let read_by_someone = job.threads.iter().any(|(f, _, _)| read[*f]);
-        if writes_only && !overwrite && !read_by_someone {
+        let on_device = job
+            .threads
+            .iter()
+            .any(|(f, _, _)| plan.files[*f].device.is_some());
+        if writes_only && !on_device && !overwrite && !read_by_someone {
             plan.jobs[i].notes.push(
                 "fio would write into a newly allocated file (overwrite=0); candor writes its file in full first, so the writes overwrite data".to_string(),
             );

@@ -24,6 +24,7 @@ fn plan_with(text: &str, ignore: bool) -> Result<JobFilePlan, JobFileError> {
             default_dir: PathBuf::from("/var/tmp"),
             ignore_unsupported: ignore,
             seed: Some(7),
+            devices: Vec::new(),
         },
     )
 }
@@ -267,7 +268,7 @@ fn refusals_name_the_line_and_can_be_ignored() {
     let e = plan("[x]\nsize=1m\nfilename=/dev/null\n")
         .unwrap_err()
         .to_string();
-    assert!(e.contains("is a device"), "{e}");
+    assert!(e.contains("is a character device"), "{e}");
     let e = plan("[x]\nsize=1m\nfilename=/nonexistent-dir/f\n")
         .unwrap_err()
         .to_string();

@@ -4,6 +4,7 @@
 use super::{JobFilePlan, Lowering};
 use crate::disk::steady::SteadySpec;
 use crate::disk::{BlockSizes, JobSpec};
+use crate::fio::jobfile::device::DeviceGrant;
 use crate::fio::jobfile::parse::Value;
 use crate::fio::jobfile::{JobFile, JobFileError};
 use std::collections::HashMap;
@@ -45,8 +46,17 @@ impl Lowering<'_> {
 
     /// `size`, `io_size`, `number_ios`, `loops`, `runtime`, `time_based`,
     /// `ramp_time`: how long the job runs. Returns each clone's region length.
-    pub(super) fn timing_and_size(&mut self, spec: &mut JobSpec) -> Result<u64, JobFileError> {
-        let Some((size, size_s)) = self.number("size") else {
+    pub(super) fn timing_and_size(
+        &mut self,
+        spec: &mut JobSpec,
+        device: Option<&DeviceGrant>,
+    ) -> Result<u64, JobFileError> {
+        let given = self.number("size");
+        let on_device = match (given, device) {
+            (None, Some(grant)) => Some(self.device_size(grant, spec.min_bs())?),
+            _ => None,
+        };
+        let Some((size, size_s)) = given.or(on_device) else {
             return Err(JobFileError::at(
                 &self.job.pos,
                 format!(
