@@ -226,6 +226,7 @@ fn every_fixture_reads_as_fio_reads_it() {
         "steady.fio",
         "unsupported.fio",
         "phases.fio",
+        "shapes.fio",
     ] {
         agrees_with_fio(name);
     }
@@ -273,6 +274,15 @@ fn option_table_matches_fio() {
                 "{}: {text}",
                 def.name
             );
+            continue;
+        }
+        if def.name == "threads" {
+            // A profile's option (tiobench): --cmdhelp leaves it out, a job file takes it.
+            let dir = tempfile::tempdir().unwrap();
+            let file = dir.path().join("p.fio");
+            std::fs::write(&file, "[x]\nthreads=1\nsize=1m\n").unwrap();
+            let (ok, text) = fio(&["--parse-only", file.to_str().unwrap()]);
+            assert!(ok, "threads: {text}");
             continue;
         }
         let (_, text) = fio(&[&format!("--cmdhelp={}", def.name)]);
@@ -807,4 +817,69 @@ fn phases_overlap_as_under_fio() {
         assert_eq!(names, [want], "{}", d.fio_command);
     }
     assert!(candor_files(tmp.path()).is_empty());
+}
+
+/// Shapes fio accepts that candor once refused (issue 20), run under both:
+/// an offset that is not a whole block (same bytes, same file size: fio
+/// issues offset + k x bs), time_based without a runtime (fio warns and
+/// runs size-bounded; candor notes it and does the same).
+#[test]
+fn unaligned_offsets_and_time_based_without_runtime_as_under_fio() {
+    if !have_fio() {
+        return;
+    }
+    let _turn = turn();
+    let fio_dir = scratch();
+    let out = Command::new("fio")
+        .args(["--output-format=json", "shapes.fio"])
+        .current_dir(fixtures())
+        .env("CANDOR_JF_DIR", fio_dir.path())
+        .output()
+        .expect("run fio");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("time_based requires a runtime"));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let fio_bytes = |name: &str, dir: &str| {
+        json["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|j| j["jobname"] == name)
+            .unwrap()[dir]["io_bytes"]
+            .as_u64()
+            .unwrap()
+    };
+    let fio_size = std::fs::metadata(fio_dir.path().join("unaligned.0.0"))
+        .unwrap()
+        .len();
+    assert_eq!(fio_size, 1000 + 65536);
+
+    let tmp = scratch();
+    let run = run_job("shapes.fio", tmp.path(), &[]);
+    let unaligned = job(&run, "unaligned");
+    assert_eq!(
+        unaligned.write.as_ref().unwrap().bytes,
+        fio_bytes("unaligned", "write")
+    );
+    // candor's own file is rounded up to its directory's O_DIRECT alignment.
+    let size = unaligned.job.as_ref().unwrap().files[0].size;
+    assert!((fio_size..fio_size + 4096).contains(&size), "{size}");
+    let bounded = job(&run, "no-runtime");
+    assert_eq!(
+        bounded.read.as_ref().unwrap().bytes,
+        fio_bytes("no-runtime", "read")
+    );
+    assert_eq!(bounded.job.as_ref().unwrap().ended_by, "size");
+    assert!(
+        bounded
+            .notes
+            .iter()
+            .any(|n| n.contains("requires a runtime")),
+        "{:?}",
+        bounded.notes
+    );
 }

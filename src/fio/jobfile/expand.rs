@@ -111,6 +111,24 @@ fn variables(line: &str, env: &Env) -> (String, bool) {
     (out, any)
 }
 
+/// Each `${NAME}` of `line` and what it stood for, for messages:
+/// "SIZE is not set (fio reads nothing in its place)" or "SIZE='64q'".
+pub fn variables_named(line: &str, env: &Env) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = line;
+    while let Some(start) = rest.find("${") {
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else { break };
+        let name = &after[..end];
+        out.push(match env.var(name) {
+            Some(v) => format!("{name}='{v}'"),
+            None => format!("{name} is not set (fio reads nothing in its place)"),
+        });
+        rest = &after[end + 1..];
+    }
+    out
+}
+
 /// fio's keywords, replaced anywhere in the line.
 fn keywords(line: &str, env: &Env) -> (String, bool) {
     let mut text = line.to_string();

@@ -1,7 +1,7 @@
 //! fio job files: read the way fio 3.33 reads them (sections, `[global]`,
 //! comments, `include`, `${VAR}`, fio's keywords and their arithmetic,
 //! option aliases, units under `kb_base`), then lowered into candor's jobs
-//! (`lower.rs`), refusing by name, with the file and line, whatever candor
+//! (`lower/`), refusing by name, with the file and line, whatever candor
 //! cannot run faithfully.
 //!
 //! The flow: `source` reads the file and its includes into sections of

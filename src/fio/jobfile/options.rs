@@ -39,6 +39,18 @@ pub enum Kind {
     SoftDeprecated,
 }
 
+/// The engines candor runs, in fio's names (fio's sync, pvsync and
+/// pvsync2 run as psync: the same I/O, one operation per system call).
+pub const RUN_ENGINES: [&str; 7] = [
+    "io_uring", "libaio", "psync", "sync", "pvsync", "pvsync2", "null",
+];
+/// The same, in words, for messages.
+pub const ENGINES: &str =
+    "candor runs io_uring, libaio, psync (fio's sync, pvsync and pvsync2 run as psync) and null";
+/// The options fio lets count zones with a `z` suffix (`size=4z`, its
+/// `FIO_OPT_STR_VAL_ZONE` options, for `zonemode=zbd`).
+pub const ZONE_OPTIONS: [&str; 5] = ["size", "io_size", "offset", "offset_increment", "zoneskip"];
+
 /// A bare value of a `Time` option is in seconds.
 pub const SECONDS: u64 = 1_000_000;
 /// A bare value of a `Time` option is in microseconds.
@@ -47,7 +59,7 @@ pub const MICROS: u64 = 1;
 /// What candor does with an option.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Support {
-    /// Lowered into candor's job faithfully (`lower.rs` reads it).
+    /// Lowered into candor's job faithfully (`lower/` reads it).
     Run,
     /// Accepted: it changes what fio reports, logs or names, not the I/O;
     /// the note, recorded in the Run, says what candor does instead.
@@ -134,13 +146,20 @@ use Support::*;
 const VERIFY: Support = Refuse("candor does not verify written data");
 const TRIM: Support = Refuse("candor does not trim");
 const IOLOG: Support = Refuse("candor does not record or replay I/O logs");
-const ZONES: Support = Refuse("candor does not run zoned-device modes");
+const ZONES: Support = Refuse("candor does not run fio's zone modes (strided: zonesize and zoneskip stride over the file; zbd: zoned block devices)");
 const PLACEMENT: Support =
     Refuse("candor sets no CPU affinity, NUMA policy, priority or cgroup for its threads");
 const THINK: Support = Refuse("candor does not pause between I/Os (thinktime)");
 const PAYLOAD: Support = Refuse(
     "candor writes fresh incompressible random data; it cannot write patterns, zeros or compressible buffers",
 );
+/// The log options fio takes bare (`write_bw_log`: its default file names).
+pub const BARE_LOGS: [&str; 4] = [
+    "write_bw_log",
+    "write_lat_log",
+    "write_iops_log",
+    "write_hist_log",
+];
 const LOGS: Support = Note(
     "candor writes no fio log files; the Run keeps a per-second series and a latency histogram per job",
 );
@@ -173,7 +192,7 @@ static OPTIONS: &[OptionDef] = &[
     def("size", None, Number, Run, None),
     def("io_size", Some("io_limit"), Number, Run, None),
     def("fill_device", Some("fill_fs"), Bool, Refuse("candor never fills a filesystem: it leaves free space"), Some("0")),
-    def("filesize", None, Number, Refuse("candor sizes each file from size (fio's filesize ranges are not supported)"), None),
+    def("filesize", None, Number, Refuse("fio gives each file a size of its own (fixed, or drawn from a range per file); candor sizes each thread's file from size"), None),
     def("file_append", None, Bool, Refuse("candor does not append to files"), Some("0")),
     def("offset", Some("fileoffset"), Number, Run, Some("0")),
     def("offset_align", None, Number, Refuse("candor aligns offsets to the smallest block size (ba)"), Some("0")),
@@ -312,6 +331,10 @@ static OPTIONS: &[OptionDef] = &[
     def("stonewall", Some("wait_for_previous"), Flag, Run, None),
     def("new_group", None, Flag, Run, None),
     def("thread", None, Flag, Quiet, None),
+    // fio's tiobench profile registers `threads` in fio's one option table,
+    // so a job file may set it (examples/waitfor.fio); it sets the profile's
+    // thread count, nothing of the job.
+    def("threads", None, Number, Note("an option of fio's tiobench profile (--profile=tiobench): in a job file it changes nothing, as in fio (it is not `thread`)"), None),
     def("per_job_logs", None, Bool, Quiet, Some("1")),
     def("write_bw_log", None, Choice, LOGS, None),
     def("write_lat_log", None, Choice, LOGS, None),

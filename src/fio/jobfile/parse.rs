@@ -64,6 +64,30 @@ impl Setting {
     }
 }
 
+impl Setting {
+    /// The option as the file spells it, for messages: `key=value` with
+    /// the file's own name for it (fio's name after it when that differs),
+    /// and the line as written when a substitution changed it.
+    pub fn spelled(&self) -> String {
+        let key = self
+            .written
+            .split_once('=')
+            .map_or(self.written.as_str(), |(k, _)| k)
+            .trim_end();
+        let mut out = match &self.raw {
+            Some(v) => format!("{key}={v}"),
+            None => key.to_string(),
+        };
+        if key != self.def.name {
+            out += &format!(" (fio's {})", self.def.name);
+        }
+        if self.written.contains('$') {
+            out += &format!(" (written '{}')", self.written);
+        }
+        out
+    }
+}
+
 /// A job: its section and every setting in force, the defaults from the
 /// global sections before it first.
 #[derive(Debug, Clone, PartialEq)]
@@ -153,6 +177,33 @@ fn settings(
         let def = options::find(&key);
         split.push((line, key, raw, def));
     }
+    // The section's engine (its own last ioengine=, else the defaults'):
+    // an option no engine candor runs knows, in a job of an engine candor
+    // does not run, is that engine's business; the engine is the cause.
+    let engine_at = split
+        .iter()
+        .rev()
+        .find(|(_, _, _, d)| d.is_some_and(|d| d.name == "ioengine"))
+        .map(|(line, _, raw, _)| (raw.clone().unwrap_or_default(), line.pos.clone()))
+        .or_else(|| {
+            globals
+                .iter()
+                .rev()
+                .find(|s| s.def.name == "ioengine")
+                .map(|s| (s.raw.clone().unwrap_or_default(), s.pos.clone()))
+        });
+    let foreign = engine_at.filter(|(name, _)| !options::RUN_ENGINES.contains(&name.as_str()));
+    let engine_first = |written: &str, pos: &Pos| {
+        foreign.as_ref().map(|(name, at)| {
+            JobFileError::at(
+                at,
+                format!(
+                    "ioengine={name}: {} (the line '{written}' at {pos} is not one of fio's own options nor one of theirs)",
+                    options::ENGINES
+                ),
+            )
+        })
+    };
     let mut kb = globals
         .iter()
         .rev()
@@ -173,14 +224,22 @@ fn settings(
     let mut engine_options = Vec::new();
     for (line, key, raw, def) in &split {
         let Some(def) = def else {
-            return Err(JobFileError::at(&line.pos, unknown(key)));
+            return Err(engine_first(&line.text, &line.pos)
+                .unwrap_or_else(|| JobFileError::at(&line.pos, unknown(key))));
         };
         if !def.engines.is_empty() {
             // Checked once the section's engine is known.
-            engine_options.push(out.len());
+            engine_options.push((out.len(), key.clone()));
         }
-        let value = read_value(def, raw.as_deref(), kb)
-            .map_err(|e| JobFileError::at(&line.pos, format!("{}: {e}", shown(key, raw))))?;
+        let value = read_value(def, raw.as_deref(), kb).map_err(|e| {
+            let vars = expand::variables_named(&line.text, env);
+            let from = if vars.is_empty() {
+                String::new()
+            } else {
+                format!(" (from '{}': {})", line.text, vars.join(", "))
+            };
+            JobFileError::at(&line.pos, format!("{}{from}: {e}", shown(key, raw)))
+        })?;
         if def.name == "kb_base" {
             if let Value::Text(t) = &value {
                 kb = KbBase::parse(t).map_err(|e| JobFileError::at(&line.pos, e.0))?;
@@ -201,14 +260,16 @@ fn settings(
         .find(|s| s.def.name == "ioengine")
         .and_then(|s| s.raw.clone())
         .unwrap_or_else(|| "psync".to_string());
-    for i in engine_options {
+    for (i, key) in engine_options {
         let s = &out[i];
         if !s.def.engines.contains(&engine.as_str()) {
+            if let Some(e) = engine_first(&s.written, &s.pos) {
+                return Err(e);
+            }
             return Err(JobFileError::at(
                 &s.pos,
                 format!(
-                    "option '{}' belongs to the {} engine(s), and this job's ioengine is {engine} (fio does not know it there either)",
-                    s.def.name,
+                    "option '{key}' belongs to the {} engine(s), and this job's ioengine is {engine} (fio does not know it there either)",
                     s.def.engines.join(", ")
                 ),
             ));
@@ -275,6 +336,12 @@ pub fn read_value(def: &OptionDef, raw: Option<&str>, kb: KbBase) -> Result<Valu
         }
     }
     let v = |r: Result<Value, value::ValueError>| r.map_err(|e| e.0);
+    if matches!(
+        def.kind,
+        Kind::Number | Kind::Numbers | Kind::Time(_) | Kind::TimeRange
+    ) {
+        zones(def, raw.unwrap_or_default())?;
+    }
     match def.kind {
         Kind::Deprecated => Err(format!(
             "fio removed the option '{}' and refuses a job that sets it",
@@ -286,6 +353,9 @@ pub fn read_value(def: &OptionDef, raw: Option<&str>, kb: KbBase) -> Result<Valu
             Some(_) => v(value::boolean(need(raw)?).map(Value::Bool)),
         },
         Kind::Bool => v(value::boolean(need(raw)?).map(Value::Bool)),
+        Kind::Text | Kind::Choice if raw.is_none() && options::BARE_LOGS.contains(&def.name) => {
+            Ok(Value::Text(String::new()))
+        }
         Kind::Text | Kind::Choice => {
             let text = need(raw)?;
             if text.starts_with(char::is_whitespace) {
@@ -329,6 +399,23 @@ pub fn read_value(def: &OptionDef, raw: Option<&str>, kb: KbBase) -> Result<Valu
             })
             .collect::<Result<Vec<f64>, String>>()
             .map(Value::Floats),
+    }
+}
+
+/// fio reads a number that ends in `z` as a count of zones (parse.c,
+/// `FIO_OPT_STR_VAL_ZONE`), for `zonemode=zbd` on zoned block devices, on
+/// a few options, and refuses the suffix on every other number.
+fn zones(def: &OptionDef, text: &str) -> Result<(), String> {
+    if !text.ends_with('z') {
+        return Ok(());
+    }
+    if options::ZONE_OPTIONS.contains(&def.name) {
+        Err(format!("'{text}' counts zones of a zoned block device (fio's 'z' suffix, for zonemode=zbd); candor does not run zoned mode"))
+    } else {
+        Err(format!(
+            "'{text}': fio takes the 'z' (zones) suffix only on {}, and refuses it here ('z' suffix isn't applicable)",
+            options::ZONE_OPTIONS.join(", ")
+        ))
     }
 }
 
@@ -415,5 +502,32 @@ mod tests {
         );
         assert!(parse("[a]\nioengine=io_uring\nfixedbufs\n").is_ok());
         assert!(parse("[global]\nioengine=io_uring\n[a]\nfixedbufs\n").is_ok());
+    }
+
+    #[test]
+    fn messages_name_the_true_cause() {
+        let e = |t: &str| parse(t).unwrap_err().to_string();
+        // An engine candor does not run is named at its own line, not its options.
+        let rbd = e("[global]\nioengine=rbd\npool=x\n[a]\nsize=1m\n");
+        assert!(
+            rbd.starts_with("/t.fio:2: ioengine=rbd: candor runs io_uring, libaio, psync"),
+            "{rbd}"
+        );
+        assert!(rbd.contains("'pool=x' at /t.fio:3"), "{rbd}");
+        let net = e("[a]\nioengine=net\nhipri\n");
+        assert!(net.starts_with("/t.fio:2: ioengine=net: "), "{net}");
+        // A known engine keeps the usual messages.
+        assert!(e("[a]\nioengine=libaio\nblocksz=4k\n").contains("did you mean"));
+        // The 'z' suffix: zones where fio takes it, refused as fio does elsewhere.
+        assert!(e("[a]\nsize=4z\n").contains("zoned mode"));
+        assert!(e("[a]\nbs=4z\n").contains("'z' suffix isn't applicable"));
+        assert!(parse("[a]\nfilename=fooz\n").is_ok());
+        // A bad value from a variable names the variable.
+        let var = e("[a]\nsize=${NOPE}\n");
+        assert!(var.contains("NOPE is not set"), "{var}");
+        // fio takes the log options bare, and tiobench's `threads` anywhere.
+        assert!(parse("[a]\nwrite_bw_log\nwrite_lat_log\nthreads=1\n").is_ok());
+        let var = e("[a]\nsize=${BS}x\n");
+        assert!(var.contains("BS='8k'"), "{var}");
     }
 }

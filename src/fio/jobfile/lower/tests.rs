@@ -1,0 +1,345 @@
+//! Lowering's unit tests: small job files and the plans they lower to.
+
+use super::super::{read, Env, InMemory};
+use super::files::{absolute, split_colons};
+use super::*;
+use crate::disk::Modifier;
+use std::path::Path;
+
+fn plan(text: &str) -> Result<JobFilePlan, JobFileError> {
+    plan_with(text, false)
+}
+
+fn plan_with(text: &str, ignore: bool) -> Result<JobFilePlan, JobFileError> {
+    let r = InMemory([(PathBuf::from("/j.fio"), text.to_string())].into());
+    let file = read(
+        &r,
+        Path::new("/j.fio"),
+        &[],
+        &Env::fixed(&[], 4096, 8192, 2),
+    )?;
+    lower(
+        &file,
+        &Context {
+            default_dir: PathBuf::from("/var/tmp"),
+            ignore_unsupported: ignore,
+            seed: Some(7),
+            devices: Vec::new(),
+        },
+    )
+}
+
+#[test]
+fn a_forum_file() {
+    let p = plan(
+        "[global]\nioengine=libaio\nfilename=/var/tmp/t.test\nsize=100m\nloops=2\nnumjobs=32\ngroup_reporting\n[seq]\nrw=read\nbs=1m\n[rand]\nrw=randread\nbs=4k\niodepth=16\n",
+    )
+    .unwrap();
+    assert_eq!(p.jobs.len(), 2);
+    assert_eq!(p.files.len(), 1, "one shared file");
+    assert_eq!(p.files[0].size, 100 << 20);
+    let seq = &p.jobs[0];
+    assert_eq!(seq.spec.numjobs, 32);
+    assert_eq!(
+        seq.spec.byte_limit,
+        Some(200 << 20),
+        "size x loops per clone"
+    );
+    assert!(seq.spec.runtime.is_zero());
+    assert!(!seq.spec.direct, "fio's default is buffered");
+    assert_eq!(seq.spec.iodepth, 1, "{:?}", seq.spec.engine);
+    assert!(
+        seq.after.is_empty() && p.jobs[1].after.is_empty(),
+        "no stonewall: together"
+    );
+    assert_eq!(p.jobs[1].spec.iodepth, 16);
+    assert!(p.jobs[1].spec.random_map);
+    assert!(seq.notes.iter().any(|n| n.starts_with("group_reporting")));
+    assert!(seq
+        .fio_command
+        .starts_with("fio --name=seq --ioengine=libaio"));
+}
+
+#[test]
+fn clones_get_their_own_files_unless_named() {
+    let p = plan("[w]\nrw=write\nsize=1m\nnumjobs=3\n").unwrap();
+    let names: Vec<String> = p
+        .files
+        .iter()
+        .map(|f| f.fio_path.display().to_string())
+        .collect();
+    assert_eq!(
+        names,
+        ["/var/tmp/w.0.0", "/var/tmp/w.1.0", "/var/tmp/w.2.0"]
+    );
+    let p = plan(
+        "[w]\nrw=write\nsize=1m\nnumjobs=3\nfilename_format=shared.$filenum\noffset_increment=1m\n",
+    )
+    .unwrap();
+    assert_eq!(p.files.len(), 1);
+    assert_eq!(p.files[0].size, 3 << 20);
+    assert_eq!(p.jobs[0].threads[2], (0, 2 << 20, 1 << 20));
+}
+
+#[test]
+fn order_groups_and_delays() {
+    let p = plan(
+        "[global]\nsize=1m\n[a]\n[b]\nstonewall\n[c]\nwait_for=a\nstartdelay=2\n[d]\nnew_group\n",
+    )
+    .unwrap();
+    // [d] comes after the stonewall job [b]: fio creates it only once [b] started.
+    assert_eq!(afters(&p), [vec![], vec![0], vec![0], vec![0]]);
+    let groups: Vec<u32> = p.jobs.iter().map(|j| j.group).collect();
+    assert_eq!(groups, [0, 1, 1, 2]);
+    assert_eq!(p.jobs[2].start_delay, Duration::from_secs(2));
+    let e = plan("[a]\nsize=1m\nwait_for=z\n").unwrap_err().to_string();
+    assert!(e.starts_with("/j.fio:3: wait_for=z: no job named z"), "{e}");
+}
+
+fn afters(p: &JobFilePlan) -> Vec<Vec<usize>> {
+    p.jobs.iter().map(|j| j.after.iter().collect()).collect()
+}
+
+/// The fio names of the jobs job `i` waits for.
+fn waited_for(p: &JobFilePlan, i: usize) -> Vec<&str> {
+    p.jobs[i]
+        .after
+        .iter()
+        .map(|j| p.jobs[j].fio_name.as_str())
+        .collect()
+}
+
+/// fio's job loop stops at a stonewall job: the jobs after it start
+/// with it, when the phase before has ended (issue 20).
+#[test]
+fn jobs_after_a_stonewall_job_start_with_it() {
+    let p = plan("[global]\nsize=32m\n[seq-write]\nrw=write\n[rand-read]\nstonewall\nrw=randread\n[rand-write]\nrw=randwrite\n").unwrap();
+    assert_eq!(afters(&p), [vec![], vec![0], vec![0]]);
+    assert_eq!(waited_for(&p, 2), ["seq-write"]);
+    let p =
+        plan("[global]\nsize=1m\n[a]\n[b]\nstonewall\n[c]\n[d]\nstonewall\n[e]\n[f]\nwait_for=e\n")
+            .unwrap();
+    assert_eq!(
+        afters(&p),
+        [
+            vec![],
+            vec![0],
+            vec![0],
+            vec![1, 2],
+            vec![1, 2],
+            vec![1, 2, 4]
+        ]
+    );
+    // A stonewall on the first job waits for nothing.
+    let p = plan("[global]\nsize=1m\n[a]\nstonewall\n[b]\n").unwrap();
+    assert_eq!(afters(&p), [Vec::<usize>::new(), vec![]]);
+}
+
+/// `wait_for` names a job as fio does: by its `name=`, else its section;
+/// a `name=` in `[global]` names no job.
+#[test]
+fn wait_for_matches_the_jobs_fio_name() {
+    let p =
+        plan("[global]\nsize=1m\nname=g\n[x]\nname=alpha\n[y]\nwait_for=alpha\n[z]\nwait_for=y\n")
+            .unwrap();
+    assert_eq!(afters(&p), [vec![], vec![0], vec![1]]);
+    assert_eq!(waited_for(&p, 1), ["alpha"]);
+    let e = plan("[x]\nsize=1m\nname=alpha\n[y]\nsize=1m\nwait_for=x\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("wait_for=x: no job named x"), "{e}");
+    let e = plan("[x]\nsize=1m\nname=a\n[y]\nsize=1m\nname=a\n[z]\nsize=1m\nwait_for=a\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("several jobs are named a"), "{e}");
+    let e = plan("[x]\nsize=1m\nname=me\nwait_for=me\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("cannot wait for itself"), "{e}");
+}
+
+/// Where fio's order would depend on timing (a delayed job before a
+/// stonewall job, a delayed stonewall job with jobs after it), candor
+/// refuses the delay by name.
+#[test]
+fn a_start_delay_that_makes_fios_order_depend_on_timing_is_refused() {
+    let e = plan("[global]\nsize=1m\n[a]\nstartdelay=1\n[b]\nstonewall\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with(
+            "/j.fio:4: startdelay=1: not supported: startdelay on a job before a stonewall job"
+        ),
+        "{e}"
+    );
+    let e = plan("[global]\nsize=1m\n[a]\n[b]\nstonewall\nstartdelay=1\n[c]\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("startdelay on a stonewall job with jobs after it"),
+        "{e}"
+    );
+    // Ignored: the job runs without its delay, and the Run says so.
+    let p = plan_with(
+        "[global]\nsize=1m\n[a]\nstartdelay=1\n[b]\nstonewall\n",
+        true,
+    )
+    .unwrap();
+    assert_eq!(p.jobs[0].start_delay, Duration::ZERO);
+    assert_eq!(p.ignored.len(), 1);
+    // A delay after the last stonewall, or on the last job, is fio's plain order.
+    let p = plan("[global]\nsize=1m\n[a]\n[b]\nstonewall\n[c]\nstartdelay=1\n").unwrap();
+    assert_eq!(p.jobs[2].start_delay, Duration::from_secs(1));
+    let p = plan("[global]\nsize=1m\n[a]\n[b]\nstonewall\nstartdelay=1\n").unwrap();
+    assert_eq!(p.jobs[1].start_delay, Duration::from_secs(1));
+}
+
+/// Every `--name` starts a job on fio's command line: the printed
+/// command names the job once, by its fio name, and leaves out `wait_for`.
+#[test]
+fn the_fio_command_names_its_job_once() {
+    let p = plan("[global]\nname=file1\nsize=1m\n[fio-seq-reads]\nrw=read\n[b]\nname=bee\nwait_for=fio-seq-reads\n").unwrap();
+    assert_eq!(
+        p.jobs[0].fio_command,
+        "fio --name=fio-seq-reads --size=1m --rw=read"
+    );
+    assert_eq!(p.jobs[1].fio_command, "fio --name=bee --size=1m");
+}
+
+#[test]
+fn semantics_of_the_options_candor_runs() {
+    let p = plan("[x]\nrw=randrw:4\nrwmixwrite=30\nbs=4k,64k\nsize=8m\nrate=1m,\nrate_iops=,100\nioengine=io_uring\niodepth=8\niodepth_batch=0\ndirect=1\nfdatasync=2\nend_fsync=1\ntime_based\nruntime=3\nramp_time=500ms\nnumber_ios=1000\nrandseed=99\nnorandommap\n").unwrap();
+    let s = &p.jobs[0].spec;
+    assert_eq!(s.rwmixread, 70);
+    assert_eq!(
+        s.block_sizes,
+        Some([BlockSizes::Fixed(4096), BlockSizes::Fixed(65536)])
+    );
+    assert_eq!(s.bs, 4096);
+    assert_eq!(s.rate, [Some(1 << 20), Some(100 * 65536)]);
+    assert_eq!((s.iodepth, s.iodepth_batch), (8, 8));
+    assert!(s.direct && s.datasync && s.end_fsync);
+    assert_eq!(s.fsync, 2);
+    assert_eq!(s.runtime, Duration::from_secs(3));
+    assert_eq!(s.ramp, Duration::from_millis(500));
+    assert_eq!((s.byte_limit, s.op_limit), (None, Some(1000)));
+    assert_eq!(s.seed, 99);
+    assert!(!s.random_map);
+    assert_eq!(s.modifier, Some(Modifier::Run(4)));
+}
+
+#[test]
+fn refusals_name_the_line_and_can_be_ignored() {
+    let e = plan("[x]\nsize=1m\nthinktime=10\n")
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        "/j.fio:3: thinktime=10: not supported: candor does not pause between I/Os (thinktime)"
+    );
+    let e = plan("[x]\nsize=1m\nioengine=rdma\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("ioengine=rdma: not supported: candor runs io_uring"),
+        "{e}"
+    );
+    // At fio's default an unsupported option changes nothing.
+    assert!(plan("[x]\nsize=1m\nthinktime=0\nverify=0\nzero_buffers=0\n").is_ok());
+    let p = plan_with("[x]\nsize=1m\nthinktime=10\nioengine=rdma\n", true).unwrap();
+    assert_eq!(p.ignored.len(), 2);
+    assert!(p.ignored[0].ends_with("(ignored: --ignore-unsupported)"));
+    let e = plan("[x]\nsize=1m\nrw=trim\n").unwrap_err().to_string();
+    assert!(e.contains("trims"), "{e}");
+    let e = plan("[x]\nsize=1m\nrwmixread=150\n")
+        .unwrap_err()
+        .to_string();
+    assert_eq!(e, "/j.fio:3: rwmixread=150: out of range (0-100)");
+    let e = plan("[x]\nrw=read\n").unwrap_err().to_string();
+    assert!(e.contains("[x] has no size"), "{e}");
+    // fio turns time_based off without a runtime and runs size-bounded.
+    let p = plan("[x]\nsize=1m\ntime_based\n").unwrap();
+    assert_eq!(p.jobs[0].spec.byte_limit, Some(1 << 20));
+    assert!(
+        p.jobs[0].notes[0].contains("requires a runtime"),
+        "{:?}",
+        p.jobs[0].notes
+    );
+    let e = plan("[x]\nsize=1m\nfilename=/dev/null\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("is a character device"), "{e}");
+    let e = plan("[x]\nsize=1m\nfilename=/nonexistent-dir/f\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("does not exist"), "{e}");
+    let e = plan("[x]\nsize=1m\nnumjobs=2\nss_dur=5\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("add group_reporting"), "{e}");
+}
+
+#[test]
+fn an_existing_file_is_left_alone_and_said_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let existing = dir.path().join("data.bin");
+    std::fs::write(&existing, b"precious").unwrap();
+    let p = plan(&format!("[x]\nsize=1m\nfilename={}\n", existing.display())).unwrap();
+    assert!(
+        p.jobs[0]
+            .notes
+            .iter()
+            .any(|n| n.contains("existing file") && n.contains("8 bytes")),
+        "{:?}",
+        p.jobs[0].notes
+    );
+    assert_eq!(p.files[0].dir, dir.path());
+}
+
+#[test]
+fn colons_and_paths() {
+    assert_eq!(split_colons("a:b"), ["a", "b"]);
+    assert_eq!(split_colons("/dev/dsk/foo@3,0\\:c"), ["/dev/dsk/foo@3,0:c"]);
+    assert_eq!(
+        absolute(Path::new("/a/b"), Path::new("../c/./d")),
+        PathBuf::from("/a/c/d")
+    );
+}
+
+#[test]
+fn messages_quote_the_files_spelling() {
+    let e = plan("[a]\nsize=1m\nreadwrite=bogus\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("/j.fio:3: readwrite=bogus (fio's rw): "),
+        "{e}"
+    );
+    // The engine first, before any other refused option of the job.
+    let e = plan("[a]\nsize=1m\nthinktime=10\nioengine=windowsaio\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("/j.fio:4: ioengine=windowsaio: not supported: candor runs"),
+        "{e}"
+    );
+}
+
+#[test]
+fn offsets_need_not_be_whole_blocks_and_backwards_is_refused_by_name() {
+    // fio issues offset + k x bs (checked against fio in tests/jobfile.rs).
+    let p =
+        plan("[a]\nsize=64k\nbs=4k\noffset=1000\noffset_increment=3000\nnumjobs=2\nfilename=f\n")
+            .unwrap();
+    assert_eq!(p.jobs[0].threads, [(0, 1000, 65536), (0, 4000, 65536)]);
+    assert_eq!(p.files[0].size, 4000 + 65536);
+    let e = plan("[a]\nsize=64k\nrw=read:-8k\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with(
+            "/j.fio:3: rw=read:-8k: not supported: fio moves the offset back by 8192 bytes"
+        ),
+        "{e}"
+    );
+}
