@@ -297,7 +297,10 @@ mod tests {
     #[test]
     fn a_short_pass_gives_mwips() {
         let c = whetstone_double(Duration::from_millis(200)).unwrap();
-        assert!(c.count > 1.0, "{c:?}");
-        assert!(c.elapsed >= Duration::from_millis(150), "{c:?}");
+        assert!(c.count > 1.0 && c.count.is_finite(), "{c:?}");
+        // Calibration stops only past a twentieth of the pass, so that much
+        // is certain; the timed pass's own length follows the calibration's
+        // speed (as in UnixBench), which a busy CPU skews either way.
+        assert!(c.elapsed >= Duration::from_millis(10), "{c:?}");
     }
 }
