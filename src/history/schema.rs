@@ -332,13 +332,25 @@ impl From<rusqlite::Error> for Recognised {
 /// Refuses a file that is another program's database or a newer candor's,
 /// before anything is written to it. An empty database is candor's to take.
 fn recognise(conn: &Connection, path: &Path) -> Result<(), Recognised> {
-    let app: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
-    let version: i32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-    let mut stmt = conn
-        .prepare("SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name")?;
-    let objects: Vec<String> = stmt
-        .query_map([], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
+    // One read transaction, so that the three reads see one state of the
+    // file: read apart, another candor's migration could commit between
+    // them (the id read before it, its tables after), and a new history
+    // would look like another program's database.
+    conn.execute_batch("BEGIN DEFERRED")?;
+    let read = (|| -> rusqlite::Result<(i32, i32, Vec<String>)> {
+        let app: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+        let version: i32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        let mut stmt = conn.prepare(
+            "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name",
+        )?;
+        let objects: Vec<String> = stmt
+            .query_map([], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        Ok((app, version, objects))
+    })();
+    let end = conn.execute_batch(if read.is_ok() { "COMMIT" } else { "ROLLBACK" });
+    let (app, version, objects) = read?;
+    end?;
     let empty = app == 0 && version == 0 && objects.is_empty();
     if app != APPLICATION_ID && !empty {
         let mut named: Vec<&str> = objects.iter().map(String::as_str).take(5).collect();
