@@ -295,25 +295,32 @@ fn not_regular(kind: &std::fs::FileType) -> Option<&'static str> {
 
 /// An empty file may be a history that another candor has just created and
 /// not yet written: that candor holds its `flock` until the schema is in.
-/// Waits (at most `wait`) for the lock, then looks at the size again.
+/// Waits (at most `wait`) while the file is locked and empty. Its creator
+/// takes the lock just after its exclusive create, so an empty file found
+/// unlocked is looked at again after `CREATE_GRACE` before it is called
+/// empty: found in that gap, it would be refused while being made.
 fn wait_while_created(
     file: &std::fs::File,
     meta: std::fs::Metadata,
     wait: Duration,
 ) -> std::fs::Metadata {
-    if meta.len() != 0 {
-        return meta;
-    }
+    const CREATE_GRACE: Duration = Duration::from_millis(250);
     let deadline = Instant::now() + wait;
-    loop {
+    let mut meta = meta;
+    let mut unlocked_since: Option<Instant> = None;
+    while meta.len() == 0 && Instant::now() < deadline {
         match rustix::fs::flock(file, rustix::fs::FlockOperation::NonBlockingLockShared) {
             Ok(()) => {
                 let _ = rustix::fs::flock(file, rustix::fs::FlockOperation::Unlock);
-                break;
+                let since = *unlocked_since.get_or_insert_with(Instant::now);
+                if since.elapsed() >= CREATE_GRACE {
+                    break;
+                }
             }
-            Err(_) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
-            Err(_) => break,
+            Err(_) => unlocked_since = None,
         }
+        std::thread::sleep(Duration::from_millis(20));
+        meta = file.metadata().unwrap_or(meta);
     }
     file.metadata().unwrap_or(meta)
 }
