@@ -151,21 +151,29 @@ impl Exporter for MarkdownExporter {
         }
         out.push_str(&t.to_markdown());
         out.push_str(&format!("\n{}\n", md(MARK_LEGEND)));
-        let lines = c.finding_lines();
-        if !lines.is_empty() {
-            out.push_str("\n### Findings\n\n");
-            for (host, line) in lines {
-                out.push_str(&format!("- **{}**: {}\n", md(&host), md(&line)));
-            }
-        }
-        if !c.notes.is_empty() {
-            out.push_str("\n### Notes\n\n");
-            for n in &c.notes {
-                out.push_str(&format!("- {}\n", md(n)));
-            }
-        }
+        out.push_str(&comparison_tail(c));
         out
     }
+}
+
+/// A comparison's findings across hosts and its notes, in Markdown: the
+/// same under every comparison's table (hosts as rows or as columns).
+pub fn comparison_tail(c: &Comparison) -> String {
+    let mut out = String::new();
+    let lines = c.finding_lines();
+    if !lines.is_empty() {
+        out.push_str("\n### Findings\n\n");
+        for (host, line) in lines {
+            out.push_str(&format!("- **{}**: {}\n", md(&host), md(&line)));
+        }
+    }
+    if !c.notes.is_empty() {
+        out.push_str("\n### Notes\n\n");
+        for n in &c.notes {
+            out.push_str(&format!("- {}\n", md(n)));
+        }
+    }
+    out
 }
 
 /// Escapes Markdown in a table's cells (the table escapes `|` itself).

@@ -243,24 +243,32 @@ impl Exporter for TextExporter {
             }
         }
         out.push_str(&format!("  ({MARK_LEGEND})\n"));
-        let lines = c.finding_lines();
-        if !lines.is_empty() {
-            out.push_str("\nFindings\n");
-            for (host, line) in lines {
-                out.push_str(&format!("  {host}: {line}\n"));
-            }
-        }
-        if !c.notes.is_empty() {
-            out.push_str("\nNotes\n");
-            for n in &c.notes {
-                out.push_str(&format!("  - {n}\n"));
-            }
-        }
+        out.push_str(&comparison_tail(c));
         out
     }
 }
 
 /// The Run's notes and each measurement's notes (labelled), without repeats.
+/// A comparison's findings across hosts and its notes, as text: the same
+/// under every comparison's table (hosts as rows or as columns).
+pub fn comparison_tail(c: &Comparison) -> String {
+    let mut out = String::new();
+    let lines = c.finding_lines();
+    if !lines.is_empty() {
+        out.push_str("\nFindings\n");
+        for (host, line) in lines {
+            out.push_str(&format!("  {host}: {line}\n"));
+        }
+    }
+    if !c.notes.is_empty() {
+        out.push_str("\nNotes\n");
+        for n in &c.notes {
+            out.push_str(&format!("  - {n}\n"));
+        }
+    }
+    out
+}
+
 pub fn all_notes(run: &Run) -> Vec<String> {
     let mut notes: Vec<String> = Vec::new();
     let mut push = |n: String| {

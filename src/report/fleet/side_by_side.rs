@@ -84,19 +84,7 @@ pub fn text(c: &Comparison, overlapped: &[bool], o: &Options) -> String {
         out.push_str(&t.to_text("  "));
     }
     out.push_str(&format!("  ({})\n", legend(overlapped)));
-    let lines = c.finding_lines();
-    if !lines.is_empty() {
-        out.push_str("\nFindings\n");
-        for (host, line) in lines {
-            out.push_str(&format!("  {host}: {line}\n"));
-        }
-    }
-    if !c.notes.is_empty() {
-        out.push_str("\nNotes\n");
-        for n in &c.notes {
-            out.push_str(&format!("  - {n}\n"));
-        }
-    }
+    out.push_str(&super::super::text::comparison_tail(c));
     out
 }
 
@@ -108,18 +96,6 @@ pub fn markdown(c: &Comparison, overlapped: &[bool], o: &Options) -> String {
         out.push_str(&t.to_markdown());
     }
     out.push_str(&format!("\n{}\n", md(&legend(overlapped))));
-    let lines = c.finding_lines();
-    if !lines.is_empty() {
-        out.push_str("\n### Findings\n\n");
-        for (host, line) in lines {
-            out.push_str(&format!("- **{}**: {}\n", md(&host), md(&line)));
-        }
-    }
-    if !c.notes.is_empty() {
-        out.push_str("\n### Notes\n\n");
-        for n in &c.notes {
-            out.push_str(&format!("- {}\n", md(n)));
-        }
-    }
+    out.push_str(&super::super::markdown::comparison_tail(c));
     out
 }
