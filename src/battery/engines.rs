@@ -65,6 +65,7 @@ pub fn job_for(test: &DiskTest, plan: &BatteryPlan, size: u64, seed: u64) -> Job
     job.size = size;
     job.runtime = plan.runtime();
     job.ramp = plan.ramp();
+    job.settle_ramp = true;
     job.seed = seed;
     job
 }

@@ -37,7 +37,8 @@ pub struct Args {
     /// Measured time of each disk test (e.g. 30s).
     #[arg(long, value_name = "DUR")]
     pub runtime: Option<String>,
-    /// Warm-up before each disk test's measured interval, not counted.
+    /// Longest warm-up before each disk test's measured interval, not
+    /// counted; it ends earlier once the throughput has settled.
     #[arg(long, value_name = "DUR")]
     pub ramp: Option<String>,
     /// Rest after a write: no disk test starts until this long after the
