@@ -13,7 +13,7 @@
 //! test's write-back does not land in the next.
 
 mod check;
-mod control;
+pub mod control;
 mod inputs;
 mod steps;
 
