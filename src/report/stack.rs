@@ -192,13 +192,14 @@ pub fn table(groups: &[(Option<&str>, &[StackRow])]) -> Option<Table> {
     let pct = |v: Option<f64>| v.map_or("–".to_string(), |u| format!("{:.0} %", u * 100.0));
     for (host, rows) in groups {
         let mut last: Option<usize> = None;
-        for r in rows.iter() {
-            // The test is named on a measurement's first row only.
+        for (k, r) in rows.iter().enumerate() {
+            // The host is named on its first row, the test on a
+            // measurement's first row.
             let first = last != Some(r.measurement);
             last = Some(r.measurement);
             let mut cells = Vec::new();
             if hosts {
-                cells.push(if first {
+                cells.push(if k == 0 {
                     host.unwrap_or_default().to_string()
                 } else {
                     String::new()
@@ -365,6 +366,23 @@ mod tests {
             ("a", "")
         );
         assert_eq!(two.rows[3][0], "b");
+        // Two measurements of one host: the host once, each test once.
+        let mut both = rows.clone();
+        both.extend(rows.iter().cloned().map(|mut r| {
+            r.measurement = 1;
+            r
+        }));
+        let t = table(&[(Some("a"), &both[..])]).unwrap();
+        let named: Vec<(&str, &str)> = t
+            .rows
+            .iter()
+            .map(|r| (r[0].as_str(), r[1].as_str()))
+            .filter(|(h, t)| !h.is_empty() || !t.is_empty())
+            .collect();
+        assert_eq!(
+            named,
+            [("a", "SEQ1M Q8T1 pass 2"), ("", "SEQ1M Q8T1 pass 2")]
+        );
     }
 
     /// An import's block stack is fio's disk_util for the jobs of its file;
