@@ -118,6 +118,9 @@ pub struct JobSpec {
     /// fsync the file once the job's I/O is done; the job's measured
     /// interval runs until that sync completes (fio's `end_fsync`).
     pub end_fsync: bool,
+    /// End the ramp as soon as the throughput has settled, at most after
+    /// `ramp` (the battery's tests; fio's `ramp_time` is fixed: `settle`).
+    pub settle_ramp: bool,
 }
 
 impl JobSpec {
@@ -148,6 +151,7 @@ impl JobSpec {
             modifier: None,
             datasync: false,
             end_fsync: false,
+            settle_ramp: false,
         }
     }
 
