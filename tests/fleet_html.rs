@@ -5,6 +5,11 @@
 //! the test's copy of it: the page itself has none), a chart per key
 //! metric with a bar per host, the fleet table with a failed host's row
 //! saying why, and the figures of hosts that ran at the same time marked.
+//! Every host's Run carries a block stack (the fixture's loop device over
+//! vda, on each disk measurement), so that the Block stack table, a host
+//! column and several rows per measurement, is measured too; and a Run's
+//! report and `candor compare` of fixture Runs with a block stack are
+//! measured the same way.
 //! The screenshots are kept in the test's target directory.
 
 mod common;
@@ -26,7 +31,13 @@ fn fleet_dir(dir: &Path, n: usize) -> Vec<String> {
             _ => format!("host{:02}", i + 1),
         };
         let stem = format!("h{i}");
-        let run = common::battery(&name, 0.5 + i as f64 * 0.17);
+        let mut run = common::battery(&name, 0.5 + i as f64 * 0.17);
+        let stack = fixture_stack();
+        for m in &mut run.measurements {
+            if let candor::result::Measurement::Disk(d) = m {
+                d.block_stack = stack.clone();
+            }
+        }
         std::fs::write(
             dir.join(format!("runs/{stem}.json")),
             serde_json::to_string(&run).unwrap(),
@@ -76,6 +87,18 @@ fn fleet_dir(dir: &Path, n: usize) -> Vec<String> {
     )
     .unwrap();
     names
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/runs/{name}.json"))
+}
+
+/// The block stack of the fixture Run made on ext4 over a loop device.
+fn fixture_stack() -> Vec<candor::result::LayerIo> {
+    let run = candor::result::read_run(&fixture("disk-loop-stack")).unwrap();
+    let d = run.disk().next().expect("a disk measurement");
+    assert!(d.block_stack.len() >= 2, "{:?}", d.block_stack);
+    d.block_stack.clone()
 }
 
 /// Added to the test's copy of the page, after everything else: records
@@ -155,29 +178,11 @@ fn check(chromium: &Path, n: usize) -> PathBuf {
     // Hosts 2 and 3 ran at the same time: marked, with the legend.
     assert!(html.contains("host02<span class=\"ovl\">‡</span>"));
     assert!(html.contains("‡ measured while other hosts ran (--parallel)"));
-    let test_page = base.join("measured.html");
-    std::fs::write(
-        &test_page,
-        html.replace("</body>", &format!("{MEASURE}</body>")),
-    )
-    .unwrap();
-    let (status, dom, log) = common::chromium::open(
-        chromium,
-        &test_page,
-        &[
-            "--dump-dom".to_string(),
-            "--window-size=1400,3000".to_string(),
-        ],
+    assert!(
+        html.contains("<h2>Block stack</h2>"),
+        "the block stack table"
     );
-    assert!(status.success(), "chromium: {status}\n{log}");
-    // The page was laid out at the width asked for (less a scrollbar).
-    let width: u32 = attribute(&dom, "data-width").parse().unwrap();
-    assert!((1300..=1400).contains(&width), "laid out at {width} px");
-    assert_eq!(
-        attribute(&dom, "data-overflow"),
-        "none",
-        "{n} hosts scroll sideways at 1400 px"
-    );
+    let dom = fits_1400_px(chromium, &base, &html, &format!("{n} hosts"));
     // A chart per key metric, a bar per host of the comparison.
     let points = common::chromium::data_points(&dom);
     assert!(points.len() >= 8, "charts: {points:?}");
@@ -202,6 +207,79 @@ fn check(chromium: &Path, n: usize) -> PathBuf {
         shot.display()
     );
     shot
+}
+
+/// `html` (a copy with `MEASURE` added, in `dir`) laid out by Chromium at
+/// 1400 px without anything wider than its box; the DOM.
+fn fits_1400_px(chromium: &Path, dir: &Path, html: &str, what: &str) -> String {
+    std::fs::create_dir_all(dir).unwrap();
+    let test_page = dir.join("measured.html");
+    std::fs::write(
+        &test_page,
+        html.replace("</body>", &format!("{MEASURE}</body>")),
+    )
+    .unwrap();
+    let (status, dom, log) = common::chromium::open(
+        chromium,
+        &test_page,
+        &[
+            "--dump-dom".to_string(),
+            "--window-size=1400,3000".to_string(),
+        ],
+    );
+    assert!(status.success(), "chromium: {status}\n{log}");
+    // The page was laid out at the width asked for (less a scrollbar).
+    let width: u32 = attribute(&dom, "data-width").parse().unwrap();
+    assert!((1300..=1400).contains(&width), "laid out at {width} px");
+    assert_eq!(
+        attribute(&dom, "data-overflow"),
+        "none",
+        "{what} scroll sideways at 1400 px"
+    );
+    dom
+}
+
+/// A Run's report and a comparison of Runs with a block stack (candor's
+/// over a loop device, fio's disk_util of an import of two jobs, and a
+/// disk job without one) fit 1400 px with their Block stack tables. (A
+/// comparison of many tests scrolls its own table of figures sideways by
+/// design; the fleet's page turns it instead.)
+#[test]
+fn block_stack_tables_fit_1400_px() {
+    let Some(chromium) = common::chromium::find() else {
+        return;
+    };
+    let candor = |args: &[&std::ffi::OsStr]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_candor"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{o:?}");
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let stack = fixture("disk-loop-stack");
+    let import = fixture("import-two-jobs-global");
+    let plain = fixture("disk-randrw");
+    let base = Path::new(env!("CARGO_TARGET_TMPDIR")).join("stack-html");
+    let report = candor(&[
+        "report".as_ref(),
+        stack.as_os_str(),
+        "--format".as_ref(),
+        "html".as_ref(),
+    ]);
+    let compare = candor(&[
+        "compare".as_ref(),
+        "--format".as_ref(),
+        "html".as_ref(),
+        stack.as_os_str(),
+        import.as_os_str(),
+        plain.as_os_str(),
+    ]);
+    for (name, html) in [("report", report), ("compare", compare)] {
+        assert!(html.contains("<h2>Block stack</h2>"), "{name}");
+        assert!(html.contains("backing file of loop0"), "{name}");
+        fits_1400_px(chromium, &base.join(name), &html, name);
+    }
 }
 
 #[test]

@@ -98,7 +98,7 @@ fn comparisons_in_every_format() {
         .iter()
         .filter(|p| {
             let n = stem(p);
-            n == "battery" || n == "disk-randrw" || n == "sweep" || n.starts_with("import-")
+            n == "battery" || n.starts_with("disk-") || n == "sweep" || n.starts_with("import-")
         })
         .map(|p| p.to_str().unwrap().to_string())
         .collect();

@@ -231,8 +231,11 @@ static CATALOGUE: &[FindingInfo] = &[
         severity: Severity::Warning,
         meaning: "neighbours or throttling vary over time; the median hides it",
         not_proven: "which pass is \"right\": all are real; quote the range",
-        explanation: "Passes run as rounds, spread in time. When max/min over passes reaches UNSTABLE_RATIO (real case: 4269, 4365 and 2901 MB/s, x1.50), quote the range, not just the median. Needs two passes or more.",
-        thresholds: &[("UNSTABLE_RATIO", stability::UNSTABLE_RATIO)],
+        explanation: "Passes run as rounds, spread in time. When max/min over passes reaches UNSTABLE_RATIO (real case: 4269, 4365 and 2901 MB/s, x1.50), quote the range, not just the median. Needs two passes or more. Other I/O on the device is weighed second by second where the layers' per-second counters were kept (the seconds foreign-io and burst-cliff read as shared): when the passes' rates in their seconds without other I/O (at least QUIET_MIN_SECONDS of them in a pass) agree within UNSTABLE_RATIO, the spread is that I/O's and the finding is information; when they still disagree it stays a warning, the disk's own spread; when fewer than two passes have such seconds, information if the slowest pass had other I/O in at least half its seconds, else a warning. Older Runs: the passes that shared the device over the whole measurement are named.",
+        thresholds: &[
+            ("UNSTABLE_RATIO", stability::UNSTABLE_RATIO),
+            ("QUIET_MIN_SECONDS", stack::QUIET_MIN_SECONDS as f64),
+        ],
     },
     FindingInfo {
         id: "thread-imbalance",

@@ -35,6 +35,7 @@ mod unixbench;
 pub use catalogue::{catalogue, info, FindingInfo};
 pub use claims::{claims, Claims, CLAIMS_ID};
 pub use cpu_bound::IO_CPU_BOUND_PCT;
+pub use stack::foreign_share;
 
 use crate::result::{Finding, FindingStatus, Run, Severity};
 use serde_json::Value;

@@ -84,8 +84,14 @@ pub fn unstable(run: &Run) -> Vec<Finding> {
         ) else {
             continue;
         };
-        // Passes during which the device was shared: the spread is (at
-        // least partly) the other I/O's, and the verdict says so.
+        // Passes during which the device was shared: second by second where
+        // the layers' series were kept (the spread is then weighed in the
+        // seconds without other I/O), else pass by pass.
+        if let Some(per_second) = shared_seconds(m) {
+            per_second.apply(&mut f);
+            out.push(f);
+            continue;
+        }
         let shared: Vec<(u32, super::stack::Shared)> = m
             .points
             .iter()
@@ -112,6 +118,137 @@ pub fn unstable(run: &Run) -> Vec<Finding> {
         out.extend(fire(key, values, "per second"));
     }
     out
+}
+
+/// The passes of a metric weighed second by second against other I/O on
+/// the device (the per-second foreign I/O burst-cliff reads).
+struct SharedSeconds {
+    /// (pass, whole-pass bytes/s, its seconds) for every pass.
+    passes: Vec<(u32, f64, super::stack::QuietSeconds)>,
+}
+
+/// How the spread reads once the seconds with other I/O are set apart.
+#[derive(Debug, PartialEq)]
+enum Reading {
+    /// The passes agree in their seconds without other I/O: the spread is
+    /// that I/O's.
+    Explained(Spread),
+    /// They still disagree without it: the disk's own.
+    Unexplained(Spread),
+    /// Too few seconds without other I/O to weigh, and the slowest pass
+    /// was shared in most of its seconds: not concluded either way.
+    SlowestShared,
+    /// The slowest pass had other I/O in few of its seconds: no excuse.
+    SlowestAlone,
+}
+
+/// None when a pass lacks per-second counters, or no second of any pass
+/// had other I/O.
+fn shared_seconds(m: &super::metrics::ProfileSeries) -> Option<SharedSeconds> {
+    let passes = m
+        .points
+        .iter()
+        .map(|p| {
+            Some((
+                p.pass,
+                p.stats.bytes_per_sec,
+                super::stack::quiet_seconds(p.job, p.stats)?,
+            ))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    passes
+        .iter()
+        .any(|(_, _, q)| q.shared > 0)
+        .then_some(SharedSeconds { passes })
+}
+
+impl SharedSeconds {
+    fn reading(&self) -> Reading {
+        let quiet: Vec<f64> = self
+            .passes
+            .iter()
+            .filter_map(|(_, _, q)| q.quiet_bytes_per_sec)
+            .collect();
+        if quiet.len() >= 2 {
+            let s = Spread::of(&quiet).expect("two values");
+            return if s.ratio.is_some_and(|r| r < UNSTABLE_RATIO) {
+                Reading::Explained(s)
+            } else {
+                Reading::Unexplained(s)
+            };
+        }
+        let slowest = self
+            .passes
+            .iter()
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|p| p.2);
+        match slowest {
+            Some(q) if q.shared * 2 >= q.seconds => Reading::SlowestShared,
+            _ => Reading::SlowestAlone,
+        }
+    }
+
+    /// `pass 3: 7 of 10 s`, for the passes with other I/O.
+    fn passes_words(&self) -> String {
+        self.passes
+            .iter()
+            .filter(|(_, _, q)| q.shared > 0)
+            .map(|(pass, _, q)| format!("pass {pass}: {} of {} s", q.shared, q.seconds))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The verdict's second half, the evidence, and information instead of
+    /// a warning where the other I/O explains the spread or may.
+    fn apply(&self, f: &mut Finding) {
+        let mb = |s: &Spread| {
+            format!(
+                "from {} to {} MB/s (x{})",
+                sig3(s.min / 1e6),
+                sig3(s.max / 1e6),
+                s.ratio.map_or("inf".into(), sig3)
+            )
+        };
+        let shared = format!(
+            "; the device was shared with other I/O in some seconds ({})",
+            self.passes_words()
+        );
+        let reading = self.reading();
+        let (words, info) = match &reading {
+            Reading::Explained(s) => (
+                format!("{shared}: in the seconds without it the passes ran {}, so the spread is that I/O's, not the disk's", mb(s)),
+                true,
+            ),
+            Reading::Unexplained(s) => (
+                format!("{shared}, but in the seconds without it the passes still ran {}: the spread is the disk's own", mb(s)),
+                false,
+            ),
+            Reading::SlowestShared => (
+                format!("{shared}, in most of the slowest pass's: the spread may be that I/O's, so the disk is not concluded unstable"),
+                true,
+            ),
+            Reading::SlowestAlone => (
+                format!("{shared}, but in few of the slowest pass's: it does not explain the spread"),
+                false,
+            ),
+        };
+        f.verdict.push_str(&words);
+        if info {
+            f.severity = crate::result::Severity::Info;
+        }
+        f.evidence["seconds_shared"] = json!(self
+            .passes
+            .iter()
+            .map(|(pass, bps, q)| json!({
+                "pass": pass,
+                "mb_per_sec": round_to(bps / 1e6, 3),
+                "seconds": q.seconds,
+                "seconds_with_other_io": q.shared,
+                "mb_per_sec_without_other_io": q.quiet_bytes_per_sec.map(|b| round_to(b / 1e6, 3)),
+            }))
+            .collect::<Vec<_>>());
+        f.evidence["quiet_seconds_min"] = json!(super::stack::QUIET_MIN_SECONDS);
+    }
 }
 
 /// `thread-imbalance`: per-thread figures of one multi-threaded job far apart.
@@ -227,6 +364,138 @@ mod tests {
             f[0].verdict
         );
         assert_eq!(f[0].evidence["passes_shared"][0]["pass"], 3);
+    }
+
+    /// A SEQ1M Q8T1 read pass recorded second by second: candor's MiB in
+    /// each second, and another process's MiB read from the same device in
+    /// each second (the device's per-second counters are their sum).
+    fn pass_by_second(pass: u32, candor: &[u64], other: &[u64]) -> Measurement {
+        const MIB: u64 = 1 << 20;
+        let sec = 1_000_000_000;
+        let total: u64 = candor.iter().sum::<u64>() * MIB;
+        let secs = candor.len() as u64;
+        let mut m = job_mb(Some("SEQ1M Q8T1"), "read", MIB, 8, pass, 1.0);
+        stack(&mut m, other.iter().sum::<u64>() * MIB);
+        let d = dm(&mut m);
+        d.measured_ns = secs * sec;
+        let r = d.read.as_mut().unwrap();
+        r.bytes = total;
+        r.ops = total / MIB;
+        r.bytes_per_sec = (total / secs) as f64;
+        r.iops = (total / MIB / secs) as f64;
+        r.series = candor
+            .iter()
+            .enumerate()
+            .map(|(i, b)| crate::result::SeriesPoint {
+                t_ns: i as u64 * sec,
+                dur_ns: sec,
+                bytes: b * MIB,
+                ops: *b,
+                ..Default::default()
+            })
+            .collect();
+        d.block_stack[0].series = candor
+            .iter()
+            .zip(other)
+            .enumerate()
+            .map(|(i, (c, o))| crate::result::LayerSecond {
+                t_ns: i as u64 * sec,
+                dur_ns: sec,
+                read_bytes: (c + o) * MIB,
+                ..Default::default()
+            })
+            .collect();
+        m
+    }
+
+    /// Another process read 250 MiB/s through seconds 3-9 of pass 3, and
+    /// candor's rate fell from 400 to 150 MiB/s in exactly those seconds:
+    /// the passes spread x1.78, but in their seconds without other I/O all
+    /// three ran at 400 MiB/s. The device was shared, not unstable:
+    /// information, naming the seconds.
+    #[test]
+    fn passes_that_agree_without_the_other_io_blame_the_sharing() {
+        let mut run = run();
+        let mut third = vec![400; 3];
+        third.extend([150; 7]);
+        let mut other = vec![0; 3];
+        other.extend([250; 7]);
+        run.measurements
+            .push(pass_by_second(1, &[400; 10], &[0; 10]));
+        run.measurements
+            .push(pass_by_second(2, &[400; 10], &[0; 10]));
+        run.measurements.push(pass_by_second(3, &third, &other));
+        let f = unstable(&run);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].severity, crate::result::Severity::Info);
+        assert!(
+            f[0].verdict.contains("(pass 3: 7 of 10 s)")
+                && f[0].verdict.contains("from 419 to 419 MB/s (x1.00)")
+                && f[0].verdict.contains("not the disk's"),
+            "{}",
+            f[0].verdict
+        );
+        let e = &f[0].evidence["seconds_shared"][2];
+        assert_eq!(e["seconds_with_other_io"], 7);
+    }
+
+    /// Pass 3 ran at half the others' rate in every second, and another
+    /// process read only in its last two: in the seconds without other I/O
+    /// the passes still spread x2. The disk's own spread: still a warning,
+    /// and the other I/O is named as not explaining it.
+    #[test]
+    fn passes_that_disagree_without_the_other_io_are_the_disks() {
+        let mut run = run();
+        let mut other = vec![0; 8];
+        other.extend([100; 2]);
+        run.measurements
+            .push(pass_by_second(1, &[400; 10], &[0; 10]));
+        run.measurements
+            .push(pass_by_second(2, &[400; 10], &[0; 10]));
+        run.measurements.push(pass_by_second(3, &[200; 10], &other));
+        let f = unstable(&run);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].severity, crate::result::Severity::Warning);
+        assert!(
+            f[0].verdict.contains("(pass 3: 2 of 10 s)")
+                && f[0]
+                    .verdict
+                    .contains("still ran from 210 to 419 MB/s (x2.00)")
+                && f[0].verdict.contains("the disk's own"),
+            "{}",
+            f[0].verdict
+        );
+        // The same passes with no other I/O at all: a plain warning, the
+        // device not mentioned.
+        let mut run2 = super::super::synth::run();
+        run2.measurements
+            .push(pass_by_second(1, &[400; 10], &[0; 10]));
+        run2.measurements
+            .push(pass_by_second(2, &[400; 10], &[0; 10]));
+        run2.measurements
+            .push(pass_by_second(3, &[200; 10], &[0; 10]));
+        let f = unstable(&run2);
+        assert_eq!(f[0].severity, crate::result::Severity::Warning);
+        assert!(!f[0].verdict.contains("shared"), "{}", f[0].verdict);
+    }
+
+    /// A whole pass shared with other I/O (no second of it without): the
+    /// one quiet pass left cannot be weighed against another, and the
+    /// slowest pass was shared throughout: not concluded, information.
+    #[test]
+    fn a_slowest_pass_shared_throughout_is_not_concluded() {
+        let mut run = run();
+        run.measurements
+            .push(pass_by_second(1, &[400; 10], &[0; 10]));
+        run.measurements
+            .push(pass_by_second(2, &[150; 10], &[250; 10]));
+        let f = unstable(&run);
+        assert_eq!(f[0].severity, crate::result::Severity::Info);
+        assert!(
+            f[0].verdict.contains("in most of the slowest pass's"),
+            "{}",
+            f[0].verdict
+        );
     }
 
     fn threaded(per: &[f64]) -> Measurement {

@@ -189,6 +189,16 @@ pub fn shared(d: &DiskMeasurement) -> Option<Shared> {
     })
 }
 
+/// The share of what the filesystem's device(s) did during `d` that candor
+/// did not issue, by `foreign-io`'s rule over the whole measurement (the
+/// reports' block stack shows it); None when `d` cannot be judged.
+pub fn foreign_share(d: &DiskMeasurement) -> Option<f64> {
+    judgeable(d).then(|| {
+        let (foreign, total, _) = foreign_bytes(d);
+        foreign as f64 / total.max(1) as f64
+    })
+}
+
 /// Other I/O at and after a drop at `at_ns` in `d`'s series: the seconds
 /// from the drop on that had other I/O, when they are at least half of
 /// them (the drop's lower level is then shared with that I/O). Without
@@ -215,6 +225,48 @@ pub fn shared_after(d: &DiskMeasurement, at_ns: u64) -> Option<Shared> {
         share: foreign_bytes as f64 / total_bytes.max(1) as f64,
         layers: vec![names(&top(&d.block_stack))],
         seconds: busy,
+    })
+}
+
+/// A pass needs this many seconds without other I/O before its rate in
+/// them stands for the disk alone: one second is a sample, not a level.
+pub const QUIET_MIN_SECONDS: usize = 2;
+
+/// One measurement's seconds split by other I/O on the device (the rule of
+/// `foreign_seconds`, as burst-cliff reads them), with candor's rate in
+/// one direction over the seconds that had none.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QuietSeconds {
+    /// candor's bytes/s over its seconds without other I/O; None when fewer
+    /// than [`QUIET_MIN_SECONDS`] had none.
+    pub quiet_bytes_per_sec: Option<f64>,
+    /// Seconds with other I/O, of `seconds`.
+    pub shared: usize,
+    pub seconds: usize,
+}
+
+/// `d`'s seconds with and without other I/O, and candor's rate in `stats`
+/// (one of its directions) over those without. None without per-second
+/// counters or a per-second series (older Runs, imports).
+pub fn quiet_seconds(
+    d: &DiskMeasurement,
+    stats: &crate::result::DirectionStats,
+) -> Option<QuietSeconds> {
+    if stats.series.is_empty() {
+        return None;
+    }
+    let seconds = foreign_seconds(d)?;
+    let quiet: Vec<&ForeignSecond> = seconds.iter().filter(|s| !s.shared()).collect();
+    let bytes: f64 = quiet
+        .iter()
+        .map(|s| series_bytes(&stats.series, s.t_ns, s.t_ns + s.dur_ns))
+        .sum();
+    let ns: u64 = quiet.iter().map(|s| s.dur_ns).sum();
+    Some(QuietSeconds {
+        quiet_bytes_per_sec: (quiet.len() >= QUIET_MIN_SECONDS && ns > 0)
+            .then(|| bytes * 1e9 / ns as f64),
+        shared: seconds.len() - quiet.len(),
+        seconds: seconds.len(),
     })
 }
 

@@ -87,6 +87,8 @@ fn disk_util(path: &Path, util: &Value) -> Result<(), ImportError> {
                 format!("disk_util[{i}] is {}, not a device with a name", show(d)),
             ));
         }
+        // The last ones are printed by newer fio (sectors) and for a device
+        // with slaves (dm, md: aggr_*); a missing key is not checked.
         for key in [
             "read_ios",
             "write_ios",
@@ -95,10 +97,22 @@ fn disk_util(path: &Path, util: &Value) -> Result<(), ImportError> {
             "read_ticks",
             "write_ticks",
             "in_queue",
+            "read_sectors",
+            "write_sectors",
+            "aggr_read_ios",
+            "aggr_write_ios",
+            "aggr_read_sectors",
+            "aggr_write_sectors",
+            "aggr_read_merges",
+            "aggr_write_merge",
+            "aggr_read_ticks",
+            "aggr_write_ticks",
+            "aggr_in_queue",
         ] {
             at.count(d, "", key, MAX_COUNT)?;
         }
         at.real_at_most(d, "", "util", 100.0 + 1e-6, "100 %")?;
+        at.real_at_most(d, "", "aggr_util", 100.0 + 1e-6, "100 %")?;
     }
     Ok(())
 }

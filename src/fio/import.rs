@@ -154,7 +154,30 @@ fn disk_util(file: &str, measurements: &[usize], d: &Value) -> FioDiskUtil {
         write_ticks_ms: n("write_ticks"),
         in_queue_ms: n("in_queue"),
         util_pct: d.get("util").and_then(Value::as_f64).unwrap_or(0.0),
+        read_bytes: sectors(d, "read_sectors"),
+        write_bytes: sectors(d, "write_sectors"),
+        // fio prints the aggr_* fields only for a device with slaves.
+        aggregate: d.get("aggr_read_ios").map(|_| FioDiskAggregate {
+            read_ios: n("aggr_read_ios"),
+            write_ios: n("aggr_write_ios"),
+            read_merges: n("aggr_read_merges"),
+            // fio's own spelling of this one key.
+            write_merges: n("aggr_write_merge"),
+            read_ticks_ms: n("aggr_read_ticks"),
+            write_ticks_ms: n("aggr_write_ticks"),
+            in_queue_ms: n("aggr_in_queue"),
+            read_bytes: sectors(d, "aggr_read_sectors"),
+            write_bytes: sectors(d, "aggr_write_sectors"),
+            util_pct: d.get("aggr_util").and_then(Value::as_f64).unwrap_or(0.0),
+        }),
     }
+}
+
+/// A sector count of fio's `disk_util` (512 bytes each) in bytes.
+fn sectors(d: &Value, key: &str) -> Option<u64> {
+    d.get(key)
+        .and_then(Value::as_u64)
+        .map(|s| s.saturating_mul(512))
 }
 
 /// Job entries grouped into measurements: consecutive entries with the same

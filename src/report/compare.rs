@@ -117,6 +117,9 @@ pub struct HostRow {
     pub findings: Vec<Finding>,
     /// How many findings could not be checked.
     pub not_checked: usize,
+    /// What each layer under the test file did in each disk measurement.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub block_stack: Vec<super::stack::StackRow>,
 }
 
 /// Runs side by side.
@@ -280,6 +283,7 @@ impl Comparison {
                     .iter()
                     .filter(|f| f.status == FindingStatus::NotChecked)
                     .count(),
+                block_stack: super::stack::rows(run),
             });
         }
         let mut notes = differences(runs, &summaries, &order);
@@ -397,6 +401,17 @@ impl Comparison {
                 spread_mark(s)
             ),
         }
+    }
+
+    /// Every host's block stack, measurement by measurement, as one table
+    /// with a host column (None when no Run recorded one).
+    pub fn stack_table(&self) -> Option<super::table::Table> {
+        let groups: Vec<(Option<&str>, &[super::stack::StackRow])> = self
+            .rows
+            .iter()
+            .map(|r| (Some(r.name.as_str()), r.block_stack.as_slice()))
+            .collect();
+        super::stack::table(&groups)
     }
 
     /// The lines under the table: the findings across hosts, then every

@@ -49,6 +49,14 @@ pub const RUN_COLUMNS: &[&str] = &[
     "steal_pct",
     "started_at",
     "run_label",
+    "stack_device",
+    "stack_read_ios",
+    "stack_read_bytes",
+    "stack_write_ios",
+    "stack_write_bytes",
+    "stack_util_pct",
+    "stack_queue_ms",
+    "stack_not_tool_share",
 ];
 
 /// A CSV field, quoted when it holds a comma, quote, newline or edge space.
@@ -83,6 +91,7 @@ impl Exporter for CsvExporter {
                 .collect::<Vec<_>>(),
         );
         let run_label = run.display_name();
+        let stack = super::stack::rows(run);
         for (i, m) in run.measurements.iter().enumerate() {
             let mut row: Vec<String> = vec![String::new(); RUN_COLUMNS.len()];
             let mut set = |name: &str, value: String| {
@@ -121,6 +130,25 @@ impl Exporter for CsvExporter {
                     set("sys_pct", num(d.cpu.sys_pct));
                     set("steal_pct", num(d.cpu.steal_pct));
                     set("started_at", d.started_at.clone().unwrap_or_default());
+                    // The filesystem's device(s) over the same interval
+                    // (the report's block stack table has every layer).
+                    if let Some(t) = super::stack::top_figures(&stack, i) {
+                        let n = |v: Option<u64>| v.map_or(String::new(), |v| v.to_string());
+                        set("stack_device", t.layers);
+                        set("stack_read_ios", n(t.read_ios));
+                        set("stack_read_bytes", n(t.read_bytes));
+                        set("stack_write_ios", n(t.write_ios));
+                        set("stack_write_bytes", n(t.write_bytes));
+                        set(
+                            "stack_util_pct",
+                            t.util.map_or(String::new(), |u| num(round6(u * 100.0))),
+                        );
+                        set("stack_queue_ms", n(t.queue_ms));
+                        set(
+                            "stack_not_tool_share",
+                            t.other_share.map_or(String::new(), |s| num(round6(s))),
+                        );
+                    }
                     let base = row.clone();
                     for dir in [Direction::Read, Direction::Write] {
                         let Some(st) = dir.of(d) else { continue };

@@ -369,6 +369,20 @@ fn table_html(t: &super::table::Table) -> String {
     b
 }
 
+/// The block stack's table under its heading, with its legend (nothing
+/// without one): a Run's report, a comparison and a fleet's page.
+pub(super) fn stack_section(table: Option<super::table::Table>) -> String {
+    match table {
+        Some(t) => format!(
+            "<h2>{}</h2><p class=\"muted\">{}</p>\n{}",
+            super::stack::TITLE,
+            esc(super::stack::LEGEND),
+            table_html(&t)
+        ),
+        None => String::new(),
+    }
+}
+
 fn compute_charts(s: &Summary, unit: RateUnit) -> Vec<String> {
     let mut out = Vec::new();
     for (cu, label) in [
@@ -496,6 +510,7 @@ impl Exporter for HtmlExporter {
                 }
                 b.push_str("</ul>\n");
             }
+            b.push_str(&stack_section(super::stack::run_table(run)));
             let mut charts: Vec<String> = Vec::new();
             for dir in [Direction::Read, Direction::Write] {
                 charts.extend(percentile_chart(&s, dir));
@@ -650,6 +665,7 @@ impl Exporter for HtmlExporter {
             b.push_str(&charts.join("\n"));
             b.push_str("</div>\n");
         }
+        b.push_str(&stack_section(c.stack_table()));
         let lines = c.finding_lines();
         if !lines.is_empty() {
             b.push_str("<h2>Findings</h2><ul>");

@@ -60,6 +60,7 @@ impl Exporter for MarkdownExporter {
                     out.push_str(&format!("- {}\n", md(&t)));
                 }
             }
+            out.push_str(&stack_section(super::stack::run_table(run)));
             let jobs = fmt::job_lines(run);
             if !jobs.is_empty() {
                 out.push_str("\nJobs (seconds from the first job's start):\n\n");
@@ -156,10 +157,10 @@ impl Exporter for MarkdownExporter {
     }
 }
 
-/// A comparison's findings across hosts and its notes, in Markdown: the
+/// A comparison's block stack, findings across hosts and notes, in Markdown: the
 /// same under every comparison's table (hosts as rows or as columns).
 pub fn comparison_tail(c: &Comparison) -> String {
-    let mut out = String::new();
+    let mut out = stack_section(c.stack_table());
     let lines = c.finding_lines();
     if !lines.is_empty() {
         out.push_str("\n### Findings\n\n");
@@ -174,6 +175,19 @@ pub fn comparison_tail(c: &Comparison) -> String {
         }
     }
     out
+}
+
+/// The block stack's table under its heading, with its legend (nothing without one).
+fn stack_section(table: Option<Table>) -> String {
+    match table {
+        Some(t) => format!(
+            "\n### {}\n\n{}\n{}\n",
+            super::stack::TITLE,
+            escape_cells(t).to_markdown(),
+            md(super::stack::LEGEND)
+        ),
+        None => String::new(),
+    }
 }
 
 /// Escapes Markdown in a table's cells (the table escapes `|` itself).

@@ -25,6 +25,7 @@ mod html;
 mod job_plan;
 mod json;
 mod markdown;
+mod stack;
 mod summary;
 mod svg;
 mod sweep;

@@ -118,6 +118,7 @@ impl Exporter for TextExporter {
                     out.push_str(&format!("  {t}\n"));
                 }
             }
+            out.push_str(&stack_section(super::stack::run_table(run)));
             let jobs = fmt::job_lines(run);
             if !jobs.is_empty() {
                 // A job file: when each job ran, and fio's command for each.
@@ -248,11 +249,24 @@ impl Exporter for TextExporter {
     }
 }
 
-/// The Run's notes and each measurement's notes (labelled), without repeats.
-/// A comparison's findings across hosts and its notes, as text: the same
+/// The block stack's table under its heading, with its legend (nothing
+/// without one): a Run's report and a comparison's.
+fn stack_section(table: Option<Table>) -> String {
+    match table {
+        Some(t) => format!(
+            "\n{}\n{}  ({})\n",
+            super::stack::TITLE,
+            t.to_text("  "),
+            super::stack::LEGEND
+        ),
+        None => String::new(),
+    }
+}
+
+/// A comparison's block stack, findings across hosts and notes, as text: the same
 /// under every comparison's table (hosts as rows or as columns).
 pub fn comparison_tail(c: &Comparison) -> String {
-    let mut out = String::new();
+    let mut out = stack_section(c.stack_table());
     let lines = c.finding_lines();
     if !lines.is_empty() {
         out.push_str("\nFindings\n");
@@ -269,6 +283,7 @@ pub fn comparison_tail(c: &Comparison) -> String {
     out
 }
 
+/// The Run's notes and each measurement's notes (labelled), without repeats.
 pub fn all_notes(run: &Run) -> Vec<String> {
     let mut notes: Vec<String> = Vec::new();
     let mut push = |n: String| {

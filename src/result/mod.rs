@@ -18,5 +18,7 @@ pub use file::{parse_run, read_run, run_json, write_run, ReadRunError};
 pub use lock::RunLock;
 pub use run::*;
 pub use spec::{subject, BlockSizes, Direction, DiskSpec, Rw};
-pub use stack::{FioDiskUtil, LayerCounters, LayerIo, LayerSecond, StackLayer, StackRelation};
+pub use stack::{
+    FioDiskAggregate, FioDiskUtil, LayerCounters, LayerIo, LayerSecond, StackLayer, StackRelation,
+};
 pub use stats::{median, Spread};

@@ -187,4 +187,34 @@ pub struct FioDiskUtil {
     pub in_queue_ms: u64,
     /// Percent of fio's run the device was busy.
     pub util_pct: f64,
+    /// Bytes read and written (fio's `read_sectors`/`write_sectors` x 512,
+    /// printed by fio 3.36 and later; None from older fio).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_bytes: Option<u64>,
+    /// fio's `aggr_*` fields of a device made of others (dm, md): its
+    /// slaves' counters, averaged over them by fio, and the busiest slave's
+    /// util. None for a device without slaves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aggregate: Option<FioDiskAggregate>,
+}
+
+/// The slaves of a dm or md device as fio's `disk_util` sums them up: each
+/// counter is the slaves' mean (fio divides by their count).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FioDiskAggregate {
+    pub read_ios: u64,
+    pub write_ios: u64,
+    pub read_merges: u64,
+    pub write_merges: u64,
+    pub read_ticks_ms: u64,
+    pub write_ticks_ms: u64,
+    pub in_queue_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_bytes: Option<u64>,
+    /// The busiest slave's util, in percent.
+    pub util_pct: f64,
 }

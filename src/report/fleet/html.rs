@@ -96,6 +96,7 @@ pub fn render(
             b.push_str(&charts.join("\n"));
             b.push_str("</div>\n");
         }
+        b.push_str(&super::super::html::stack_section(c.stack_table()));
         let lines = c.finding_lines();
         if !lines.is_empty() {
             b.push_str("<h2>Findings</h2><ul>");
