@@ -269,10 +269,26 @@ fn refusals_name_the_line_and_can_be_ignored() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("is a character device"), "{e}");
-    let e = plan("[x]\nsize=1m\nfilename=/nonexistent-dir/f\n")
+    // A missing directory is created as fio would (when the files are made).
+    let p = plan("[x]\nsize=1m\nfilename=/nonexistent-dir/f\n").unwrap();
+    assert!(
+        p.jobs[0].notes[0].contains("/nonexistent-dir does not exist: candor creates it"),
+        "{:?}",
+        p.jobs[0].notes
+    );
+    // A directory= that does not exist fio refuses when the job starts.
+    let e = plan("[x]\nsize=1m\ndirectory=/nonexistent-dir\n")
         .unwrap_err()
         .to_string();
-    assert!(e.contains("does not exist"), "{e}");
+    assert!(
+        e.contains("fio refuses a directory= that does not exist"),
+        "{e}"
+    );
+    // ... and no level is made below something that is not a directory.
+    let e = plan("[x]\nsize=1m\nfilename=/etc/hostname/sub/f\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("/etc/hostname is not a directory"), "{e}");
     let e = plan("[x]\nsize=1m\nnumjobs=2\nss_dur=5\n")
         .unwrap_err()
         .to_string();
