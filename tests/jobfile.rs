@@ -575,16 +575,16 @@ fn unsupported_options_are_refused_or_recorded() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
         stderr.trim(),
-        "candor: error: unsupported.fio:6: thinktime=10: not supported: candor does not pause between I/Os (thinktime)"
+        "candor: error: unsupported.fio:6: nice=5: not supported: candor sets no CPU affinity, NUMA policy, priority or cgroup for its threads"
     );
     let run = run_job("unsupported.fio", tmp.path(), &["--ignore-unsupported"]);
     let ignored = &run.job_file.as_ref().unwrap().ignored;
     assert_eq!(ignored.len(), 1);
     assert!(
-        ignored[0].starts_with("unsupported.fio:6: thinktime=10"),
+        ignored[0].starts_with("unsupported.fio:6: nice=5"),
         "{ignored:?}"
     );
-    assert!(run.notes.iter().any(|n| n.contains("thinktime")));
+    assert!(run.notes.iter().any(|n| n.contains("nice=5")));
 }
 
 #[test]
@@ -1042,6 +1042,69 @@ fn sigterm_removes_the_directories_candor_created() {
             !made.exists(),
             "{signals} signal(s) left {}",
             made.display()
+        );
+    }
+}
+
+/// fio's thinktime (issue 20): a pause after every `thinktime_blocks` I/Os
+/// completed (or issued), in flight drained first, spun then slept. fio and
+/// candor run the same file; each job's time is at least its pauses, and
+/// candor's is within a third of fio's; the bytes are the same.
+#[test]
+fn thinktime_pauses_as_under_fio() {
+    if !have_fio() {
+        return;
+    }
+    let _turn = turn();
+    let tmp = scratch();
+    let jobs = tmp.path().join("think.fio");
+    std::fs::write(
+        &jobs,
+        "[global]\nsize=256k\nbs=4k\nrw=read\n\
+         [every]\nthinktime=5ms\n\
+         [blocks]\nstonewall\nioengine=libaio\niodepth=8\ndirect=1\nthinktime=10ms\nthinktime_blocks=8\nthinktime_blocks_type=issue\n\
+         [spin]\nstonewall\nthinktime=4ms\nthinktime_spin=2ms\n",
+    )
+    .unwrap();
+    // Each job's least time: all its pauses (fio's job time includes the
+    // one after its last I/O, and so does candor's measured interval).
+    let least_ms = [("every", 64 * 5), ("blocks", 8 * 10), ("spin", 64 * 4)];
+    let out = Command::new("fio")
+        .args(["--output-format=json", jobs.to_str().unwrap()])
+        .current_dir(tmp.path())
+        .output()
+        .expect("run fio");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let run = run_job(jobs.to_str().unwrap(), tmp.path(), &[]);
+    for (name, least) in least_ms {
+        let fio_job = json["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|j| j["jobname"] == name)
+            .unwrap();
+        let fio_ms = fio_job["job_runtime"].as_u64().unwrap();
+        let d = job(&run, name);
+        let candor_ms = d.measured_ns / 1_000_000;
+        assert_eq!(
+            d.read.as_ref().unwrap().bytes,
+            fio_job["read"]["io_bytes"].as_u64().unwrap(),
+            "[{name}]"
+        );
+        assert!(fio_ms >= least * 95 / 100, "[{name}] fio {fio_ms} ms");
+        assert!(
+            candor_ms >= least * 95 / 100,
+            "[{name}] candor {candor_ms} ms, fio {fio_ms} ms"
+        );
+        let ratio = candor_ms as f64 / fio_ms as f64;
+        assert!(
+            (0.75..1.34).contains(&ratio),
+            "[{name}] candor {candor_ms} ms, fio {fio_ms} ms"
         );
     }
 }

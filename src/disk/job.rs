@@ -118,6 +118,20 @@ pub struct JobSpec {
     /// fsync the file once the job's I/O is done; the job's measured
     /// interval runs until that sync completes (fio's `end_fsync`).
     pub end_fsync: bool,
+    /// fio's `thinktime` family: pauses between I/Os.
+    pub think: Option<Think>,
+}
+
+/// fio's thinktime (backend.c, handle_thinktime): once `blocks` more I/Os
+/// have completed (or, `on_issue`, been issued) since the last pause, the
+/// thread waits for everything it has in flight, spins for `spin`, then
+/// sleeps the rest of `pause`, never past the end of its runtime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Think {
+    pub pause: Duration,
+    pub spin: Duration,
+    pub blocks: u64,
+    pub on_issue: bool,
 }
 
 impl JobSpec {
@@ -148,6 +162,7 @@ impl JobSpec {
             modifier: None,
             datasync: false,
             end_fsync: false,
+            think: None,
         }
     }
 

@@ -27,7 +27,7 @@ pub mod worker;
 pub use device::DeviceTarget;
 pub use dir::TestDir;
 pub use file::{space_margin, TestFile};
-pub use job::{BlockSizes, EngineChoice, EngineKind, JobSpec, Modifier, Rw};
+pub use job::{BlockSizes, EngineChoice, EngineKind, JobSpec, Modifier, Rw, Think};
 pub use made_dirs::MadeDirs;
 
 use crate::host::blockstack;

@@ -41,8 +41,11 @@ pub fn read(request: &JobFileRequest) -> anyhow::Result<(JobFile, lower::JobFile
         &Env::of_this_host(),
     )
     .map_err(|e| usage(e.to_string()))?;
+    // Absolute, so that a relative --dir (`--dir .`) names its files' parent.
     let default_dir = match request.dir {
-        Some(d) => d.to_path_buf(),
+        Some(d) => {
+            std::path::absolute(d).map_err(|e| usage(format!("--dir {}: {e}", d.display())))?
+        }
         None => std::env::current_dir()
             .map_err(|e| usage(format!("the current directory: {e} (give --dir)")))?,
     };
