@@ -151,7 +151,7 @@ pub fn read_text_limited(path: &Path, cap: u64) -> Result<String, InputError> {
                 if shown
                     .as_deref()
                     .and_then(|t| crate::units::parse_size(t).ok())
-                    .map_or(true, |printed| printed <= cap) =>
+                    .is_none_or(|printed| printed <= cap) =>
             {
                 (format!("{n} bytes"), format!("{cap} bytes"))
             }

@@ -727,7 +727,7 @@ fn fio_imports_agree_with_candors_own_measurement() {
     let mut rows = Vec::new();
     for entry in std::fs::read_dir(&fixtures).unwrap() {
         let path = entry.unwrap().path();
-        if path.extension().map_or(true, |e| e != "json") {
+        if path.extension().is_none_or(|e| e != "json") {
             continue;
         }
         let name = path.file_stem().unwrap().to_string_lossy().to_string();

@@ -74,7 +74,7 @@ pub fn units(data: &[u8]) {
             let again = candor::units::parse_duration(&candor::units::fio_duration(ns))
                 .unwrap_or_else(|e| panic!("{text:?}: {e}"));
             // fio's syntax keeps whole microseconds.
-            let diff = if again > d { again - d } else { d - again };
+            let diff = again.abs_diff(d);
             assert!(
                 diff <= Duration::from_micros(1) + d / 1_000_000_000,
                 "{text:?}: {d:?} became {again:?}"

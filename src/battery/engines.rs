@@ -20,6 +20,9 @@ pub struct Engines {
     /// Where the next sequential control read starts (bytes): each one
     /// continues where the previous stopped, across tests and passes.
     control_cursor: u64,
+    /// The control file as made, when free space made it smaller than
+    /// planned: its size, and the note its measurements carry.
+    control_shrunk: Option<(u64, String)>,
 }
 
 impl Engines {
@@ -29,6 +32,7 @@ impl Engines {
             main: None,
             control: None,
             control_cursor: 0,
+            control_shrunk: None,
         }
     }
 
@@ -65,6 +69,7 @@ pub fn job_for(test: &DiskTest, plan: &BatteryPlan, size: u64, seed: u64) -> Job
     job.size = size;
     job.runtime = plan.runtime();
     job.ramp = plan.ramp();
+    job.settle_ramp = true;
     job.seed = seed;
     job
 }
@@ -73,13 +78,19 @@ impl Backend for Engines {
     fn prepare(&mut self, plan: &BatteryPlan, role: FileRole) -> anyhow::Result<()> {
         let (purpose, size, seed) = match role {
             FileRole::Main => ("main", plan.size, plan.seed),
-            FileRole::Control => (
-                "control",
-                plan.control
+            FileRole::Control => {
+                let planned = plan
+                    .control
                     .size
-                    .context("the plan has no control file size")?,
-                plan.seed ^ 0xC0_u64,
-            ),
+                    .context("the plan has no control file size")?;
+                let margin = crate::disk::file::space_margin(self.dir.total_bytes());
+                let room = self.dir.free_bytes_now().saturating_sub(margin);
+                let align = self.dir.direct_alignment();
+                let (size, note) = super::plan::control::size_now(planned, plan.size, room, align)
+                    .map_err(|e| anyhow::anyhow!(e))?;
+                self.control_shrunk = note.map(|n| (size, n));
+                ("control", size, plan.seed ^ 0xC0_u64)
+            }
         };
         let file = TestFile::create(&self.dir, purpose, size, seed)
             .with_context(|| format!("creating the {purpose} test file"))?;
@@ -104,7 +115,16 @@ impl Backend for Engines {
         if carry {
             let threads = u64::from(job.numjobs.max(1));
             job.seq_start = self.control_cursor / threads;
-            job.byte_limit = plan.control.seq_share.map(|share| share / threads);
+            job.byte_limit = plan.control.seq_share.map(|share| {
+                // A control file made smaller than planned shares less.
+                let share = match (&self.control_shrunk, plan.control.size) {
+                    (Some((made, _)), Some(planned)) if planned > 0 => {
+                        (u128::from(share) * u128::from(*made) / u128::from(planned)) as u64
+                    }
+                    _ => share,
+                };
+                share / threads
+            });
         }
         let started = crate::units::now_rfc3339();
         let mut m = crate::measure::single::on_file(&self.dir, file, &job)?;
@@ -121,6 +141,13 @@ impl Backend for Engines {
         }
         if m.started_at.is_none() {
             m.started_at = Some(started);
+        }
+        if let Some((_, note)) = self
+            .control_shrunk
+            .as_ref()
+            .filter(|_| role == FileRole::Control)
+        {
+            m.notes.push(note.clone());
         }
         Ok(m)
     }

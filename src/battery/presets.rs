@@ -4,8 +4,9 @@
 //! - `quick`: everything once with short runtimes and no control series, to
 //!   see a machine in under 3 minutes (on a 2-vCPU VM, compute included).
 //!   One pass cannot show spread: its findings say "not checked".
-//! - `standard` (default): 3 passes as rounds, 10 s per test after a 2 s
-//!   ramp, 5 s pauses after writes, control series. Long enough for stable medians on
+//! - `standard` (default): 3 passes as rounds, 10 s per test after a ramp
+//!   of at most 2 s (it ends once throughput settles, `disk::settle`), a
+//!   5 s rest after writes (compute groups run in it), control series. Long enough for stable medians on
 //!   most VMs, short enough to run during a coffee.
 //! - `full`: the careful methodology: 3 passes, 30 s per test after ramp,
 //!   20 s pauses after writes (so one test's write-back does not land in the next),

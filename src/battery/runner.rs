@@ -172,6 +172,7 @@ fn run_steps(
 ) -> Result<(), StepError> {
     let stop = StepError::Stopped;
     let mut remaining: Duration = (0..steps.len()).map(|i| plan.step_estimate(steps, i)).sum();
+    let mut rest = Rest::new(plan.pause());
     for (index, step) in steps.iter().enumerate() {
         crate::cancel::check().map_err(|e| stop(e.into()))?;
         let label = plan.step_label(step);
@@ -180,6 +181,7 @@ fn run_steps(
             if !prepared.contains(&role) {
                 progress.note(&file_note(plan, role));
                 backend.prepare(plan, role).map_err(stop)?;
+                rest.wrote(Instant::now());
                 prepared.push(role);
             }
         }
@@ -193,12 +195,15 @@ fn run_steps(
         );
         match *step {
             Step::Disk { pass, test, role } => {
-                pause(plan.pause_before(steps, index)).map_err(|e| stop(e.into()))?;
+                pause(rest.left(Instant::now())).map_err(|e| stop(e.into()))?;
                 let t = &plan.disk_tests[test];
                 let mut m = backend
                     .disk(plan, t, role, plan.step_seed(step))
                     .with_context(|| format!("{label}, pass {pass}"))
                     .map_err(stop)?;
+                if !t.is_read_only() {
+                    rest.wrote(Instant::now());
+                }
                 m.profile = Some(t.profile.clone());
                 m.pass = Some(pass);
                 m.role = role;
@@ -270,6 +275,37 @@ fn file_note(plan: &BatteryPlan, role: FileRole) -> String {
             crate::units::fmt_bytes(plan.control.size.unwrap_or(0)),
             plan.dir
         ),
+    }
+}
+
+/// The rest the disk gets after candor writes: no disk test starts until
+/// `pause` has passed since the last write ended (a test that wrote, or a
+/// file's layout), whatever ran meanwhile (a compute group, a read), so
+/// that the write's write-back does not land in the next measurement.
+#[derive(Debug)]
+pub struct Rest {
+    pause: Duration,
+    last_write: Option<Instant>,
+}
+
+impl Rest {
+    pub fn new(pause: Duration) -> Rest {
+        Rest {
+            pause,
+            last_write: None,
+        }
+    }
+
+    /// A write ended at `at`.
+    pub fn wrote(&mut self, at: Instant) {
+        self.last_write = Some(at);
+    }
+
+    /// How long the next disk test must still wait at `now`.
+    pub fn left(&self, now: Instant) -> Duration {
+        self.last_write.map_or(Duration::ZERO, |at| {
+            self.pause.saturating_sub(now.saturating_duration_since(at))
+        })
     }
 }
 
@@ -523,7 +559,8 @@ mod tests {
         assert!(fake.live_files.is_empty(), "test files removed");
         let saved = read_run(&out).unwrap();
         assert_eq!(saved.status, RunStatus::Interrupted);
-        assert_eq!(saved.measurements.len(), 5);
+        // 4 disk steps and the cpu group's 2 measurements.
+        assert_eq!(saved.measurements.len(), 6);
         assert!(saved.notes.iter().any(|n| n.contains("5 of 14 steps done")));
         // Resume: only the 9 missing steps run, the Run ends complete.
         drop(run);
@@ -617,5 +654,28 @@ mod tests {
         .unwrap_err();
         assert!(format!("{e:#}").contains("gone/run.json"), "{e:#}");
         assert!(!Path::new("/nonexistent").exists());
+    }
+
+    /// The rest counts from the last write's end, whatever ran since.
+    #[test]
+    fn the_rest_counts_from_the_last_write() {
+        let pause = Duration::from_secs(5);
+        let t0 = Instant::now();
+        let mut rest = Rest::new(pause);
+        assert_eq!(rest.left(t0), Duration::ZERO, "nothing written yet");
+        rest.wrote(t0);
+        assert_eq!(rest.left(t0), pause);
+        assert_eq!(
+            rest.left(t0 + Duration::from_secs(2)),
+            Duration::from_secs(3)
+        );
+        // A compute group of 24 s ran meanwhile: nothing left to wait.
+        assert_eq!(rest.left(t0 + Duration::from_secs(24)), Duration::ZERO);
+        // A later write starts the rest again.
+        rest.wrote(t0 + Duration::from_secs(30));
+        assert_eq!(
+            rest.left(t0 + Duration::from_secs(31)),
+            Duration::from_secs(4)
+        );
     }
 }

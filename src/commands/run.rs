@@ -37,11 +37,13 @@ pub struct Args {
     /// Measured time of each disk test (e.g. 30s).
     #[arg(long, value_name = "DUR")]
     pub runtime: Option<String>,
-    /// Warm-up before each disk test's measured interval, not counted.
+    /// Longest warm-up before each disk test's measured interval, not
+    /// counted; it ends earlier once the throughput has settled.
     #[arg(long, value_name = "DUR")]
     pub ramp: Option<String>,
-    /// Pause before a disk test that follows a write or a file layout (lets
-    /// write-back settle; a read leaves none, so no pause follows one).
+    /// Rest after a write: no disk test starts until this long after the
+    /// last test that wrote or the last file layout ended (lets write-back
+    /// settle); compute groups run in the rest.
     #[arg(long, value_name = "DUR")]
     pub pause: Option<String>,
     /// Size of the main test file (e.g. 1G).

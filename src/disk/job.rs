@@ -120,6 +120,9 @@ pub struct JobSpec {
     pub end_fsync: bool,
     /// fio's `thinktime` family: pauses between I/Os.
     pub think: Option<Think>,
+    /// End the ramp as soon as the throughput has settled, at most after
+    /// `ramp` (the battery's tests; fio's `ramp_time` is fixed: `settle`).
+    pub settle_ramp: bool,
 }
 
 /// fio's thinktime (backend.c, handle_thinktime): once `blocks` more I/Os
@@ -163,6 +166,7 @@ impl JobSpec {
             datasync: false,
             end_fsync: false,
             think: None,
+            settle_ramp: false,
         }
     }
 

@@ -21,6 +21,7 @@ pub mod made_dirs;
 pub mod pattern;
 pub mod rate;
 pub mod schedule;
+pub mod settle;
 pub mod steady;
 pub mod worker;
 
@@ -303,6 +304,9 @@ struct Driven {
     block_stack: Vec<LayerIo>,
     /// The job ran beside other jobs (their I/O is in the layers' counters).
     shared: bool,
+    /// When the ramp ended (ns from the start): the planned ramp, or
+    /// earlier where it settled (`settle`).
+    ramp_ns: u64,
 }
 
 /// Starts the job's threads, releases them together once all are set up
@@ -320,14 +324,11 @@ fn drive(
 ) -> anyhow::Result<Driven> {
     let sys_root = blockstack::system().root;
     let Window { ramp_ns, end_ns } = window;
+    let timeline = Arc::new(settle::Timeline::new(ramp_ns, end_ns));
+    let settles = job.settle_ramp && ramp_ns > 0;
     let null = selected.kind == EngineKind::Null;
     let progress: Vec<Option<Arc<Progress>>> = (0..places.len())
-        .map(|_| {
-            control
-                .steady
-                .as_ref()
-                .map(|_| Arc::new(Progress::default()))
-        })
+        .map(|_| (control.steady.is_some() || settles).then(|| Arc::new(Progress::default())))
         .collect();
 
     let threads = job.numjobs as usize;
@@ -349,8 +350,7 @@ fn drive(
                     thread: t as u32,
                     job: job.clone(),
                     region: (place.start, place.len),
-                    ramp_ns,
-                    end_ns,
+                    timeline: timeline.clone(),
                     progress: progress[t].clone(),
                 };
                 let file = if null { None } else { place.file };
@@ -431,7 +431,20 @@ fn drive(
             watch();
             false
         };
-        sleep_until(t0, ramp_ns, done_or_watch);
+        let ramp_ns = if settles {
+            let ramp_bytes = || {
+                progress
+                    .iter()
+                    .flatten()
+                    .map(|p| p.ramp_bytes.load(Ordering::Relaxed))
+                    .sum::<u64>()
+            };
+            settle::ramp(t0, &timeline, ramp_ns, ramp_bytes, done_or_watch)
+        } else {
+            sleep_until(t0, ramp_ns, done_or_watch);
+            ramp_ns
+        };
+        let end_ns = timeline.end_ns();
         let before = CpuSnapshot::now();
         let stack_before = blockstack::snapshot(&sys_root, stack);
         let mut seconds = StackSeconds::start(&sys_root, stack, &stack_before, t0, ramp_ns);
@@ -538,6 +551,7 @@ fn drive(
         ended,
         block_stack,
         shared: control.shared,
+        ramp_ns: timeline.ramp_ns(),
     })
 }
 
@@ -661,6 +675,7 @@ fn assemble(
         ended,
         block_stack: driven_stack,
         shared: driven_shared,
+        ramp_ns,
     } = driven;
     let written_bytes = results.iter().map(|r| r.written_bytes).sum();
     let ended_by = if attained {
@@ -673,6 +688,7 @@ fn assemble(
         "runtime"
     };
     let mut spec = job.to_spec(selected.kind);
+    spec.ramp_ns = ramp_ns;
     spec.engine_note = selected.note.clone();
     if selected.kind == EngineKind::IoUring {
         spec.registered_buffers = Some(all_registered);

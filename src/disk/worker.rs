@@ -36,19 +36,20 @@ pub struct ThreadWork {
     /// This thread's region of its file: first byte and length.
     pub region: (u64, u64),
     /// Ramp end and measured-interval end, in ns from the common start
-    /// (`u64::MAX`: no end by time).
-    pub ramp_ns: u64,
-    pub end_ns: u64,
+    /// (`u64::MAX`: no end by time); a settled ramp moves both earlier.
+    pub timeline: Arc<super::settle::Timeline>,
     /// Counters a steady-state monitor reads while the job runs.
     pub progress: Option<Arc<Progress>>,
 }
 
 /// Operations and bytes completed in the measured interval so far, for a
-/// monitor in another thread (fio's steady-state check).
+/// monitor in another thread (fio's steady-state check), and bytes
+/// completed during the ramp (for the settled ramp).
 #[derive(Debug, Default)]
 pub struct Progress {
     pub ops: AtomicU64,
     pub bytes: AtomicU64,
+    pub ramp_bytes: AtomicU64,
 }
 
 /// How a worker's loop ended.
@@ -323,7 +324,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             last_completion: 0,
             writes_since_sync: 0,
             first_error: None,
-            clocks_at_ramp: (work.ramp_ns == 0).then(ThreadClocks::now),
+            clocks_at_ramp: (work.timeline.ramp_ns() == 0).then(ThreadClocks::now),
             result: WorkerResult::default(),
             completed_ops: 0,
             think_last: 0,
@@ -459,7 +460,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             self.observed.resize(self.done.len(), now);
             self.reap();
         }
-        let end = self.work.end_ns;
+        let end = self.work.timeline.end_ns();
         let started = self.elapsed();
         let spin_until = started
             .saturating_add(think.spin.as_nanos() as u64)
@@ -530,13 +531,16 @@ impl<'a, E: Engine> Worker<'a, E> {
     /// (or for the end, or a stop).
     fn wait_until_due(&mut self, at: u64) {
         let stop = self.stop;
-        super::sleep_until(self.start, at.min(self.work.end_ns), || {
+        super::sleep_until(self.start, at.min(self.work.timeline.end_ns()), || {
             stop.load(Ordering::Relaxed) || crate::cancel::cancelled()
         });
         let now = self.elapsed();
-        if now >= self.work.end_ns || stop.load(Ordering::Relaxed) || crate::cancel::cancelled() {
+        if now >= self.work.timeline.end_ns()
+            || stop.load(Ordering::Relaxed)
+            || crate::cancel::cancelled()
+        {
             self.stopping = true;
-            if self.result.ended == Ended::Time && now < self.work.end_ns {
+            if self.result.ended == Ended::Time && now < self.work.timeline.end_ns() {
                 self.result.ended = Ended::Stopped;
             }
         }
@@ -603,7 +607,7 @@ impl<'a, E: Engine> Worker<'a, E> {
     /// interval is timed; its slot is freed.
     #[inline]
     fn reap(&mut self) {
-        let (ramp_ns, end_ns) = (self.work.ramp_ns, self.work.end_ns);
+        let (ramp_ns, end_ns) = (self.work.timeline.ramp_ns(), self.work.timeline.end_ns());
         let fsync = self.work.job.fsync;
         let progress = self.work.progress.as_deref();
         for (c, now) in self.done.drain(..).zip(self.observed.drain(..)) {
@@ -653,6 +657,10 @@ impl<'a, E: Engine> Worker<'a, E> {
                     p.ops.fetch_add(1, Ordering::Relaxed);
                     p.bytes.fetch_add(u64::from(len), Ordering::Relaxed);
                 }
+            } else if now < ramp_ns {
+                if let Some(p) = progress {
+                    p.ramp_bytes.fetch_add(u64::from(len), Ordering::Relaxed);
+                }
             }
             slots.release(c.slot);
         }
@@ -662,10 +670,10 @@ impl<'a, E: Engine> Worker<'a, E> {
     /// and whether it stops (the end, a stop request, a signal).
     #[inline]
     fn check_end(&mut self, now: u64) {
-        if self.clocks_at_ramp.is_none() && now >= self.work.ramp_ns {
+        if self.clocks_at_ramp.is_none() && now >= self.work.timeline.ramp_ns() {
             self.clocks_at_ramp = Some(ThreadClocks::now());
         }
-        if now >= self.work.end_ns {
+        if now >= self.work.timeline.end_ns() {
             self.stopping = true;
         } else if self.stop.load(Ordering::Relaxed) || crate::cancel::cancelled() {
             self.stopping = true;
@@ -708,7 +716,7 @@ impl<'a, E: Engine> Worker<'a, E> {
     /// or at its last completion when it stopped before, and after a final
     /// fsync (`synced_at`); its CPU over that interval.
     fn finish(mut self, synced_at: Option<u64>) -> WorkerResult {
-        let (ramp_ns, end_ns) = (self.work.ramp_ns, self.work.end_ns);
+        let (ramp_ns, end_ns) = (self.work.timeline.ramp_ns(), self.work.timeline.end_ns());
         let planned = end_ns.saturating_sub(ramp_ns);
         let mut end = match self.result.ended {
             Ended::Time => end_ns,
@@ -810,8 +818,7 @@ mod tests {
             thread: 0,
             job,
             region: (0, 1024 * 4096),
-            ramp_ns: 0,
-            end_ns: 20_000_000,
+            timeline: Arc::new(super::super::settle::Timeline::new(0, 20_000_000)),
             progress: None,
         };
         let mut buffers = AlignedBuf::new(buffers_for(&plan.job) * 4096, 4096);
@@ -865,8 +872,7 @@ mod tests {
             thread: 0,
             job,
             region: (0, blocks * bs),
-            ramp_ns: 0,
-            end_ns,
+            timeline: Arc::new(super::super::settle::Timeline::new(0, end_ns)),
             progress: None,
         }
     }

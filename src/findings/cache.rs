@@ -323,7 +323,7 @@ pub fn residency(run: &Run) -> Vec<Finding> {
                 (p.stats.bytes_per_sec * p.job.measured_ns as f64 / 1e9) as u64
             };
             let passes = bytes as f64 / size as f64;
-            if worst.map_or(true, |w| passes > w.0) {
+            if worst.is_none_or(|w| passes > w.0) {
                 worst = Some((passes, bytes, size, p.job.measured_ns));
             }
         }

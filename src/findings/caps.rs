@@ -480,7 +480,7 @@ pub fn infer(points: &[CapPoint]) -> DirCaps {
         .filter(|p| {
             bandwidth
                 .as_ref()
-                .map_or(true, |b| !b.points.iter().any(|x| x == *p))
+                .is_none_or(|b| !b.points.iter().any(|x| x == *p))
         })
         .cloned()
         .collect();

@@ -54,7 +54,7 @@ pub fn io_cpu_bound(run: &Run) -> Vec<Finding> {
             "iops": round_to(d.total_iops(), 0),
             "cpu_ns_per_io": (ops > 0).then(|| d.cpu.cpu_ns / ops),
         }));
-        if worst.as_ref().map_or(true, |w| per_thread > w.0) {
+        if worst.as_ref().is_none_or(|w| per_thread > w.0) {
             worst = Some((per_thread, what, d.total_iops()));
         }
     }

@@ -75,7 +75,7 @@ fn worst<'a>(
             let gx = common[x].2 / common[x].1;
             let gy = common[y].2 / common[y].1;
             let d = (gx / gy).max(gy / gx);
-            if worst.map_or(true, |w| d > w.0) {
+            if worst.is_none_or(|w| d > w.0) {
                 worst = Some((d, x, y));
             }
         }

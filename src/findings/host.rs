@@ -46,7 +46,7 @@ pub fn cpu_steal(run: &Run) -> Vec<Finding> {
             continue;
         }
         with_cpu += 1;
-        if worst.as_ref().map_or(true, |w| c.steal_pct > w.0) {
+        if worst.as_ref().is_none_or(|w| c.steal_pct > w.0) {
             worst = Some((c.steal_pct, describe(m)));
         }
         if c.steal_pct > CPU_STEAL_PCT {

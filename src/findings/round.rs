@@ -43,7 +43,7 @@ pub fn nearest_step(value: f64) -> Option<(f64, f64)> {
         for k in STEPS {
             let step = k * scale;
             let off = (value - step).abs() / step;
-            if best.map_or(true, |b| off < b.1) {
+            if best.is_none_or(|b| off < b.1) {
                 best = Some((step, off));
             }
         }

@@ -68,7 +68,7 @@ pub fn find_cliff(r: &[(f64, f64, u64, u64)]) -> Option<Cliff> {
         let ratio = before / after.max(1.0);
         let middle = (before * after.max(1.0)).sqrt();
         let holds = bps[k..].iter().all(|b| *b < middle) && bps[..k].iter().all(|b| *b > middle);
-        if ratio >= CLIFF_RATIO && holds && best.map_or(true, |b| ratio > b.0) {
+        if ratio >= CLIFF_RATIO && holds && best.is_none_or(|b| ratio > b.0) {
             best = Some((ratio, k));
         }
     }

@@ -655,7 +655,7 @@ pub fn write_amplification(run: &Run) -> Vec<Finding> {
     let mut largest: Option<(f64, String, String)> = None;
     for s in steps.iter().filter(|s| s.above > 0) {
         let step = s.below as f64 / s.above as f64;
-        if largest.as_ref().map_or(true, |l| step > l.0) {
+        if largest.as_ref().is_none_or(|l| step > l.0) {
             largest = Some((step, s.upper.clone(), s.lower.clone()));
         }
     }

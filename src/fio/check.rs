@@ -81,7 +81,7 @@ fn disk_util(path: &Path, util: &Value) -> Result<(), ImportError> {
             path,
             job: format!("disk_util[{i}]"),
         };
-        if !d.is_object() || name.map_or(true, str::is_empty) {
+        if !d.is_object() || name.is_none_or(str::is_empty) {
             return Err(bad(
                 path,
                 format!("disk_util[{i}] is {}, not a device with a name", show(d)),

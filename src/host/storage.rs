@@ -204,7 +204,7 @@ pub fn find_mount<'a>(mounts: &'a [Mount], path: &Path) -> Option<&'a Mount> {
     let mut best: Option<&Mount> = None;
     for m in mounts {
         if path.starts_with(Path::new(&m.mount_point))
-            && best.map_or(true, |b| m.mount_point.len() >= b.mount_point.len())
+            && best.is_none_or(|b| m.mount_point.len() >= b.mount_point.len())
         {
             best = Some(m);
         }

@@ -136,6 +136,44 @@ pub fn control_size(
     }
 }
 
+/// The control file's size when it is made, minutes after the plan: the
+/// planned size, or, when other processes took free space meanwhile, what
+/// fits now (`room_now`: free space minus the safety margin; the main file
+/// exists already), with a note saying so, as long as that is still at
+/// least the rule's floor (or the planned size, if smaller). The battery
+/// used to fail there after its first pass; the margin is never eaten into.
+pub fn size_now(
+    planned: u64,
+    main_size: u64,
+    room_now: u64,
+    align: u64,
+) -> Result<(u64, Option<String>), String> {
+    if planned <= room_now {
+        return Ok((planned, None));
+    }
+    let floor = planned.min(MIN_CONTROL.max(2 * main_size));
+    let fitted = round_mib(room_now) / align.max(1) * align.max(1);
+    if fitted >= floor && fitted > main_size {
+        return Ok((
+            fitted,
+            Some(format!(
+                "the control file is {} instead of the planned {}: free space shrank while candor ran \
+                 (other processes wrote to the disk); it excludes only caches smaller than {}",
+                fmt_bytes(fitted),
+                fmt_bytes(planned),
+                fmt_bytes(fitted)
+            )),
+        ));
+    }
+    Err(format!(
+        "the control file ({} planned, at least {}) no longer fits: free space shrank while candor ran \
+         and {} is left above the safety margin (--control-size off leaves the series out)",
+        fmt_bytes(planned),
+        fmt_bytes(floor),
+        fmt_bytes(room_now)
+    ))
+}
+
 /// The outcome of the control sizing rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ControlDecision {
@@ -163,6 +201,30 @@ fn round_mib(bytes: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_control_file_shrinks_when_free_space_did() {
+        // It still fits: as planned.
+        assert_eq!(
+            size_now(40 * GIB, GIB, 41 * GIB, 4096),
+            Ok((40 * GIB, None))
+        );
+        // Others wrote 2 GiB since the plan: 38 GiB, said so.
+        let (size, note) = size_now(40 * GIB, GIB, 38 * GIB + 12345, 4096).unwrap();
+        assert_eq!(size, 38 * GIB);
+        assert!(note
+            .unwrap()
+            .starts_with("the control file is 38 GiB instead of the planned 40 GiB"));
+        // Below the floor (4 GiB, 2x the main file): refused, with the way out.
+        let e = size_now(40 * GIB, GIB, 3 * GIB, 4096).unwrap_err();
+        assert!(
+            e.contains("no longer fits") && e.contains("--control-size off"),
+            "{e}"
+        );
+        // A size below the rule's floor (an explicit one) is its own floor.
+        assert!(size_now(3 * GIB, GIB, 2 * GIB + 1, 4096).is_err());
+        assert_eq!(size_now(3 * GIB, GIB, 3 * GIB, 4096).unwrap().0, 3 * GIB);
+    }
 
     #[test]
     fn control_sizing_rule() {

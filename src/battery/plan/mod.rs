@@ -13,7 +13,7 @@
 //! test's write-back does not land in the next.
 
 mod check;
-mod control;
+pub mod control;
 mod inputs;
 mod steps;
 
@@ -486,11 +486,12 @@ mod tests {
         let one_pass = [
             "SEQ1M Q8T1 read",
             "SEQ1M Q8T1 write",
+            // A compute group in the rest after a write.
+            "cpu",
             "RND4K Q32T1 read",
             "RND4K Q32T1 write",
             "SEQ1M Q8T1 read (control file)",
             "RND4K Q32T1 read (control file)",
-            "cpu",
         ];
         let expected: Vec<String> = (1..=2)
             .flat_map(|pass| one_pass.iter().map(move |l| format!("{pass} {l}")))

@@ -38,17 +38,30 @@ impl Step {
 }
 
 impl BatteryPlan {
-    /// Every step, in execution order: passes as rounds.
+    /// Every step, in execution order: passes as rounds. Within a pass the
+    /// main file's tests run in profile order, and each compute group (no
+    /// disk I/O of its own) takes the place of the pause after a test that
+    /// wrote, while the write's write-back settles; the control file's reads
+    /// follow, then the groups left over (BENCHMARKS.md, "Compute in the
+    /// rest after a write", has what this saves and what it disturbs).
     pub fn steps(&self) -> Vec<Step> {
         let mut steps = Vec::new();
         for pass in 1..=self.passes {
+            let mut compute: std::collections::VecDeque<Step> = crate::compute::Group::ALL
+                .into_iter()
+                .filter(|group| self.runs((*group).into()))
+                .map(|group| Step::Compute { pass, group })
+                .collect();
             if self.runs(BatteryGroup::Disk) {
-                for test in 0..self.disk_tests.len() {
+                for (test, t) in self.disk_tests.iter().enumerate() {
                     steps.push(Step::Disk {
                         pass,
                         test,
                         role: FileRole::Main,
                     });
+                    if !t.is_read_only() {
+                        steps.extend(compute.pop_front());
+                    }
                 }
             }
             if self.runs(BatteryGroup::Control) {
@@ -62,11 +75,7 @@ impl BatteryPlan {
                     }
                 }
             }
-            for group in crate::compute::Group::ALL {
-                if self.runs(group.into()) {
-                    steps.push(Step::Compute { pass, group });
-                }
-            }
+            steps.extend(compute);
         }
         if self.runs(BatteryGroup::Unixbench) {
             steps.push(Step::Unixbench { pass: self.passes });
@@ -106,44 +115,59 @@ impl BatteryPlan {
     /// ETA (compute groups run several tests each; the count is an estimate
     /// the runner corrects as it goes).
     pub fn step_estimate(&self, steps: &[Step], index: usize) -> Duration {
-        self.pause_before(steps, index)
-            + match &steps[index] {
-                Step::Disk { .. } => self.ramp() + self.runtime(),
-                Step::Compute { group, .. } => {
-                    let tests = group.planned_measurements(crate::compute::Threads::All);
-                    self.compute_runtime() * tests.max(1) as u32
-                }
-                Step::Unixbench { .. } => {
-                    crate::compute::unixbench::battery_options(&self.dir, self.unixbench_pass())
-                        .planned()
-                }
-            }
+        self.pause_before(steps, index) + self.duration_estimate(&steps[index])
     }
 
-    /// The pause before `steps[index]`: the plan's pause when something
-    /// wrote just before it, so that write's write-back (the guest's or the
-    /// host's) does not land in this measurement: the disk step before it
-    /// was not read-only, or this is the first step on its file (laid out
-    /// just now). None after a read, which leaves nothing behind to wait
-    /// for (BENCHMARKS.md, "Pauses between disk tests", has the measurement).
+    /// About how long a step measures (and ramps), without the pause before it.
+    fn duration_estimate(&self, step: &Step) -> Duration {
+        match step {
+            Step::Disk { .. } => self.ramp() + self.runtime(),
+            Step::Compute { group, .. } => {
+                let tests = group.planned_measurements(crate::compute::Threads::All);
+                self.compute_runtime() * tests.max(1) as u32
+            }
+            Step::Unixbench { .. } => {
+                crate::compute::unixbench::battery_options(&self.dir, self.unixbench_pass())
+                    .planned()
+            }
+        }
+    }
+
+    /// The planned pause before `steps[index]`: no disk step starts until
+    /// the plan's pause has passed since candor's last write ended (a test
+    /// that wrote, or the layout of a file), so that the write's write-back
+    /// (the guest's or the host's) does not land in its measurement. The
+    /// steps run since then count toward it: after a compute group that
+    /// took the pause's place, or a read, there is nothing left to wait
+    /// (BENCHMARKS.md, "Pauses between disk tests"). The runner waits by
+    /// the clock (`runner::Rest`); this is the plan's estimate of that wait.
     pub fn pause_before(&self, steps: &[Step], index: usize) -> Duration {
         let Step::Disk { role, .. } = steps[index] else {
             return Duration::ZERO;
         };
-        let laid_out_now = !steps[..index]
-            .iter()
-            .any(|s| matches!(s, Step::Disk { role: r, .. } if *r == role));
-        if laid_out_now {
+        let first_on = |i: usize, role: FileRole| {
+            !steps[..i]
+                .iter()
+                .any(|s| matches!(s, Step::Disk { role: r, .. } if *r == role))
+        };
+        // The file is laid out just before this step.
+        if first_on(index, role) {
             return self.pause();
         }
-        let previous = steps[..index].iter().rev().find_map(|s| match s {
-            Step::Disk { test, .. } => Some(*test),
-            Step::Compute { .. } | Step::Unixbench { .. } => None,
-        });
-        match previous {
-            Some(test) if !self.disk_tests[test].is_read_only() => self.pause(),
-            _ => Duration::ZERO,
+        let mut since_write = Duration::ZERO;
+        for i in (0..index).rev() {
+            if let Step::Disk { test, .. } = steps[i] {
+                if !self.disk_tests[test].is_read_only() {
+                    return self.pause().saturating_sub(since_write);
+                }
+            }
+            since_write += self.duration_estimate(&steps[i]);
+            // A layout ended just before steps[i].
+            if matches!(steps[i], Step::Disk { role: r, .. } if first_on(i, r)) {
+                return self.pause().saturating_sub(since_write);
+            }
         }
+        Duration::ZERO
     }
 
     /// The seed of one step's job: distinct per step, fixed by the plan's seed.
@@ -241,9 +265,11 @@ mod tests {
         );
     }
 
-    /// A pause follows every write and every file layout, never a read.
+    /// Each compute group takes the place of a pause after a write; a
+    /// disk step waits only for what is left of the pause since the last
+    /// write or layout.
     #[test]
-    fn pauses_only_after_writes_and_layouts() {
+    fn compute_groups_fill_the_rest_after_writes() {
         let env = Environment {
             dir: "/var/tmp".into(),
             ram_bytes: Some(8 << 30),
@@ -254,31 +280,71 @@ mod tests {
         };
         let plan = BatteryPlan::build(Preset::Standard, &Overrides::default(), &env).unwrap();
         let steps = plan.steps();
+        let groups = crate::compute::Group::ALL.len();
         let mut paused = 0;
         for (i, step) in steps.iter().enumerate() {
             let pause = plan.pause_before(&steps, i);
             let Step::Disk { role, .. } = *step else {
                 assert_eq!(pause, Duration::ZERO, "{}", plan.step_label(step));
+                // A compute group follows a test that wrote.
+                let before = &steps[i - 1];
+                let wrote = matches!(before, Step::Disk { test, .. } if !plan.disk_tests[*test].is_read_only());
+                let first_of_leftovers = matches!(
+                    before,
+                    Step::Disk {
+                        role: FileRole::Control,
+                        ..
+                    }
+                );
+                assert!(
+                    wrote || first_of_leftovers || matches!(before, Step::Compute { .. }),
+                    "step {i}"
+                );
                 continue;
             };
             let first_on_file = !steps[..i]
                 .iter()
                 .any(|s| matches!(s, Step::Disk { role: r, .. } if *r == role));
-            let after_write = steps[..i].iter().rev().find_map(|s| match s {
-                Step::Disk { test, .. } => Some(!plan.disk_tests[*test].is_read_only()),
-                _ => None,
-            });
-            let expected = first_on_file || after_write == Some(true);
-            assert_eq!(pause > Duration::ZERO, expected, "step {i}");
+            let right_after_write = i > 0
+                && matches!(steps[i - 1], Step::Disk { test, .. }
+                    if !plan.disk_tests[test].is_read_only());
+            let expected = first_on_file || right_after_write;
+            assert_eq!(
+                pause > Duration::ZERO,
+                expected,
+                "step {i}: {}",
+                plan.step_label(step)
+            );
+            if expected {
+                assert_eq!(pause, plan.pause());
+            }
             paused += usize::from(expected);
         }
-        // Each pass: 11 tests on the main file, 7 of them writing (each
-        // followed by a disk step, the last by the control reads), then 4
-        // control reads; the main file's layout before the very first step
-        // (the control file's coincides with the pause after RW75). Before,
-        // every disk step but the first paused: 44.
+        // Each pass: 11 tests on the main file, 7 of them writing; the first
+        // 5 writes are followed by the 5 compute groups, the last 2 by a
+        // pause (MIX70 before RW75, RW75 before the control reads); and the
+        // main file's layout before the very first step. Before compute
+        // filled the rests: 3 x 7 + 1 = 22; before pauses followed only
+        // writes: 44.
         let writes = plan.disk_tests.iter().filter(|t| !t.is_read_only()).count();
-        assert_eq!(writes, 7);
-        assert_eq!(paused, 3 * writes + 1);
+        assert_eq!((writes, groups), (7, 5));
+        assert_eq!(paused, 3 * (writes - groups) + 1);
+        // The same steps as before, in another order: every key once.
+        let mut keys: Vec<String> = steps.iter().map(|s| plan.step_key(s)).collect();
+        keys.sort();
+        keys.dedup();
+        assert_eq!(keys.len(), 3 * (11 + 4 + groups));
+        // A read shorter than the pause does not end it: what is left is waited.
+        let short = Overrides {
+            runtime: Some(Duration::from_millis(500)),
+            ramp: Some(Duration::ZERO),
+            only: Some(vec![BatteryGroup::Disk]),
+            ..Overrides::default()
+        };
+        let plan = BatteryPlan::build(Preset::Standard, &short, &env).unwrap();
+        let steps = plan.steps();
+        // SEQ1M Q8T1 write, SEQ1M Q1T1 read, SEQ1M Q1T1 write: 4.5 s left.
+        assert_eq!(plan.step_label(&steps[3]), "SEQ1M Q1T1 write");
+        assert_eq!(plan.pause_before(&steps, 3), Duration::from_millis(4500));
     }
 }
