@@ -11,6 +11,8 @@ use std::sync::{Mutex, Once};
 
 static SIGNAL: AtomicI32 = AtomicI32::new(0);
 static REGISTERED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// Directories candor created for test files, outermost first.
+static REGISTERED_DIRS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 static INSTALL: Once = Once::new();
 
 /// What the second signal saves before exiting: the Run as last saved,
@@ -179,9 +181,50 @@ pub fn unregister(path: &std::path::Path) {
         .retain(|p| p != path);
 }
 
-/// Removes every registered file; the number that could not be removed
-/// (each named on stderr: the user must remove it by hand).
+/// Registers a directory candor created, to remove (if empty) after the
+/// registered files if the user interrupts twice.
+pub fn register_dir(path: PathBuf) {
+    REGISTERED_DIRS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(path);
+}
+
+/// Forgets a registered directory (its owner removed it).
+pub fn unregister_dir(path: &std::path::Path) {
+    REGISTERED_DIRS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|p| p != path);
+}
+
+/// Removes every registered file, then every registered directory,
+/// innermost first (only empty ones: what else is there is not candor's);
+/// the number that could not be removed (each named on stderr: the user
+/// must remove it by hand).
 fn remove_registered() -> usize {
+    let kept = remove_registered_files();
+    let dirs = REGISTERED_DIRS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    let mut kept_dirs = 0;
+    for d in dirs.iter().rev() {
+        match std::fs::remove_dir(d) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                eprintln!(
+                    "candor: warning: cannot remove the directory it created {}: {e} (remove it by hand)",
+                    d.display()
+                );
+                kept_dirs += 1;
+            }
+            _ => {}
+        }
+    }
+    kept + kept_dirs
+}
+
+fn remove_registered_files() -> usize {
     let paths = REGISTERED.lock().unwrap_or_else(|e| e.into_inner()).clone();
     let mut kept = 0;
     for p in paths {

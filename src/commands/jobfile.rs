@@ -27,20 +27,18 @@ pub fn execute(args: &Args, path: &Path) -> anyhow::Result<()> {
         return crate::output::write_text(None, &text, false);
     }
     let dirs = jobfile::check(&file, &plan)?;
-    // The storage facts of the first test directory (none when every job runs on a device).
-    let dir = plan
-        .files
-        .iter()
-        .find(|f| f.device.is_none())
-        .map(|f| f.dir.as_path());
+    // The storage facts of the first test directory (none when every job
+    // runs on a device); of its nearest existing ancestor, on the same
+    // filesystem, when candor is to create it.
+    let dir = dirs.first().map(|d| d.dir.path());
     let mut run = session::new_run(args.label.clone(), dir);
     run.job_file = Some(jobfile::record(&file, &plan, &args.section));
     // Saved by Session::start, before any device is opened for writing.
     run.devices = jobfile::device_records(&plan);
     run.notes.extend(plan.ignored.iter().cloned());
     for d in &dirs {
-        session::warn_about(d);
-        run.notes.extend(d.warnings().iter().cloned());
+        session::warn_about(&d.dir);
+        run.notes.extend(d.dir.warnings().iter().cloned());
     }
     let mut session = Session::start(run, &args.out, Some(&args.history), &jobfile::inputs(&file))?;
     session.measure(|recorder| crate::measure::jobfile::measure(&plan, &dirs, recorder))?;

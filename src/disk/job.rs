@@ -118,9 +118,23 @@ pub struct JobSpec {
     /// fsync the file once the job's I/O is done; the job's measured
     /// interval runs until that sync completes (fio's `end_fsync`).
     pub end_fsync: bool,
+    /// fio's `thinktime` family: pauses between I/Os.
+    pub think: Option<Think>,
     /// End the ramp as soon as the throughput has settled, at most after
     /// `ramp` (the battery's tests; fio's `ramp_time` is fixed: `settle`).
     pub settle_ramp: bool,
+}
+
+/// fio's thinktime (backend.c, handle_thinktime): once `blocks` more I/Os
+/// have completed (or, `on_issue`, been issued) since the last pause, the
+/// thread waits for everything it has in flight, spins for `spin`, then
+/// sleeps the rest of `pause`, never past the end of its runtime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Think {
+    pub pause: Duration,
+    pub spin: Duration,
+    pub blocks: u64,
+    pub on_issue: bool,
 }
 
 impl JobSpec {
@@ -151,6 +165,7 @@ impl JobSpec {
             modifier: None,
             datasync: false,
             end_fsync: false,
+            think: None,
             settle_ramp: false,
         }
     }

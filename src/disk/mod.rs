@@ -17,6 +17,7 @@ pub mod engine;
 pub mod file;
 pub mod job;
 pub mod latency;
+pub mod made_dirs;
 pub mod pattern;
 pub mod rate;
 pub mod schedule;
@@ -27,7 +28,8 @@ pub mod worker;
 pub use device::DeviceTarget;
 pub use dir::TestDir;
 pub use file::{space_margin, TestFile};
-pub use job::{BlockSizes, EngineChoice, EngineKind, JobSpec, Modifier, Rw};
+pub use job::{BlockSizes, EngineChoice, EngineKind, JobSpec, Modifier, Rw, Think};
+pub use made_dirs::MadeDirs;
 
 use crate::host::blockstack;
 use crate::result::{

@@ -20,7 +20,7 @@
 
 use super::buffer::{AlignedBuf, Payload};
 use super::engine::{Completion, Engine, Op, OpKind};
-use super::job::JobSpec;
+use super::job::{JobSpec, Think};
 use super::latency::DirectionRecorder;
 use super::pattern::{Next, Pattern};
 use super::rate::Limiter;
@@ -197,6 +197,7 @@ pub fn drive_thread<E: Engine>(
             Round::Reaped(now) => {
                 state.reap();
                 state.check_end(now);
+                state.think_if_due()?;
             }
             Round::Waited => continue,
             Round::Drained => break,
@@ -261,6 +262,16 @@ struct Worker<'a, E: Engine> {
     first_error: Option<anyhow::Error>,
     clocks_at_ramp: Option<ThreadClocks>,
     result: WorkerResult,
+    /// Reads and writes completed, ramp included (fio's io_blocks, which
+    /// thinktime counts by default).
+    completed_ops: u64,
+    /// The count (completed or issued) at the last think pause.
+    think_last: u64,
+    /// A pause is due after this round: the count when it fell due.
+    think_due: Option<u64>,
+    /// When the last think pause ended: fio counts a pause after the last
+    /// I/O in the job's time, and so does the measured interval.
+    think_ended: u64,
 }
 
 impl<'a, E: Engine> Worker<'a, E> {
@@ -315,6 +326,10 @@ impl<'a, E: Engine> Worker<'a, E> {
             first_error: None,
             clocks_at_ramp: (work.timeline.ramp_ns() == 0).then(ThreadClocks::now),
             result: WorkerResult::default(),
+            completed_ops: 0,
+            think_last: 0,
+            think_due: None,
+            think_ended: 0,
         }
     }
 
@@ -343,7 +358,10 @@ impl<'a, E: Engine> Worker<'a, E> {
         loop {
             let (refreshed, due) = self.fill_batch();
             let last = self.syncs.is_empty()
-                && (self.stopping || self.slots.free.is_empty() || due.is_some());
+                && (self.stopping
+                    || self.slots.free.is_empty()
+                    || due.is_some()
+                    || self.think_due.is_some());
             if self.new_ops.is_empty() && self.slots.in_flight == 0 {
                 let Some(at) = due else {
                     return Ok(Round::Drained);
@@ -395,8 +413,75 @@ impl<'a, E: Engine> Worker<'a, E> {
                 limiter.book(next.write, next.len, &mut self.payload);
             }
             refreshed |= self.prepare(slot, &next);
+            // fio looks for a think pause after each submission that did
+            // not fill the queue (a full one waits for completions first,
+            // and is looked at after that round, `think_if_due`).
+            if let Some(think) = self.work.job.think {
+                let count = self.think_count(&think);
+                if !self.slots.free.is_empty() && count >= self.think_last + think.blocks {
+                    self.think_due = Some(count);
+                    break;
+                }
+            }
         }
         (refreshed, None)
+    }
+
+    /// What thinktime counts: I/Os completed, or issued (`on_issue`).
+    #[inline]
+    fn think_count(&self, think: &Think) -> u64 {
+        if think.on_issue {
+            self.issued_ops
+        } else {
+            self.completed_ops
+        }
+    }
+
+    /// fio's thinktime after a round: when `blocks` more I/Os counted since
+    /// the last pause, every I/O in flight completes (fio's io_u_quiesce),
+    /// then the thread spins and sleeps, never past its runtime's end.
+    fn think_if_due(&mut self) -> anyhow::Result<()> {
+        let Some(think) = self.work.job.think else {
+            return Ok(());
+        };
+        let count = match self.think_due.take() {
+            Some(count) => count,
+            None => self.think_count(&think),
+        };
+        if self.stopping || count < self.think_last + think.blocks {
+            return Ok(());
+        }
+        while self.slots.in_flight > 0 && self.first_error.is_none() {
+            let wait = self.slots.in_flight;
+            if let Err(e) = self.engine.submit_and_reap(&[], wait, &mut self.done) {
+                return Err(anyhow::anyhow!("{} engine: {e}", self.engine.name()));
+            }
+            let now = self.elapsed();
+            self.observed.resize(self.done.len(), now);
+            self.reap();
+        }
+        let end = self.work.timeline.end_ns();
+        let started = self.elapsed();
+        let spin_until = started
+            .saturating_add(think.spin.as_nanos() as u64)
+            .min(end);
+        while self.elapsed() < spin_until {
+            std::hint::spin_loop();
+        }
+        let spun = self.elapsed() - started;
+        let rest = (think.pause.as_nanos() as u64).saturating_sub(spun);
+        if rest > 0 {
+            let stop = self.stop;
+            let until = self.elapsed().saturating_add(rest).min(end);
+            super::sleep_until(self.start, until, || {
+                stop.load(Ordering::Relaxed) || crate::cancel::cancelled()
+            });
+        }
+        self.think_last = count;
+        let now = self.elapsed();
+        self.think_ended = now.min(end);
+        self.check_end(now);
+        Ok(())
     }
 
     /// Puts `next` in `slot` (a write's fresh payload in its buffer) and
@@ -539,6 +624,9 @@ impl<'a, E: Engine> Worker<'a, E> {
                 slots.state[slot] = SlotState::Free;
                 continue;
             }
+            if kind == SlotState::Write || kind == SlotState::Read {
+                self.completed_ops += 1;
+            }
             if kind == SlotState::Write {
                 self.result.written_bytes += u64::from(len);
             }
@@ -632,7 +720,7 @@ impl<'a, E: Engine> Worker<'a, E> {
         let planned = end_ns.saturating_sub(ramp_ns);
         let mut end = match self.result.ended {
             Ended::Time => end_ns,
-            _ => self.last_completion.max(ramp_ns),
+            _ => self.last_completion.max(self.think_ended).max(ramp_ns),
         };
         if let Some(at) = synced_at {
             end = end.max(at);

@@ -4,19 +4,27 @@
 //! with its section, its place on the run's timeline and the files it used.
 
 use crate::disk::schedule::{self, Planned};
-use crate::disk::{DeviceTarget, EngineChoice, EngineKind, Placement, TestDir, TestFile};
+use crate::disk::{DeviceTarget, EngineChoice, EngineKind, MadeDirs, Placement, TestDir, TestFile};
 use crate::fio::jobfile::lower;
-use crate::plan::jobfile::{dir_index, needed};
+use crate::plan::jobfile::{dir_index, needed, PlanDir};
 use crate::result::{DeviceJobIo, DiskMeasurement, JobInfo, Measurement, WAITED_FOR_NAMED};
 use crate::session::recorder::Recorder;
 use std::path::Path;
 
-/// Creates the files, runs the jobs and records each one as it ends.
+/// Creates the missing directories and the files, runs the jobs and
+/// records each one as it ends; removes the files, then the directories.
 pub fn measure(
     plan: &lower::JobFilePlan,
-    dirs: &[TestDir],
+    dirs: &[PlanDir],
     recorder: &mut Recorder,
 ) -> anyhow::Result<()> {
+    // Declared before the files: dropped after them, so each directory is
+    // empty again when it is removed (on success, error and interruption).
+    let (_made, opened) = make_dirs(plan, dirs, recorder)?;
+    let dir_of = |path: &Path| -> &TestDir {
+        let i = dir_index(dirs, path);
+        opened[i].as_ref().unwrap_or(&dirs[i].dir)
+    };
     let mut files: Vec<Option<TestFile>> = Vec::with_capacity(plan.files.len());
     let mut devices: Vec<Option<DeviceTarget>> = Vec::with_capacity(plan.files.len());
     for (i, f) in plan.files.iter().enumerate() {
@@ -39,7 +47,7 @@ pub fn measure(
             continue;
         }
         devices.push(None);
-        let dir = &dirs[dir_index(dirs, &f.dir)];
+        let dir = dir_of(&f.dir);
         let align = dir.direct_alignment();
         let size = f.size.div_ceil(align) * align;
         let seed = plan.jobs[f.jobs[0]].spec.seed ^ (i as u64).wrapping_mul(0x5851_f42d);
@@ -59,7 +67,7 @@ pub fn measure(
             let (buffer_align, dir) = match &first.device {
                 Some(g) => (4096.max(g.logical_block_size as usize), first.dir.clone()),
                 None => {
-                    let dir = &dirs[dir_index(dirs, &first.dir)];
+                    let dir = dir_of(&first.dir);
                     (dir.buffer_alignment(), dir.path().to_path_buf())
                 }
             };
@@ -178,4 +186,43 @@ fn file_purpose(fio_path: &Path) -> String {
         return "job-file".to_string();
     }
     format!("job-{clean}")
+}
+
+/// The missing directories of the files candor makes, created as fio
+/// creates them (every missing level), each then opened as a test
+/// directory (by index in `dirs`); the guards remove them when dropped.
+fn make_dirs(
+    plan: &lower::JobFilePlan,
+    dirs: &[PlanDir],
+    recorder: &mut Recorder,
+) -> anyhow::Result<(Vec<MadeDirs>, Vec<Option<TestDir>>)> {
+    let mut made = Vec::new();
+    let mut opened: Vec<Option<TestDir>> = dirs.iter().map(|_| None).collect();
+    for (i, d) in dirs.iter().enumerate() {
+        let used = plan
+            .files
+            .iter()
+            .any(|f| f.device.is_none() && f.dir == d.path && needed(plan, f));
+        if !d.missing || !used {
+            continue;
+        }
+        let levels = MadeDirs::create(&d.path)?;
+        if !levels.paths().is_empty() {
+            let names: Vec<String> = levels
+                .paths()
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect();
+            recorder.run_mut().notes.push(format!(
+                "candor created the missing director{} {} for the job file's files (as fio would) and removes {} when it ends",
+                if names.len() == 1 { "y" } else { "ies" },
+                names.join(", "),
+                if names.len() == 1 { "it" } else { "them" }
+            ));
+        }
+        made.push(levels);
+        opened[i] = Some(TestDir::open(&d.path)?);
+        crate::cancel::check()?;
+    }
+    Ok((made, opened))
 }

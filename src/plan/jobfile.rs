@@ -41,8 +41,11 @@ pub fn read(request: &JobFileRequest) -> anyhow::Result<(JobFile, lower::JobFile
         &Env::of_this_host(),
     )
     .map_err(|e| usage(e.to_string()))?;
+    // Absolute, so that a relative --dir (`--dir .`) names its files' parent.
     let default_dir = match request.dir {
-        Some(d) => d.to_path_buf(),
+        Some(d) => {
+            std::path::absolute(d).map_err(|e| usage(format!("--dir {}: {e}", d.display())))?
+        }
         None => std::env::current_dir()
             .map_err(|e| usage(format!("the current directory: {e} (give --dir)")))?,
     };
@@ -109,7 +112,7 @@ pub fn plan(file: &JobFile, ctx: &lower::Context) -> Result<lower::JobFilePlan, 
 /// The checks that need the machine: memory for every job's buffers (they
 /// may all run at once), every directory, and every file's room. Returns
 /// the directories, opened, in the order of the plan's files.
-pub fn check(file: &JobFile, plan: &lower::JobFilePlan) -> anyhow::Result<Vec<TestDir>> {
+pub fn check(file: &JobFile, plan: &lower::JobFilePlan) -> anyhow::Result<Vec<PlanDir>> {
     check_memory(file, plan, crate::host::memory::available_bytes())?;
     check_devices(plan)?;
     open_dirs(file, plan)
@@ -202,31 +205,52 @@ fn check_memory(
     Ok(())
 }
 
+/// The directory of some of the plan's files, as the plan checked it.
+#[derive(Debug)]
+pub struct PlanDir {
+    /// The directory fio would put the files in.
+    pub path: PathBuf,
+    /// It, opened; or, when it does not exist yet, its nearest existing
+    /// ancestor: the filesystem it will be made on, checked for room and
+    /// alignment (candor creates it only when the files are made,
+    /// `measure::jobfile`, as fio does when its job starts).
+    pub dir: TestDir,
+    /// True when `path` does not exist: candor creates its missing levels.
+    pub missing: bool,
+}
+
 /// The test directory of each file fio would use, checked: a filesystem
 /// candor measures on, O_DIRECT alignment for the jobs that ask for it, and
-/// room for all of candor's files with the usual margin left free.
-fn open_dirs(file: &JobFile, plan: &lower::JobFilePlan) -> anyhow::Result<Vec<TestDir>> {
-    let mut dirs: Vec<TestDir> = Vec::new();
+/// room for all of candor's files with the usual margin left free. A
+/// missing directory is checked on its nearest existing ancestor.
+fn open_dirs(file: &JobFile, plan: &lower::JobFilePlan) -> anyhow::Result<Vec<PlanDir>> {
+    let mut dirs: Vec<PlanDir> = Vec::new();
     for f in plan.files.iter().filter(|f| f.device.is_none()) {
-        if dirs.iter().any(|d| d.path() == f.dir) {
+        if dirs.iter().any(|d| d.path == f.dir) {
             continue;
         }
         let job = &plan.jobs[f.jobs[0]];
-        let dir = TestDir::open(&f.dir).map_err(|e| {
+        let at = |e: String| {
             usage(format!(
                 "{}: [{}] puts its files in {}: {e}",
                 job.pos,
                 job.section,
                 f.dir.display()
             ))
-        })?;
-        dirs.push(dir);
+        };
+        let (base, missing) = crate::disk::made_dirs::missing_levels(&f.dir).map_err(&at)?;
+        let dir = TestDir::open(&base).map_err(|e| at(e.to_string()))?;
+        dirs.push(PlanDir {
+            path: f.dir.clone(),
+            dir,
+            missing: !missing.is_empty(),
+        });
     }
     for job in &plan.jobs {
         if plan.files[job.threads[0].0].device.is_some() {
             continue;
         }
-        let dir = &dirs[dir_index(&dirs, &plan.files[job.threads[0].0].dir)];
+        let dir = &dirs[dir_index(&dirs, &plan.files[job.threads[0].0].dir)].dir;
         let align = dir.direct_alignment();
         if !job.spec.direct {
             continue;
@@ -255,12 +279,23 @@ fn open_dirs(file: &JobFile, plan: &lower::JobFilePlan) -> anyhow::Result<Vec<Te
             )));
         }
     }
-    for dir in &dirs {
+    // Room per filesystem: directories made below one ancestor share it.
+    let mut seen: Vec<&Path> = Vec::new();
+    for d in &dirs {
+        let dir = &d.dir;
+        if seen.contains(&dir.path()) {
+            continue;
+        }
+        seen.push(dir.path());
         let align = dir.direct_alignment();
+        let on_it = |f: &lower::FileUse| {
+            dirs.iter()
+                .any(|o| o.path == f.dir && o.dir.path() == dir.path())
+        };
         let total: u64 = plan
             .files
             .iter()
-            .filter(|f| f.device.is_none() && f.dir == dir.path() && needed(plan, f))
+            .filter(|f| f.device.is_none() && on_it(f) && needed(plan, f))
             .map(|f| f.size.div_ceil(align) * align)
             .sum();
         let margin = crate::disk::space_margin(dir.total_bytes());
@@ -280,9 +315,9 @@ fn open_dirs(file: &JobFile, plan: &lower::JobFilePlan) -> anyhow::Result<Vec<Te
 }
 
 /// The index in `dirs` of the directory at `path`.
-pub fn dir_index(dirs: &[TestDir], path: &Path) -> usize {
+pub fn dir_index(dirs: &[PlanDir], path: &Path) -> usize {
     dirs.iter()
-        .position(|d| d.path() == path)
+        .position(|d| d.path == path)
         .expect("every file's directory was opened")
 }
 

@@ -149,7 +149,6 @@ const IOLOG: Support = Refuse("candor does not record or replay I/O logs");
 const ZONES: Support = Refuse("candor does not run fio's zone modes (strided: zonesize and zoneskip stride over the file; zbd: zoned block devices)");
 const PLACEMENT: Support =
     Refuse("candor sets no CPU affinity, NUMA policy, priority or cgroup for its threads");
-const THINK: Support = Refuse("candor does not pause between I/Os (thinktime)");
 const PAYLOAD: Support = Refuse(
     "candor writes fresh incompressible random data; it cannot write patterns, zeros or compressible buffers",
 );
@@ -289,18 +288,18 @@ static OPTIONS: &[OptionDef] = &[
     def("nice", None, Number, PLACEMENT, Some("0")),
     def("prio", None, Number, PLACEMENT, None),
     def("prioclass", None, Number, PLACEMENT, None),
-    def("thinktime", None, Time(MICROS), THINK, Some("0")),
-    def("thinktime_spin", None, Time(MICROS), THINK, Some("0")),
-    def("thinktime_blocks", None, Number, Quiet, Some("1")),
-    def("thinktime_blocks_type", None, Choice, Quiet, Some("complete")),
-    def("thinktime_iotime", None, Time(SECONDS), THINK, Some("0")),
+    def("thinktime", None, Time(MICROS), Run, Some("0")),
+    def("thinktime_spin", None, Time(MICROS), Run, Some("0")),
+    def("thinktime_blocks", None, Number, Run, Some("1")),
+    def("thinktime_blocks_type", None, Choice, Run, Some("complete")),
+    def("thinktime_iotime", None, Time(SECONDS), Refuse("candor pauses after a count of I/Os (thinktime_blocks), not after an interval of I/O time"), Some("0")),
     def("rate", None, Numbers, Run, None),
     def("rate_min", Some("ratemin"), Numbers, Refuse("candor does not stop a job that falls below a minimum rate"), None),
     def("rate_iops", None, Numbers, Run, None),
     def("rate_iops_min", None, Numbers, Refuse("candor does not stop a job that falls below a minimum rate"), None),
     def("rate_process", None, Choice, Run, Some("linear")),
     def("rate_cycle", Some("ratecycle"), Number, Quiet, Some("1000")),
-    def("rate_ignore_thinktime", None, Bool, Quiet, None),
+    def("rate_ignore_thinktime", None, Bool, Refuse("candor's rate limit counts think time as fio's does by default: it catches up after a pause"), Some("0")),
     def("max_latency", None, Numbers, Refuse("candor does not stop a job on a latency limit"), None),
     def("latency_target", None, Time(MICROS), Refuse("candor does not search for a queue depth under a latency target"), None),
     def("latency_window", None, Time(MICROS), Quiet, None),

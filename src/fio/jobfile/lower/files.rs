@@ -3,8 +3,8 @@
 //! `offset_increment`); candor makes its own file beside each.
 
 use super::{FileUse, Lowering};
-use crate::disk::JobSpec;
 use crate::disk::Rw;
+use crate::disk::{EngineChoice, EngineKind, JobSpec};
 use crate::fio::jobfile::device::{self, DeviceGrant};
 use crate::fio::jobfile::parse::Setting;
 use crate::fio::jobfile::JobFileError;
@@ -80,7 +80,33 @@ impl<'a> Lowering<'a> {
                         "several directories are not supported: candor puts a job's files in one",
                     ));
                 }
-                absolute(&self.ctx.default_dir, Path::new(&unescape(d)))
+                let dir = absolute(&self.ctx.default_dir, Path::new(&unescape(d)));
+                // fio lstat()s each directory= when the job is set up
+                // (options.c, str_directory_cb; --parse-only skips it) and
+                // refuses the job unless it is a directory itself: missing,
+                // or a symbolic link, is "not a directory". It creates
+                // missing levels only below it, for a filename with '/'.
+                match std::fs::symlink_metadata(&dir) {
+                    Ok(m) if m.is_dir() => {}
+                    Ok(m) => {
+                        let what = if m.file_type().is_symlink() {
+                            "a symbolic link"
+                        } else {
+                            "not a directory"
+                        };
+                        return Err(Self::bad(
+                            s,
+                            format!("{} is {what}: fio refuses such a directory= when the job starts ('is not a directory': it lstat()s it), and so does candor", dir.display()),
+                        ));
+                    }
+                    Err(e) => {
+                        return Err(Self::bad(
+                            s,
+                            format!("{}: {e}: fio refuses a directory= that does not exist when the job starts ('is not a directory'; it creates missing levels only below it, for a filename with '/'), and so does candor", dir.display()),
+                        ));
+                    }
+                }
+                dir
             }
             None => self.ctx.default_dir.clone(),
         };
@@ -195,10 +221,27 @@ impl<'a> Lowering<'a> {
                 }
             }
             if !parent.is_dir() {
-                return Err(at(format!(
-                    "the directory {} does not exist: fio would create it; candor creates files, not directories",
-                    parent.display()
-                )));
+                // Levels of a filename with '/' that are missing: fio creates
+                // each (filesetup.c, create_work_dirs, mode 0700) when the
+                // job starts; so does candor, when its files are made.
+                let (base, missing) =
+                    crate::disk::made_dirs::missing_levels(&parent).map_err(|why| {
+                        at(format!(
+                            "the directory {} cannot be created: {why}",
+                            parent.display()
+                        ))
+                    })?;
+                let note = format!(
+                    "the directory {} does not exist: candor creates it as fio would ({} level(s) below {}, mode 0700), and removes what it created when it ends, which fio does not",
+                    parent.display(),
+                    missing.len(),
+                    base.display()
+                );
+                // fio's null engine creates no directory, nor does candor.
+                let null = spec.engine == EngineChoice::Exact(EngineKind::Null);
+                if !null && !self.notes.contains(&note) {
+                    self.notes.push(note);
+                }
             }
             let end = start + region;
             let i = match files.iter().position(|f| f.fio_path == path) {

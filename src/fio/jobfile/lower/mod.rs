@@ -265,6 +265,7 @@ impl<'a> Lowering<'a> {
         self.depth(&mut spec, engine)?;
         self.direct_and_sync(&mut spec)?;
         self.rate(&mut spec, &sizes)?;
+        self.think(&mut spec)?;
         self.randomness(&mut spec, seed)?;
         let device = self.device(&rw)?;
         let size = self.timing_and_size(&mut spec, device.as_ref())?;

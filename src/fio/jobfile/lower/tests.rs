@@ -230,12 +230,12 @@ fn semantics_of_the_options_candor_runs() {
 
 #[test]
 fn refusals_name_the_line_and_can_be_ignored() {
-    let e = plan("[x]\nsize=1m\nthinktime=10\n")
+    let e = plan("[x]\nsize=1m\nthinktime_iotime=10\n")
         .unwrap_err()
         .to_string();
     assert_eq!(
         e,
-        "/j.fio:3: thinktime=10: not supported: candor does not pause between I/Os (thinktime)"
+        "/j.fio:3: thinktime_iotime=10: not supported: candor pauses after a count of I/Os (thinktime_blocks), not after an interval of I/O time"
     );
     let e = plan("[x]\nsize=1m\nioengine=rdma\n")
         .unwrap_err()
@@ -246,7 +246,7 @@ fn refusals_name_the_line_and_can_be_ignored() {
     );
     // At fio's default an unsupported option changes nothing.
     assert!(plan("[x]\nsize=1m\nthinktime=0\nverify=0\nzero_buffers=0\n").is_ok());
-    let p = plan_with("[x]\nsize=1m\nthinktime=10\nioengine=rdma\n", true).unwrap();
+    let p = plan_with("[x]\nsize=1m\nthinktime_iotime=10\nioengine=rdma\n", true).unwrap();
     assert_eq!(p.ignored.len(), 2);
     assert!(p.ignored[0].ends_with("(ignored: --ignore-unsupported)"));
     let e = plan("[x]\nsize=1m\nrw=trim\n").unwrap_err().to_string();
@@ -269,10 +269,26 @@ fn refusals_name_the_line_and_can_be_ignored() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("is a character device"), "{e}");
-    let e = plan("[x]\nsize=1m\nfilename=/nonexistent-dir/f\n")
+    // A missing directory is created as fio would (when the files are made).
+    let p = plan("[x]\nsize=1m\nfilename=/nonexistent-dir/f\n").unwrap();
+    assert!(
+        p.jobs[0].notes[0].contains("/nonexistent-dir does not exist: candor creates it"),
+        "{:?}",
+        p.jobs[0].notes
+    );
+    // A directory= that does not exist fio refuses when the job starts.
+    let e = plan("[x]\nsize=1m\ndirectory=/nonexistent-dir\n")
         .unwrap_err()
         .to_string();
-    assert!(e.contains("does not exist"), "{e}");
+    assert!(
+        e.contains("fio refuses a directory= that does not exist"),
+        "{e}"
+    );
+    // ... and no level is made below something that is not a directory.
+    let e = plan("[x]\nsize=1m\nfilename=/etc/hostname/sub/f\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("/etc/hostname is not a directory"), "{e}");
     let e = plan("[x]\nsize=1m\nnumjobs=2\nss_dur=5\n")
         .unwrap_err()
         .to_string();

@@ -1,9 +1,9 @@
-//! How much and how long: rate limits, size and its limits (`io_size`,
+//! How much and how long: rate limits, think pauses, size and its limits (`io_size`,
 //! `number_ios`, `loops`), runtime, and steady state.
 
 use super::{JobFilePlan, Lowering};
 use crate::disk::steady::SteadySpec;
-use crate::disk::{BlockSizes, JobSpec};
+use crate::disk::{BlockSizes, JobSpec, Think};
 use crate::fio::jobfile::device::DeviceGrant;
 use crate::fio::jobfile::parse::Value;
 use crate::fio::jobfile::{JobFile, JobFileError};
@@ -41,6 +41,37 @@ impl Lowering<'_> {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// The `thinktime` family, as fio reads it: nothing unless `thinktime`
+    /// is above 0 (fio looks at the others only then).
+    pub(super) fn think(&mut self, spec: &mut JobSpec) -> Result<(), JobFileError> {
+        let Some((pause, _)) = self.time("thinktime").filter(|(us, _)| *us > 0) else {
+            return Ok(());
+        };
+        let spin = self.time("thinktime_spin").map_or(0, |(us, _)| us);
+        let blocks = match self.number("thinktime_blocks") {
+            Some((0, s)) => return Err(Self::bad(s, "out of range (at least 1)")),
+            Some((n, _)) => n,
+            None => 1,
+        };
+        let on_issue = match self.text("thinktime_blocks_type") {
+            None | Some(("complete", _)) => false,
+            Some(("issue", _)) => true,
+            Some((other, s)) => {
+                return Err(Self::bad(
+                    s,
+                    format!("'{other}' is not a thinktime_blocks_type (complete, issue)"),
+                ))
+            }
+        };
+        spec.think = Some(Think {
+            pause: Duration::from_micros(pause),
+            spin: Duration::from_micros(spin),
+            blocks,
+            on_issue,
+        });
         Ok(())
     }
 
