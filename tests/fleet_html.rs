@@ -275,6 +275,18 @@ fn block_stack_tables_fit_1400_px() {
         import.as_os_str(),
         plain.as_os_str(),
     ]);
+    // The comparison's table of figures (a column per test of every Run:
+    // 2,222 px for these three) scrolls in its own box by design; what
+    // is checked here is everything else, the Block stack table first.
+    let figures_start = compare
+        .find("<div class=\"scroll\"><table class=\"compare\">")
+        .expect("the comparison's figures");
+    let figures_end = figures_start + compare[figures_start..].find("</table></div>").unwrap();
+    let compare = format!(
+        "{}{}",
+        &compare[..figures_start],
+        &compare[figures_end + "</table></div>".len()..]
+    );
     for (name, html) in [("report", report), ("compare", compare)] {
         assert!(html.contains("<h2>Block stack</h2>"), "{name}");
         assert!(html.contains("backing file of loop0"), "{name}");

@@ -700,7 +700,11 @@ fn a_host_cache_is_seen_by_the_control_series() {
 /// were clean (round figures, write-back, CPU-bound threads, ...): their
 /// silence on an import is a verdict, not a gap. Every other check emits a
 /// finding, checked or not-checked, whatever it found.
-const SILENT_WHEN_CLEAN: [&str; 11] = [
+const SILENT_WHEN_CLEAN: [&str; 12] = [
+    // Silent when the device served the requests about as fast as the tool
+    // saw them served; a run of the same job minutes later may cross its
+    // ratio where the import did not (seen: CI-like full run, 2026-12-05).
+    "latency-above-device",
     "round-plateau",
     "write-back",
     "io-cpu-bound",
