@@ -20,9 +20,9 @@ pub struct Engines {
     /// Where the next sequential control read starts (bytes): each one
     /// continues where the previous stopped, across tests and passes.
     control_cursor: u64,
-    /// The control file as made, when free space made it smaller than
-    /// planned: its size, and the note its measurements carry.
-    control_shrunk: Option<(u64, String)>,
+    /// Why the control file is smaller than planned (free space shrank
+    /// before it was made): the note its measurements carry.
+    control_note: Option<String>,
 }
 
 impl Engines {
@@ -32,7 +32,7 @@ impl Engines {
             main: None,
             control: None,
             control_cursor: 0,
-            control_shrunk: None,
+            control_note: None,
         }
     }
 
@@ -88,7 +88,7 @@ impl Backend for Engines {
                 let align = self.dir.direct_alignment();
                 let (size, note) = super::plan::control::size_now(planned, plan.size, room, align)
                     .map_err(|e| anyhow::anyhow!(e))?;
-                self.control_shrunk = note.map(|n| (size, n));
+                self.control_note = note;
                 ("control", size, plan.seed ^ 0xC0_u64)
             }
         };
@@ -117,9 +117,9 @@ impl Backend for Engines {
             job.seq_start = self.control_cursor / threads;
             job.byte_limit = plan.control.seq_share.map(|share| {
                 // A control file made smaller than planned shares less.
-                let share = match (&self.control_shrunk, plan.control.size) {
-                    (Some((made, _)), Some(planned)) if planned > 0 => {
-                        (u128::from(share) * u128::from(*made) / u128::from(planned)) as u64
+                let share = match plan.control.size {
+                    Some(planned) if planned > file.size() => {
+                        (u128::from(share) * u128::from(file.size()) / u128::from(planned)) as u64
                     }
                     _ => share,
                 };
@@ -142,8 +142,8 @@ impl Backend for Engines {
         if m.started_at.is_none() {
             m.started_at = Some(started);
         }
-        if let Some((_, note)) = self
-            .control_shrunk
+        if let Some(note) = self
+            .control_note
             .as_ref()
             .filter(|_| role == FileRole::Control)
         {
