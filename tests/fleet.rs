@@ -960,9 +960,13 @@ fn a_second_ctrl_c_names_what_stays_and_fleet_clean_removes_it() {
         "{left:?}"
     );
     assert!(left.contains(&format!("{home}/.cache")), "{left:?}");
-    // Everything fleet.json names is there.
-    for p in &left {
-        assert!(Path::new(p).exists(), "{p}");
+    // Everything fleet.json names is there, unless the second signal came
+    // while the host's cleanup was already under way (the first signal
+    // lets cleanup run; on a fast loopback it can start within 50 ms).
+    if r["failed_phase"] != "cleanup" {
+        for p in &left {
+            assert!(Path::new(p).exists(), "{p}: {r}");
+        }
     }
     // candor fleet clean removes it all, reaching the host as the run did.
     let o = Command::new(env!("CARGO_BIN_EXE_candor"))

@@ -80,10 +80,17 @@ impl Ledger {
                     Some(p) => {
                         r.status = HostStatus::Interrupted;
                         r.failed_phase = Some(p);
-                        r.cause = Some(format!(
-                            "the fleet run was stopped by a second signal during {}: nothing was fetched or removed",
-                            p.as_str()
-                        ));
+                        // During cleanup the host may already have removed
+                        // some of it: named anyway (fleet clean skips what is
+                        // gone), and said so.
+                        r.cause = Some(if p == Phase::Cleanup {
+                            "the fleet run was stopped by a second signal during cleanup: what it names may be partly removed already".into()
+                        } else {
+                            format!(
+                                "the fleet run was stopped by a second signal during {}: nothing was fetched or removed",
+                                p.as_str()
+                            )
+                        });
                         r.left_on_host = h.made.clone();
                         if !h.made.is_empty() {
                             r.notes.push(
@@ -159,5 +166,16 @@ mod tests {
         assert_eq!(r[1].status, HostStatus::Ok);
         assert_eq!(r[2].status, HostStatus::Skipped);
         assert!(r[2].left_on_host.is_empty());
+        // Stopped while the host was cleaning up: named, and said to be
+        // possibly gone already.
+        l.phase(0, Phase::Cleanup);
+        let r = l.records(&targets);
+        assert_eq!(r[0].failed_phase, Some(Phase::Cleanup));
+        assert_eq!(r[0].left_on_host.len(), 2);
+        assert!(r[0]
+            .cause
+            .as_deref()
+            .unwrap()
+            .contains("may be partly removed already"));
     }
 }
