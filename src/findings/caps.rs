@@ -11,8 +11,10 @@
 //! climbing past it. What makes a plateau a cap, from the points alone:
 //!
 //! - **it holds at QD1** (a medium's top IOPS is never at QD1; for
-//!   bandwidth, two block sizes at QD1, since one 1 MiB request can fill a
-//!   slow path). Strong on its own.
+//!   bandwidth, two block sizes at QD1, one of them a random block of
+//!   64 KiB or less, `serial_path.rs`: a path's own ceiling is reached at
+//!   QD1 by every block size large enough to outweigh a request's fixed
+//!   cost). Strong on its own.
 //! - **the same IOPS at three or more block sizes** (a medium pays per byte
 //!   too, so its IOPS fall as blocks grow; a limiter counts operations).
 //!   Strong on its own. Two block sizes count as one item below: a host's
@@ -21,7 +23,9 @@
 //! - **flat across three or more depths** within the tight tolerance (a
 //!   medium saturates gradually; a token bucket hands out its rate
 //!   whatever the queue: 39,989 / 39,952 / 39,944 IOPS at QD8/16/32 under a
-//!   40,000 IOPS cgroup throttle, fio, 3 s each).
+//!   40,000 IOPS cgroup throttle, fio, 3 s each). For bandwidth, only where
+//!   the shallowest depth's bytes in flight are a small random block's: a
+//!   path saturated by large requests is flat across depths too.
 //! - **a round figure** in the unit a provider sells in (40,000 IOPS,
 //!   500 MiB/s; see `round.rs`): weak alone, one figure in twenty is round
 //!   by chance.
@@ -36,6 +40,7 @@
 
 use super::metrics::{metrics, Dir};
 use super::round::{nearest_step, ROUND_TOLERANCE};
+use super::serial_path;
 use super::{checked, not_checked, round_to};
 use crate::result::{FileRole, Finding, Run, Rw, Severity};
 use crate::units::{block_label, fmt_count, sig3};
@@ -300,15 +305,24 @@ fn on_level(points: &[CapPoint], q: Quantity, level: f64) -> Vec<&CapPoint> {
 fn signs(on: &[&CapPoint], q: Quantity, all: &[CapPoint], level: f64) -> Vec<Sign> {
     let mut signs = Vec::new();
     let shallowest = all.iter().map(|p| p.depth()).min().unwrap_or(1);
-    let at_qd1 = distinct(on.iter().filter(|p| p.depth() == shallowest).map(|p| p.bs)).len();
-    // One large request can fill a slow path: bandwidth at QD1 needs two sizes.
-    let qd1_needed = match q {
-        Quantity::Iops => 1,
-        Quantity::Bandwidth => 2,
+    let qd1_sizes = distinct(on.iter().filter(|p| p.depth() == shallowest).map(|p| p.bs));
+    // Bandwidth: a path's own ceiling is reached at QD1 by every block size
+    // large enough to outweigh a request's fixed cost (`serial_path`), so
+    // QD1 counts only with two sizes, one of them too small to fill a path.
+    let telling =
+        |p: &CapPoint, bytes: u64| serial_path::too_small_to_fill(bytes, p.rw.is_random());
+    let at_qd1 = match q {
+        Quantity::Iops => !qd1_sizes.is_empty(),
+        Quantity::Bandwidth => {
+            qd1_sizes.len() >= 2
+                && on
+                    .iter()
+                    .any(|p| p.depth() == shallowest && telling(p, p.bs))
+        }
     };
-    if shallowest == 1 && at_qd1 >= qd1_needed {
+    if shallowest == 1 && at_qd1 {
         signs.push(Sign::AtQd1 {
-            block_sizes: at_qd1,
+            block_sizes: qd1_sizes.len(),
         });
     }
     // The same figure across block sizes: each block size's value nearest the level.
@@ -362,6 +376,12 @@ fn signs(on: &[&CapPoint], q: Quantity, all: &[CapPoint], level: f64) -> Vec<Sig
                 .copied()
                 .collect();
             pts.sort_by_key(|p| p.depth());
+            // Bandwidth flat from a depth whose bytes in flight already fill
+            // a serial path is that path saturated, not a limiter's sign.
+            let first = pts.first()?;
+            if q == Quantity::Bandwidth && !telling(first, *bs * first.depth() as u64) {
+                return None;
+            }
             (1..=pts.len()).rev().find_map(|k| flat_run(&pts[..k], q))
         })
         .max_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
@@ -928,6 +948,30 @@ mod tests {
         let mut seq = fio_point("read", 1024, 1, 1085.0, 1137.7);
         seq.label = "SEQ1M Q1T1".into();
         read.push(seq);
+        let c = infer(&read);
+        assert_eq!(c.bandwidth_cap(), None, "{c:?}");
+        assert_eq!(c.bandwidth.unwrap().kind, Kind::Ceiling);
+    }
+
+    /// candor's sweep on this VM unthrottled, once: 256 KiB and 1 MiB
+    /// random reads at QD1 both reached the path's 1,373 MB/s, flat to
+    /// QD16. Read as a cap (reached at QD1 with two block sizes) before
+    /// QD1 counted only with a small random block (`serial_path`).
+    #[test]
+    fn large_blocks_reaching_the_path_at_qd1_are_a_ceiling() {
+        let read = [
+            fio_point("randread", 4, 1, 21324.0, 87.3),
+            fio_point("randread", 4, 32, 87202.0, 357.2),
+            fio_point("randread", 8, 1, 19904.0, 163.1),
+            fio_point("randread", 8, 64, 83863.0, 687.0),
+            fio_point("randread", 64, 1, 13968.0, 915.4),
+            fio_point("randread", 64, 16, 19073.0, 1250.0),
+            fio_point("randread", 256, 1, 5237.0, 1372.9),
+            fio_point("randread", 256, 16, 5231.0, 1371.3),
+            fio_point("randread", 1024, 1, 1309.0, 1372.6),
+            fio_point("randread", 1024, 4, 1307.0, 1370.5),
+            fio_point("randread", 1024, 16, 1305.0, 1368.4),
+        ];
         let c = infer(&read);
         assert_eq!(c.bandwidth_cap(), None, "{c:?}");
         assert_eq!(c.bandwidth.unwrap().kind, Kind::Ceiling);

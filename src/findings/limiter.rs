@@ -179,14 +179,14 @@ pub fn limiter_rw_equal(run: &Run) -> Vec<Finding> {
 }
 
 /// The largest block at which a random read or write that is as fast at
-/// QD1 as deep is a limiter's fingerprint on its own: no medium serves
-/// random blocks of 64 KiB or less as fast one at a time as many at once
-/// (an SSD gains tens of percent, an HDD gains from its command queue, a
-/// network volume from parallel requests). Above it, or sequentially, one
-/// request can fill the path: on this project's VM unthrottled 1 MiB reads
-/// gave 1224 MB/s at QD1 and 1199 at QD8, and a spinning disk streams at
-/// its media rate at any depth.
-pub const LIMITER_QD_SMALL_BLOCK: u64 = 64 << 10;
+/// QD1 as deep is a limiter's fingerprint on its own (`serial_path`): no
+/// medium serves random blocks of 64 KiB or less as fast one at a time as
+/// many at once (an SSD gains tens of percent, an HDD gains from its
+/// command queue, a network volume from parallel requests). Above it, or
+/// sequentially, one request can fill the path: on this project's VM
+/// unthrottled 1 MiB reads gave 1224 MB/s at QD1 and 1199 at QD8, and a
+/// spinning disk streams at its media rate at any depth.
+pub const LIMITER_QD_SMALL_BLOCK: u64 = super::serial_path::SMALL_BLOCK;
 
 /// One QD1 / deep pair with the same pattern and block size.
 struct QdPair<'a> {
@@ -206,7 +206,7 @@ impl QdPair<'_> {
 
     /// Flat on its own says "limiter": random and small blocks.
     fn telling(&self) -> bool {
-        is_random(self.lo.job()) && self.lo.job().spec.bs <= LIMITER_QD_SMALL_BLOCK
+        super::serial_path::too_small_to_fill(self.lo.job().spec.bs, is_random(self.lo.job()))
     }
 }
 
@@ -260,9 +260,11 @@ fn qd_pairs<'a>(plain: &[&'a ProfileSeries<'a>]) -> Vec<QdPair<'a>> {
 
 /// `limiter-qd-flat`: QD1 and a deep queue give the same throughput. A
 /// warning where a clean medium cannot produce it (random blocks of 64 KiB
-/// or less; or flat pairs at two block sizes on one bandwidth level), else
-/// an informational ceiling: one large request filled the path, whether a
-/// limiter's or the medium's is not told apart.
+/// or less), else an informational ceiling: one large request filled the
+/// path, whether a limiter's or the medium's is not told apart. Two large
+/// block sizes flat on one level are no more: a path saturated by one
+/// 256 KiB request is saturated by one 1 MiB request too (this project's VM
+/// did exactly that unthrottled, and it was once read as a shelf).
 pub fn limiter_qd_flat(run: &Run) -> Vec<Finding> {
     let all = main_metrics(run);
     let plain: Vec<&ProfileSeries> = all.iter().filter(|m| m.is_plain()).collect();
@@ -284,12 +286,12 @@ pub fn limiter_qd_flat(run: &Run) -> Vec<Finding> {
                 && o.lo.dir == p.lo.dir
                 && (o.qd1_bps / p.qd1_bps - 1.0).abs() < p.tolerance.max(o.tolerance) * 2.0
         });
-        let limiter = p.telling() || shelf_partner.is_some();
+        let limiter = p.telling();
         let why = if p.telling() {
             "queue depth buys nothing at small random blocks: a bandwidth or IOPS shelf".to_string()
         } else if let Some(o) = shelf_partner {
             format!(
-                "queue depth buys nothing, and {} sits on the same level: a bandwidth shelf",
+                "one large request already fills the path, and {} sits on the same level: a ceiling, the path's or a limiter's (not told apart)",
                 o.lo.subject()
             )
         } else {
@@ -457,5 +459,56 @@ mod tests {
         // Only one depth: not checked.
         run.measurements.truncate(1);
         assert_eq!(limiter_qd_flat(&run)[0].status, FindingStatus::NotChecked);
+    }
+
+    /// This project's VM unthrottled: 256 KiB and 1 MiB random reads at QD1
+    /// and QD16 all near 1,373 MB/s. Two large sizes on one level are a
+    /// path one large request fills, not a shelf; 64 KiB at QD1 and deep on
+    /// one level would be.
+    #[test]
+    fn two_large_blocks_flat_on_one_level_are_a_ceiling() {
+        let mut run = run();
+        for (bs, qd, mb) in [
+            (256 << 10, 1, 1373.0),
+            (256 << 10, 16, 1371.0),
+            (1 << 20, 1, 1372.6),
+            (1 << 20, 16, 1369.0),
+        ] {
+            let label = format!("RND{}K Q{qd}T1", bs >> 10);
+            run.measurements
+                .push(job_mb(Some(&label), "randread", bs, qd, 1, mb));
+        }
+        let f = limiter_qd_flat(&run);
+        assert_eq!(f.len(), 2, "{f:?}");
+        assert!(
+            f.iter()
+                .all(|f| f.severity == crate::result::Severity::Info),
+            "{f:?}"
+        );
+        assert!(f[0].verdict.contains("not told apart"), "{}", f[0].verdict);
+        // 64 KiB held at one level from QD1 on: no medium does that.
+        run.measurements.push(job_mb(
+            Some("RND64K Q1T1"),
+            "randread",
+            64 << 10,
+            1,
+            1,
+            49.6,
+        ));
+        run.measurements.push(job_mb(
+            Some("RND64K Q16T1"),
+            "randread",
+            64 << 10,
+            16,
+            1,
+            49.9,
+        ));
+        let f = limiter_qd_flat(&run);
+        assert!(
+            f.iter()
+                .any(|f| f.severity == crate::result::Severity::Warning
+                    && f.verdict.contains("RND64K")),
+            "{f:?}"
+        );
     }
 }

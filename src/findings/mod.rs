@@ -25,6 +25,7 @@ mod jobfile;
 mod limiter;
 pub mod metrics;
 mod round;
+pub mod serial_path;
 mod series;
 mod stability;
 mod stack;

@@ -28,6 +28,12 @@ pub const SHARED_CAP_TOLERANCE: f64 = 0.02;
 /// its setting within hundredths of a percent (40132.5-40132.7: 0.0005 %).
 pub const PLATEAU_PASS_SPREAD: f64 = 0.001;
 
+/// A block size at this share of its direction's top IOPS or more is near
+/// the device's per-I/O capacity: its bandwidth is set by its I/Os. A
+/// medium's bandwidth ceiling is met by large blocks far below it (this VM:
+/// 64 KiB at 22,941 IOPS on the 1.5 GB/s path, 4 KiB at 99,000).
+pub const IOPS_BOUND_SHARE: f64 = 0.5;
+
 /// Figures smaller than these are round by accident (12 MB/s, 300 IOPS).
 pub const MIN_IOPS: f64 = 500.0;
 pub const MIN_MB: f64 = 10.0;
@@ -157,13 +163,24 @@ pub fn round_plateau(run: &Run) -> Vec<Finding> {
         // what a limiter does and a medium does not (it pays per byte). In
         // bytes/s, large blocks at depth all meet the path's own ceiling
         // (this VM: 256K QD16, 1M QD4 and QD16, SEQ1M QD8 reads all at
-        // 1567 MB/s, which is 1494 MiB/s, "round" by chance): there a
-        // small block at that level (its figure is set by IOPS, not by the
-        // path), or two sizes at QD1 as in `caps`, is the evidence.
-        let small = |x: &ProfileSeries| x.job().spec.bs <= super::limiter::LIMITER_QD_SMALL_BLOCK;
-        let limiter_evidence = |o: &ProfileSeries| {
-            unit == "IOPS" || small(o) || small(m) || (depth(o) == 1 && depth(m) == 1)
+        // 1567 MB/s, which is 1494 MiB/s, "round" by chance; and 64 KiB at
+        // QD16 at 1503 MB/s beside 1 MiB QD16 at 1501): there the evidence
+        // is a point at that level whose figure is set by its I/Os, not by
+        // the path's bytes: a small random block one at a time
+        // (`serial_path`), or a block size running at half its direction's
+        // top IOPS or more (4 KiB at 126,076 IOPS under 500 MiB/s).
+        let set_by_ios = |x: &ProfileSeries| {
+            let top = all
+                .iter()
+                .filter(|d| d.dir == x.dir)
+                .map(|d| d.iops_spread().median)
+                .fold(0.0, f64::max);
+            super::serial_path::too_small_to_fill(
+                x.job().spec.bs * depth(x) as u64,
+                x.job().spec.rw.is_random(),
+            ) || x.iops_spread().median >= IOPS_BOUND_SHARE * top
         };
+        let limiter_evidence = |o: &ProfileSeries| unit == "IOPS" || set_by_ios(o) || set_by_ios(m);
         let shared: Vec<serde_json::Value> = all
             .iter()
             .filter(|o| {
@@ -317,16 +334,41 @@ mod tests {
             run.measurements
                 .push(job_mb(Some(label), rw, bs, qd, 1, mb));
         }
-        let f = round_plateau(&run);
-        assert!(!f.is_empty());
-        assert!(f.iter().all(|f| f.severity == Severity::Info), "{f:?}");
-        // A 64 KiB point at the same level is a small block held there:
-        // that a path does not do.
+        // The sweep's small blocks: 4 KiB tops out at 99,000 IOPS.
+        run.measurements
+            .push(job(Some("RND4K Q64T1"), "randread", 4096, 64, 1, 99_000.0));
+        // 64 KiB at QD16 meets the path too (measured: 1503 MB/s beside
+        // 1 MiB QD16's 1501, 2026-12-05): a megabyte in flight at a quarter
+        // of the top IOPS is the path's bytes, not a limiter.
         run.measurements.push(job_mb(
             Some("RND64K Q16T1"),
             "randread",
             64 << 10,
             16,
+            1,
+            1566.5,
+        ));
+        let f = round_plateau(&run);
+        assert!(!f.is_empty());
+        assert!(f.iter().all(|f| f.severity == Severity::Info), "{f:?}");
+        // Two large sizes at QD1 on the level are the path as well.
+        run.measurements.push(job_mb(
+            Some("RND256K Q1T1"),
+            "randread",
+            256 << 10,
+            1,
+            1,
+            1566.8,
+        ));
+        run.measurements[4] = job_mb(Some("RND1M Q1T1"), "randread", 1 << 20, 1, 1, 1567.2);
+        let f = round_plateau(&run);
+        assert!(f.iter().all(|f| f.severity == Severity::Info), "{f:?}");
+        // 64 KiB one at a time at the level: that a path does not do.
+        run.measurements.push(job_mb(
+            Some("RND64K Q1T1"),
+            "randread",
+            64 << 10,
+            1,
             1,
             1566.5,
         ));
