@@ -228,12 +228,21 @@ static FAILURES: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 /// Records that one of this process's own files (`what`: "test file", ...)
 /// could not be removed, and says so on stderr at once (the path, so that
-/// the user can remove it by hand).
+/// the user can remove it by hand). A directory candor made that now holds
+/// files it did not make is left in place on purpose and said so: what is
+/// in it is not candor's to remove, nor to advise removing.
 pub fn removal_failed(what: &str, path: &Path, error: &std::io::Error) {
-    let line = format!(
-        "cannot remove {what} {}: {error} (remove it by hand)",
-        path.display()
-    );
+    let line = if error.kind() == std::io::ErrorKind::DirectoryNotEmpty {
+        format!(
+            "left {what} {} in place: it now holds files candor did not make",
+            path.display()
+        )
+    } else {
+        format!(
+            "cannot remove {what} {}: {error} (remove it by hand)",
+            path.display()
+        )
+    };
     eprintln!("candor: warning: {line}");
     FAILURES
         .lock()
