@@ -62,11 +62,11 @@ pub fn recover(dir: &Path) -> Recovery {
         }
         let path = dir.join(&name);
         let what = match &kind {
-            names::Kind::TestFile { .. } => "a test file",
-            names::Kind::Temporary { .. } => "a temporary file",
+            names::NameKind::TestFile { .. } => "a test file",
+            names::NameKind::Temporary { .. } => "a temporary file",
         };
         if owner.is_running() || !owner::proc_readable() {
-            if matches!(kind, names::Kind::TestFile { .. }) && !found.running.contains(&owner) {
+            if matches!(kind, names::NameKind::TestFile { .. }) && !found.running.contains(&owner) {
                 found.running.push(owner);
             }
             continue;
@@ -79,7 +79,7 @@ pub fn recover(dir: &Path) -> Recovery {
                 owner.pid
             )),
             Removal::InUse => {
-                if matches!(kind, names::Kind::TestFile { .. }) && !found.running.contains(&owner) {
+                if matches!(kind, names::NameKind::TestFile { .. }) && !found.running.contains(&owner) {
                     found.running.push(owner);
                 }
             }
@@ -107,7 +107,7 @@ pub fn others_running(dir: &Path) -> Vec<Owner> {
         return running;
     };
     for entry in entries.flatten() {
-        if let Some((names::Kind::TestFile { .. }, owner)) = names::parse(&entry.file_name()) {
+        if let Some((names::NameKind::TestFile { .. }, owner)) = names::parse(&entry.file_name()) {
             if owner != me && owner.is_running() && !running.contains(&owner) {
                 running.push(owner);
             }
