@@ -440,68 +440,13 @@ fn clean(a: CleanArgs) -> anyhow::Result<()> {
             a.dir.display()
         )));
     }
-    let path = a.dir.join("fleet.json");
-    let mut summary = fleet::FleetSummary::read(&path)?;
-    let todo: Vec<usize> = (0..summary.hosts.len())
-        .filter(|&i| !summary.hosts[i].left_on_host.is_empty())
-        .collect();
-    if todo.is_empty() {
-        return write_text(
-            None,
-            &format!(
-                "candor fleet clean: {} names nothing left on any host\n",
-                path.display()
-            ),
-            false,
-        );
-    }
-    crate::output::check(&path, "fleet.json", crate::output::Replace::Force, &[])?;
-    let program = fleet::run::which("ssh").ok_or_else(|| {
-        anyhow::anyhow!("no ssh client on PATH: candor fleet uses the system OpenSSH client (install openssh-client)")
-    })?;
-    let ssh = fleet::clean::ssh_options(&summary, program, a.ssh_config, a.ssh_option, connect);
-    let sockets = fleet::ssh::SocketDir::create()
-        .map_err(|e| anyhow::anyhow!("cannot create a private directory for ssh sockets: {e}"))?;
-    let at = fleet::summary::now_millis();
-    let mut text = String::new();
-    let mut stays = 0;
-    for &i in &todo {
-        crate::cancel::check()?;
-        let cleaned = fleet::clean::host(&ssh, sockets.path(), i, &summary.hosts[i]);
-        fleet::clean::apply(&mut summary.hosts[i], &cleaned, &at);
-        match &cleaned.failed {
-            Some(why) => {
-                stays += summary.hosts[i].left_on_host.len();
-                text.push_str(&format!(
-                    "{}: not cleaned: {why}; still there: {}\n",
-                    cleaned.host,
-                    summary.hosts[i].left_on_host.join(", ")
-                ));
-            }
-            None => {
-                stays += cleaned.left.len();
-                if !cleaned.removed.is_empty() {
-                    text.push_str(&format!(
-                        "{}: removed {}\n",
-                        cleaned.host,
-                        cleaned.removed.join(", ")
-                    ));
-                }
-                for (p, why) in &cleaned.left {
-                    text.push_str(&format!("{}: {p} stays: {why}\n", cleaned.host));
-                }
-            }
-        }
-    }
-    drop(sockets);
-    let mut json = serde_json::to_vec_pretty(&summary)?;
-    json.push(b'\n');
-    crate::output::write_atomic(&path, &json, crate::output::Replace::Force)?;
-    write_text(None, &text, false)?;
-    if stays > 0 {
+    let done = fleet::clean::directory(&a.dir, a.ssh_config, a.ssh_option, connect)?;
+    write_text(None, &crate::report::fleet_clean_text(&done), false)?;
+    if done.stays > 0 {
         return Err(anyhow::anyhow!(
-            "{stays} path(s) stay on the hosts, named in {}",
-            path.display()
+            "{} path(s) stay on the hosts, named in {}",
+            done.stays,
+            done.path.display()
         ));
     }
     Ok(())

@@ -25,6 +25,67 @@ pub struct Cleaned {
     pub left: Vec<(String, String)>,
     /// Why the host could not be cleaned at all (no login).
     pub failed: Option<String>,
+    /// What fleet.json named on the host before (all of it stays when
+    /// the host could not be cleaned).
+    pub named: Vec<String>,
+}
+
+/// What `candor fleet clean DIR` did: one entry per host that had
+/// something left (the fleet.json rewritten), or none at all.
+#[derive(Debug, Default)]
+pub struct DirectoryCleaned {
+    /// The fleet.json read and rewritten.
+    pub path: PathBuf,
+    pub hosts: Vec<Cleaned>,
+    /// Paths still on the hosts afterwards.
+    pub stays: usize,
+}
+
+/// Cleans every host that the fleet.json in `dir` names something left
+/// on, reached as the run reached it (`ssh`'s options given now first),
+/// and rewrites fleet.json with what is still there. The first signal
+/// stops between hosts.
+pub fn directory(
+    dir: &Path,
+    config: Option<PathBuf>,
+    options: Vec<String>,
+    connect_timeout: Duration,
+) -> anyhow::Result<DirectoryCleaned> {
+    let path = dir.join("fleet.json");
+    let mut summary = FleetSummary::read(&path)?;
+    let todo: Vec<usize> = (0..summary.hosts.len())
+        .filter(|&i| !summary.hosts[i].left_on_host.is_empty())
+        .collect();
+    let mut done = DirectoryCleaned {
+        path: path.clone(),
+        ..DirectoryCleaned::default()
+    };
+    if todo.is_empty() {
+        return Ok(done);
+    }
+    crate::output::check(&path, "fleet.json", crate::output::Replace::Force, &[])?;
+    let program = super::run::which("ssh").ok_or_else(|| {
+        anyhow::anyhow!("no ssh client on PATH: candor fleet uses the system OpenSSH client (install openssh-client)")
+    })?;
+    let ssh = ssh_options(&summary, program, config, options, connect_timeout);
+    let sockets = super::ssh::SocketDir::create()
+        .map_err(|e| anyhow::anyhow!("cannot create a private directory for ssh sockets: {e}"))?;
+    let at = super::summary::now_millis();
+    for &i in &todo {
+        crate::cancel::check()?;
+        let cleaned = host(&ssh, sockets.path(), i, &summary.hosts[i]);
+        apply(&mut summary.hosts[i], &cleaned, &at);
+        done.stays += match &cleaned.failed {
+            Some(_) => summary.hosts[i].left_on_host.len(),
+            None => cleaned.left.len(),
+        };
+        done.hosts.push(cleaned);
+    }
+    drop(sockets);
+    let mut json = serde_json::to_vec_pretty(&summary)?;
+    json.push(b'\n');
+    crate::output::write_atomic(&path, &json, crate::output::Replace::Force)?;
+    Ok(done)
 }
 
 /// The ssh settings to reach the hosts again: the run's own, then the
@@ -65,6 +126,7 @@ pub fn host(ssh: &SshOptions, sockets: &Path, index: usize, h: &HostRecord) -> C
     let target = target_of(h);
     let mut out = Cleaned {
         host: h.name.clone(),
+        named: h.left_on_host.clone(),
         ..Cleaned::default()
     };
     let socket = sockets.join(format!("{index}.sock"));
@@ -199,6 +261,7 @@ mod tests {
             removed: vec!["/tmp/candor-fleet.a".into()],
             left: vec![("/x".into(), "not a path candor makes".into())],
             failed: None,
+            named: Vec::new(),
         };
         apply(&mut rec, &cleaned, "t");
         assert_eq!(rec.left_on_host, ["/x"]);

@@ -227,3 +227,32 @@ fn remarks(h: &HostRecord) -> String {
     }
     parts.join("; ")
 }
+
+/// What `candor fleet clean` did, one line per host and path left.
+pub fn fleet_clean_text(done: &crate::fleet::clean::DirectoryCleaned) -> String {
+    if done.hosts.is_empty() {
+        return format!(
+            "candor fleet clean: {} names nothing left on any host\n",
+            done.path.display()
+        );
+    }
+    let mut text = String::new();
+    for h in &done.hosts {
+        match &h.failed {
+            Some(why) => text.push_str(&format!(
+                "{}: not cleaned: {why}; still there: {}\n",
+                h.host,
+                h.named.join(", ")
+            )),
+            None => {
+                if !h.removed.is_empty() {
+                    text.push_str(&format!("{}: removed {}\n", h.host, h.removed.join(", ")));
+                }
+                for (p, why) in &h.left {
+                    text.push_str(&format!("{}: {p} stays: {why}\n", h.host));
+                }
+            }
+        }
+    }
+    text
+}

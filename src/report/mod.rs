@@ -39,7 +39,9 @@ pub use compute_text::compute_text;
 pub use csv::field as csv_field;
 pub use figure_rows::{ExportFormat, FigureWriter};
 pub use findings_text::findings_text;
-pub use fleet::{fleet_compare_file, fleet_comparison, fleet_table, render_fleet};
+pub use fleet::{
+    fleet_clean_text, fleet_compare_file, fleet_comparison, fleet_table, render_fleet,
+};
 pub use history_html::{history_html, HostSection};
 pub use job_plan::jobfile_plan;
 pub use summary::{ComputeRow, Direction, DiskRow, Summary};
