@@ -124,9 +124,13 @@ pub fn for_candor_job(job: &JobSpec, engine: &str, dir: &Path) -> String {
         cmd.set("ramp_time", fio_duration(job.ramp.as_nanos() as u64));
     }
     if job.rw.is_random() {
-        // candor draws offsets uniformly at random (no coverage map) from a fresh seed.
+        // candor draws offsets independently (no coverage map) from a fresh
+        // seed, uniformly unless a distribution skews them.
         cmd.flag("norandommap");
         cmd.set("randrepeat", 0);
+        if !job.distribution.is_uniform() {
+            cmd.set("random_distribution", job.distribution.fio());
+        }
     }
     cmd.flag("group_reporting");
     cmd.line()
