@@ -168,6 +168,20 @@ mod tests {
     }
 
     #[test]
+    fn a_distribution_is_passed_on() {
+        let mut job = JobSpec::new(Rw::Randread, 4096, 1);
+        job.distribution = crate::disk::Distribution::Zipf {
+            theta: 1.2,
+            center: None,
+        };
+        let cmd = for_candor_job(&job, "psync", Path::new("/var/tmp"));
+        assert!(cmd.contains("--norandommap --randrepeat=0 --random_distribution=zipf:1.2"));
+        job.distribution = crate::disk::Distribution::Uniform;
+        let cmd = for_candor_job(&job, "psync", Path::new("/var/tmp"));
+        assert!(!cmd.contains("random_distribution"));
+    }
+
+    #[test]
     fn submit_batches_are_passed_on() {
         let mut job = JobSpec::new(Rw::Randread, 4096, 32);
         job.iodepth_batch = 8;
