@@ -239,9 +239,10 @@ fn zoned(
                 "the zones' access percentages add to {access}, not 100"
             ));
         }
-        if missing > 0 {
+        let left = if absolute { 0 } else { 100 - sized };
+        if let Some(share) = left.checked_div(missing) {
             for z in zones.iter_mut().filter(|z| z.size == 0) {
-                z.size = (100 - sized) / missing;
+                z.size = share;
             }
         }
         Ok(zones)
