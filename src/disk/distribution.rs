@@ -212,6 +212,8 @@ fn zoned(
             let sz = match (sz, absolute) {
                 (Some(s), true) => size(s.trim())?,
                 (None, true) => 0,
+                // fio reads an empty size as 0, a size left to share.
+                (Some(s), false) if s.trim().is_empty() => 0,
                 (Some(s), false) => {
                     let p: u64 = s
                         .trim()
@@ -521,6 +523,11 @@ mod tests {
         // Zones: a missing size shares the rest; accesses must add to 100.
         let z = parse("zoned:60/10:30/20:10").unwrap();
         assert_eq!(z.fio(), "zoned:60/10:30/20:10/70");
+        // fio's examples/rand-zones.fio leaves the last size empty.
+        assert_eq!(
+            parse("zoned:50/5:30/15:20/").unwrap().fio(),
+            "zoned:50/5:30/15:20/80"
+        );
         assert!(parse("zoned:60/10:30/20")
             .unwrap_err()
             .contains("add to 90"));
