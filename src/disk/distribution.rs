@@ -266,9 +266,11 @@ fn unit_f64(rng: &mut Payload) -> f64 {
     (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
 }
 
-/// A fixed one-to-one map of [0, n) keyed at random: a bijection of the
-/// enclosing power of two (xor, odd multiply, xorshift) walked until it
-/// lands below n. It spreads ranks over the region as fio's hash does.
+/// A fixed one-to-one map of [0, n): a bijection of the enclosing power of
+/// two (xor, odd multiply, xorshift) walked until it lands below n. It
+/// spreads ranks over the region as fio's hash does, and like that hash it
+/// is the same for every thread and job: jobs on one region with the same
+/// centre (or normal's none) share their hot blocks, as under fio.
 #[derive(Debug, Clone)]
 struct Scatter {
     n: u64,
@@ -278,7 +280,7 @@ struct Scatter {
 }
 
 impl Scatter {
-    fn new(n: u64, rng: &mut Payload) -> Scatter {
+    fn new(n: u64) -> Scatter {
         let bits = 64 - n.saturating_sub(1).leading_zeros();
         Scatter {
             n: n.max(1),
@@ -288,7 +290,12 @@ impl Scatter {
                 (1u64 << bits) - 1
             },
             shift: (bits / 2).max(1),
-            keys: [rng.next_u64() | 1, rng.next_u64(), rng.next_u64() | 1],
+            // Odd multipliers and a mask from fio's and splitmix's constants.
+            keys: [
+                0x9e37_79b9_7f4a_7c15,
+                0xbf58_476d_1ce4_e5b9,
+                0x94d0_49bb_1331_11eb,
+            ],
         }
     }
 
@@ -344,7 +351,9 @@ impl Skewed {
     /// for the uniform distribution (the caller's own path).
     pub fn new(dist: &Distribution, n: u64, unit: u64, rng: &mut Payload) -> Option<Skewed> {
         let n = n.max(1);
-        let scatter = Scatter::new(n, rng);
+        // Rank 0 stays at 0 (fio's hash keeps 0 too), so the hottest block
+        // sits at the centre; the others are scattered over the rest.
+        let scatter = Scatter::new(n - 1);
         let random_turn = rng.next_u64() % n;
         let at = |c: &Option<f64>, default: u64| match c {
             Some(c) => ((c * n as f64) as u64).min(n - 1),
@@ -468,7 +477,11 @@ impl Skewed {
                 };
             }
         };
-        (self.scatter.map(rank.min(n - 1)) + self.turn) % n
+        let block = match rank.min(n - 1) {
+            0 => 0,
+            r => 1 + self.scatter.map(r - 1),
+        };
+        (block + self.turn) % n
     }
 }
 
@@ -606,11 +619,28 @@ mod tests {
         assert!((hot - 0.8).abs() < 0.01, "{hot}");
     }
 
+    /// As under fio, threads with a centre share their hottest block; without
+    /// one, each turns the ranks by its own random amount.
+    #[test]
+    fn a_centre_gives_threads_one_hot_set() {
+        let hottest = |dist: &str, seed: u64| {
+            let mut rng = Payload::new(seed);
+            let mut s = Skewed::new(&parse(dist).unwrap(), 4096, 4096, &mut rng).unwrap();
+            let mut c = vec![0u32; 4096];
+            for _ in 0..20_000 {
+                c[s.next(false, &mut rng) as usize] += 1;
+            }
+            (0..4096).max_by_key(|i| c[*i]).unwrap()
+        };
+        assert_eq!(hottest("zipf:1.2:0.5", 1), 2048);
+        assert_eq!(hottest("zipf:1.2:0.5", 2), 2048);
+        assert_ne!(hottest("zipf:1.2", 1), hottest("zipf:1.2", 2));
+    }
+
     #[test]
     fn scatter_is_one_to_one() {
         for n in [1u64, 5, 1000, 4096, 5000] {
-            let mut rng = Payload::new(n);
-            let s = Scatter::new(n, &mut rng);
+            let s = Scatter::new(n);
             let mut seen: Vec<u64> = (0..n).map(|x| s.map(x)).collect();
             seen.sort_unstable();
             assert_eq!(seen, (0..n).collect::<Vec<_>>());
