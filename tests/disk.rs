@@ -671,3 +671,75 @@ fn unwritable_dir_is_refused() {
     let _ = std::process::Command::new("umount").arg(p).status();
     result.unwrap();
 }
+
+/// `--random-distribution` (fio's `random_distribution`): the Run records
+/// it, the label and the printed fio command name it, fio runs that
+/// command with it, and a bad value is one line naming the flag, exit 2.
+#[test]
+fn a_random_distribution_is_recorded_and_passed_to_fio() {
+    let tmp = scratch();
+    let mut args = quick_args(tmp.path());
+    args.extend(
+        [
+            "--engine",
+            "psync",
+            "--iodepth",
+            "1",
+            "--random-distribution",
+            "zipf:1.2",
+            "--format",
+            "json",
+        ]
+        .map(String::from),
+    );
+    let assert = candor().args(&args).assert().success();
+    let run: Run = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    let m = run.disk().next().unwrap();
+    assert_eq!(m.spec.random_distribution.as_deref(), Some("zipf:1.2"));
+    assert_eq!(m.spec.label(), "RND4K Q1T1 zipf:1.2");
+    assert!(
+        m.fio_command.contains("--random_distribution=zipf:1.2"),
+        "{}",
+        m.fio_command
+    );
+    assert!(candor_files(tmp.path()).is_empty());
+    if std::process::Command::new("fio")
+        .arg("--version")
+        .output()
+        .is_ok()
+    {
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("{} --output-format=json", m.fio_command))
+            .current_dir(tmp.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let fio: serde_json::Value =
+            serde_json::from_str(&stdout[stdout.find('{').unwrap()..]).unwrap();
+        assert_eq!(
+            fio["jobs"][0]["job options"]["random_distribution"],
+            "zipf:1.2"
+        );
+        let _ = std::fs::remove_file(tmp.path().join("fio-candor.test"));
+    } else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "fio is missing in CI"
+        );
+    }
+    let mut args = quick_args(tmp.path());
+    args.extend(["--random-distribution", "pareto:1"].map(String::from));
+    let out = candor().args(&args).assert().code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("--random-distribution") && err.contains("0 < input < 1.0"),
+        "{err}"
+    );
+}

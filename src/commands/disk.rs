@@ -22,7 +22,7 @@ pub struct Args {
     /// by name with their file and line.
     #[arg(long, value_name = "FILE.fio", conflicts_with_all = [
         "rw", "rwmixread", "bs", "iodepth", "iodepth_batch", "numjobs", "size",
-        "runtime", "ramp", "engine", "fsync", "buffered"
+        "runtime", "ramp", "engine", "fsync", "buffered", "random_distribution"
     ])]
     pub job: Option<PathBuf>,
     /// With --job: run only this section (fio's --section); repeat for several.
@@ -86,6 +86,11 @@ pub struct Args {
     /// Go through the page cache instead of O_DIRECT (measures RAM as much as the disk).
     #[arg(long)]
     pub buffered: bool,
+    /// How random offsets spread, in fio's words: random (uniform, the
+    /// default), zipf[:theta], pareto[:h], normal[:dev%], zoned:pct/pct:...,
+    /// zoned_abs:pct/size:... (a hot set, as in cache studies).
+    #[arg(long, value_name = "DIST")]
+    pub random_distribution: Option<String>,
     /// Random seed for offsets and data (default: a fresh one, recorded in the Run).
     #[arg(long)]
     pub seed: Option<u64>,
@@ -106,7 +111,7 @@ pub fn job_from_args(args: &Args) -> anyhow::Result<JobSpec> {
     let size_flag = |flag: &str, v: &str| parse_size(v).map_err(|e| usage(format!("{flag}: {e}")));
     let dur_flag =
         |flag: &str, v: &str| parse_duration(v).map_err(|e| usage(format!("{flag}: {e}")));
-    let job = JobSpec {
+    let mut job = JobSpec {
         rw: args.rw.clone(),
         rwmixread: args.rwmixread,
         bs: size_flag("--bs", &args.bs)?,
@@ -122,6 +127,26 @@ pub fn job_from_args(args: &Args) -> anyhow::Result<JobSpec> {
         seed: args.seed.unwrap_or_else(crate::seed::fresh),
         ..JobSpec::new(args.rw.clone(), 0, 0)
     };
+    if let Some(text) = &args.random_distribution {
+        let size = |t: &str| parse_size(t).map_err(|e| e.to_string());
+        job.distribution = crate::disk::Distribution::parse(text, &size)
+            .map_err(|e| usage(format!("--random-distribution: {e}")))?;
+        if !job.rw.is_random() && !job.distribution.is_uniform() {
+            return Err(usage(format!(
+                "--random-distribution {text}: --rw {} is sequential; a distribution spreads random offsets",
+                job.rw
+            )));
+        }
+        if job
+            .distribution
+            .absolute_span()
+            .is_some_and(|s| s > job.size)
+        {
+            return Err(usage(format!(
+                "--random-distribution {text}: the zones span more than --size"
+            )));
+        }
+    }
     crate::plan::single::check(&job, crate::host::memory::available_bytes())?;
     Ok(job)
 }

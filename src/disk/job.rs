@@ -1,6 +1,7 @@
 //! A disk job in fio's vocabulary: what to do, not how. Validation here
 //! gives every bad value a one-line reason naming the flag.
 
+use super::distribution::Distribution;
 use crate::result::DiskSpec;
 use std::time::Duration;
 
@@ -111,6 +112,10 @@ pub struct JobSpec {
     /// Random offsets visit every block once before any repeats (fio's
     /// random map, its default); otherwise each is drawn independently.
     pub random_map: bool,
+    /// How random offsets spread over the region (fio's
+    /// `random_distribution`); a non-uniform one draws every offset
+    /// independently, as fio turns its random map off for it.
+    pub distribution: Distribution,
     /// fio's `rw=...:N` offset modifier.
     pub modifier: Option<Modifier>,
     /// Sync with fdatasync instead of fsync.
@@ -162,6 +167,7 @@ impl JobSpec {
             rate: [None, None],
             rate_poisson: false,
             random_map: false,
+            distribution: Distribution::Uniform,
             modifier: None,
             datasync: false,
             end_fsync: false,
@@ -233,7 +239,10 @@ impl JobSpec {
             rate_process: self.rate_poisson.then(|| "poisson".to_string()),
             io_limit: self.byte_limit,
             op_limit: self.op_limit,
-            random_map: (self.random_map && self.rw.is_random()).then_some(true),
+            random_map: (self.random_map && self.rw.is_random() && self.distribution.is_uniform())
+                .then_some(true),
+            random_distribution: (self.rw.is_random() && !self.distribution.is_uniform())
+                .then(|| self.distribution.fio()),
             rw_modifier: self.modifier.map(|m| match m {
                 Modifier::Run(n) => format!("{n} (sequential)"),
                 Modifier::Same(n) => format!("{n} (identical)"),

@@ -13,6 +13,7 @@ pub mod buffer;
 pub mod cpu_usage;
 pub mod device;
 pub mod dir;
+pub mod distribution;
 pub mod engine;
 pub mod file;
 pub mod job;
@@ -27,6 +28,7 @@ pub mod worker;
 
 pub use device::DeviceTarget;
 pub use dir::TestDir;
+pub use distribution::Distribution;
 pub use file::{space_margin, TestFile};
 pub use job::{BlockSizes, EngineChoice, EngineKind, JobSpec, Modifier, Rw, Think};
 pub use made_dirs::MadeDirs;

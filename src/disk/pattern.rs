@@ -6,7 +6,8 @@
 //! Random offsets are multiples of the job's alignment unit (fio's `ba`,
 //! by default the smallest block size), drawn either independently (candor's
 //! own jobs, fio's `norandommap`) or from a shuffle that visits every
-//! offset once per pass (fio's default random map). fio's offset modifier
+//! offset once per pass (fio's default random map), or from a skewed
+//! distribution (fio's `random_distribution`, distribution.rs). fio's offset modifier
 //! (`rw=randread:8`: a new random offset every 8 operations; `rw=write:4k`:
 //! 4 KiB skipped after every write) is kept here too.
 //!
@@ -14,6 +15,7 @@
 //! and a few predictable branches per operation.
 
 use super::buffer::Payload;
+use super::distribution::Skewed;
 use super::job::{BlockSizes, JobSpec, Modifier};
 
 /// How long operations of one direction are.
@@ -162,6 +164,8 @@ impl Shuffle {
 enum Order {
     Independent,
     Shuffled(Shuffle),
+    /// Independent, but not uniform.
+    Skewed(Skewed),
 }
 
 /// One operation to issue.
@@ -219,10 +223,17 @@ impl Pattern {
         let shortest = [lengths[0].shortest(), lengths[1].shortest()];
         let unit = job.unit();
         let slots = (len.saturating_sub(min_len) / unit + 1).max(1);
-        let order = if job.random_map && job.rw.is_random() {
-            Order::Shuffled(Shuffle::new(slots, rng))
+        let skewed = if job.rw.is_random() {
+            Skewed::new(&job.distribution, slots, unit, rng)
         } else {
-            Order::Independent
+            None
+        };
+        let order = match skewed {
+            Some(s) => Order::Skewed(s),
+            None if job.random_map && job.rw.is_random() => {
+                Order::Shuffled(Shuffle::new(slots, rng))
+            }
+            None => Order::Independent,
         };
         let (per_offset, identical, hole) = match job.modifier {
             Some(Modifier::Run(n)) => (n.max(1), false, 0),
@@ -329,6 +340,7 @@ impl Pattern {
         let slot = match &mut self.order {
             Order::Independent => rng.next_u64() % self.slots,
             Order::Shuffled(s) => s.next(rng),
+            Order::Skewed(s) => s.next(d == 1, rng),
         };
         let mut at = slot * self.unit;
         if at + self.shortest[d] > self.len {

@@ -124,9 +124,13 @@ pub fn for_candor_job(job: &JobSpec, engine: &str, dir: &Path) -> String {
         cmd.set("ramp_time", fio_duration(job.ramp.as_nanos() as u64));
     }
     if job.rw.is_random() {
-        // candor draws offsets uniformly at random (no coverage map) from a fresh seed.
+        // candor draws offsets independently (no coverage map) from a fresh
+        // seed, uniformly unless a distribution skews them.
         cmd.flag("norandommap");
         cmd.set("randrepeat", 0);
+        if !job.distribution.is_uniform() {
+            cmd.set("random_distribution", job.distribution.fio());
+        }
     }
     cmd.flag("group_reporting");
     cmd.line()
@@ -161,6 +165,20 @@ mod tests {
         assert!(cmd.contains("--fsync=1"));
         assert!(cmd.contains("--overwrite=1 --refill_buffers"));
         assert!(!cmd.contains("--iodepth_batch_submit"));
+    }
+
+    #[test]
+    fn a_distribution_is_passed_on() {
+        let mut job = JobSpec::new(Rw::Randread, 4096, 1);
+        job.distribution = crate::disk::Distribution::Zipf {
+            theta: 1.2,
+            center: None,
+        };
+        let cmd = for_candor_job(&job, "psync", Path::new("/var/tmp"));
+        assert!(cmd.contains("--norandommap --randrepeat=0 --random_distribution=zipf:1.2"));
+        job.distribution = crate::disk::Distribution::Uniform;
+        let cmd = for_candor_job(&job, "psync", Path::new("/var/tmp"));
+        assert!(!cmd.contains("random_distribution"));
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! 1` and an imported fio job are one workload when their jobs are the same).
 //!
 //! The workload key is the normalised job, not its name:
-//! - disk: `disk/<rw>/bs=<bytes>/qd=<iodepth>/jobs=<numjobs>[/mix=<rwmixread>]/fsync=<n>/<direct|buffered>/<main|control>/<read|write>`
+//! - disk: `disk/<rw>/bs=<bytes>/qd=<iodepth>/jobs=<numjobs>[/mix=<rwmixread>]/fsync=<n>/<direct|buffered>/<main|control>/<read|write>[/dist=<random_distribution>]`
 //!   (`iodepth` as run: a psync fallback runs at 1 and is another workload),
 //!   and for a job of a fio job file `/job=<section>/options=<hash>` after it
 //!   (the first 16 hex digits of the SHA-256 of its settings in force);
@@ -225,8 +225,13 @@ pub fn disk_workload(d: &DiskMeasurement, direction: crate::result::Direction) -
         ),
         None => String::new(),
     };
+    // Skewed offsets hit a hot set a cache may hold: another workload.
+    let dist = match &s.random_distribution {
+        Some(d) => format!("/dist={d}"),
+        None => String::new(),
+    };
     format!(
-        "disk/{}/bs={}/qd={}/jobs={}{mix}/fsync={}/{}/{}/{}{job}",
+        "disk/{}/bs={}/qd={}/jobs={}{mix}/fsync={}/{}/{}/{}{dist}{job}",
         s.rw.as_str(),
         s.bs,
         s.iodepth,

@@ -132,6 +132,12 @@ fn what(spec: &JobSpec) -> String {
         let kind = if spec.datasync { "fdatasync" } else { "fsync" };
         parts.push(format!("{kind} every {} writes", spec.fsync));
     }
+    if spec.rw.is_random() && !spec.distribution.is_uniform() {
+        parts.push(format!(
+            "offsets random_distribution={} (drawn independently, no random map)",
+            spec.distribution.fio()
+        ));
+    }
     for (d, name) in [(0, "reads"), (1, "writes")] {
         if let Some(r) = spec.rate[d] {
             parts.push(format!("{name} capped at {}/s per thread", fmt_bytes(r)));

@@ -267,6 +267,10 @@ pub struct DiskSpec {
     /// (fio's random map); absent: drawn independently.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub random_map: Option<bool>,
+    /// fio's `random_distribution` when random offsets were not uniform
+    /// (`zipf:1.2`, `normal:10`, `zoned:60/10:40/90`); absent: uniform.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random_distribution: Option<String>,
     /// fio's offset modifier (`rw=randread:8`), in words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rw_modifier: Option<String>,
@@ -280,7 +284,8 @@ pub struct DiskSpec {
 
 impl DiskSpec {
     /// The job's name in CrystalDiskMark's style: `RND4K Q32T1`, `SEQ1M Q8T1`,
-    /// `RND4K Q16T1 mix 70/30`, `RND4K Q1T1 fsync=1`; a pattern candor does
+    /// `RND4K Q16T1 mix 70/30`, `RND4K Q1T1 fsync=1`, `RND4K Q1T1 zipf:1.2`
+    /// (skewed offsets); a pattern candor does
     /// not run keeps fio's name (`trim 4K Q1T1`).
     pub fn label(&self) -> String {
         let bs = crate::units::block_label(self.bs);
@@ -295,6 +300,9 @@ impl DiskSpec {
         }
         if self.fsync > 0 {
             label.push_str(&format!(" fsync={}", self.fsync));
+        }
+        if let Some(dist) = &self.random_distribution {
+            label.push_str(&format!(" {dist}"));
         }
         label
     }

@@ -269,6 +269,17 @@ impl<'a> Lowering<'a> {
         self.randomness(&mut spec, seed)?;
         let device = self.device(&rw)?;
         let size = self.timing_and_size(&mut spec, device.as_ref())?;
+        if let (Some(span), Some(s)) = (
+            spec.distribution.absolute_span(),
+            self.get("random_distribution"),
+        ) {
+            if span > size {
+                return Err(Self::bad(
+                    s,
+                    format!("the zones span {span} bytes, more than the {size}-byte file (fio: zoned_abs sizes exceed file size)"),
+                ));
+            }
+        }
         let threads = self.files(index, &spec, size, device.as_ref(), files)?;
         let steady = self.steady()?;
         let (invalidate, fadvise) = self.cache(&rw)?;

@@ -2,7 +2,7 @@
 //! alignment, the read/write mix, and how offsets are drawn.
 
 use super::{kb_base, Lowering, MAX_BS};
-use crate::disk::{BlockSizes, JobSpec, Modifier, Rw};
+use crate::disk::{BlockSizes, Distribution, JobSpec, Modifier, Rw};
 use crate::fio::jobfile::parse::{Setting, Value};
 use crate::fio::jobfile::value;
 use crate::fio::jobfile::JobFileError;
@@ -203,9 +203,12 @@ impl Lowering<'_> {
     ) -> Result<(), JobFileError> {
         spec.random_map = !self.flag("norandommap");
         if let Some((dist, s)) = self.text("random_distribution") {
-            if dist != "random" {
-                let s = s.clone();
-                self.refuse(&s, "candor draws offsets uniformly; zipf, pareto, normal and zoned distributions are not supported")?;
+            let kb = kb_base(self.job);
+            let size = |t: &str| value::number(t, kb).map_err(|e| e.to_string());
+            spec.distribution = Distribution::parse(dist, &size).map_err(|e| Self::bad(s, e))?;
+            if !spec.distribution.is_uniform() {
+                // fio (init.c) turns the random map off for a skewed distribution.
+                spec.random_map = false;
             }
         }
         if let Some(s) = self.get("percentage_random") {

@@ -359,3 +359,33 @@ fn offsets_need_not_be_whole_blocks_and_backwards_is_refused_by_name() {
         "{e}"
     );
 }
+
+#[test]
+fn random_distributions_lower_with_fio_defaults_and_reasons() {
+    let p = plan("[x]\nrw=randread\nsize=8m\nrandom_distribution=zipf\n").unwrap();
+    let s = &p.jobs[0].spec;
+    assert_eq!(s.distribution.fio(), "zipf:1.1");
+    assert!(!s.random_map, "fio turns the random map off");
+    assert!(p.jobs[0].fio_command.contains("--random_distribution=zipf"));
+    let p = plan("[x]\nrw=randrw\nsize=8m\nrandom_distribution=zoned_abs:50/1m:50/7m\n").unwrap();
+    assert_eq!(p.jobs[0].spec.distribution.absolute_span(), Some(8 << 20));
+    for (value, why) in [
+        ("zipf:1", "different than 1.0"),
+        ("pareto:1.5", "0 < input < 1.0"),
+        ("normal:100", "< 100.0"),
+        ("zipf:1.2:2", "centre"),
+        ("zoned:50/10:40/90", "add to 90"),
+        ("zoned_abs:50/1m:50/8m", "exceed file size"),
+        ("gauss", "not a distribution"),
+    ] {
+        let e = plan(&format!(
+            "[x]\nrw=randread\nsize=8m\nrandom_distribution={value}\n"
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains(why) && e.contains("random_distribution"),
+            "{value}: {e}"
+        );
+    }
+}
