@@ -325,15 +325,15 @@ fn drive(
 ) -> anyhow::Result<Driven> {
     let sys_root = blockstack::system().root;
     let crew = Crew::new(job, places, control, window);
-    let (outcomes, interval, t0) = std::thread::scope(|scope| -> anyhow::Result<_> {
+    let (outcomes, watched, t0) = std::thread::scope(|scope| -> anyhow::Result<_> {
         let handles = crew.spawn(scope, job, places, selected.kind, buffer_align)?;
         let t0 = crew.release();
         let ramp_ns = crew.ramp(t0);
-        let interval = crew.watch_interval(t0, ramp_ns, &sys_root, stack);
-        Ok((Crew::join(handles), interval, t0))
+        let watched = crew.watch_interval(t0, ramp_ns, &sys_root, stack);
+        Ok((Crew::join(handles), watched, t0))
     })?;
     let ended = Instant::now();
-    crew.collect(outcomes, interval, t0, ended)
+    crew.collect(outcomes, watched, t0, ended)
 }
 
 /// A job's I/O threads and what its driver shares with them: the gate they
@@ -371,7 +371,7 @@ struct Crew<'c> {
 type ThreadOutcome = anyhow::Result<WorkerResult>;
 
 /// What the driver read over the measured interval.
-struct Interval {
+struct Watched {
     /// The process's CPU use (its own threads' is counted in `collect`).
     cpu: CpuUse,
     steady: Option<SteadyState>,
@@ -545,7 +545,7 @@ impl<'c> Crew<'c> {
         ramp_ns: u64,
         sys_root: &std::path::Path,
         stack: &[StackLayer],
-    ) -> Interval {
+    ) -> Watched {
         let end_ns = self.timeline.end_ns();
         let before = CpuSnapshot::now();
         let stack_before = blockstack::snapshot(sys_root, stack);
@@ -592,7 +592,7 @@ impl<'c> Crew<'c> {
                 series: std::mem::take(series),
             })
             .collect();
-        Interval {
+        Watched {
             cpu: before.until(&after),
             steady: monitor.map(|m| m.record()),
             block_stack,
@@ -637,7 +637,7 @@ impl<'c> Crew<'c> {
     fn collect(
         self,
         outcomes: Vec<ThreadOutcome>,
-        interval: Interval,
+        watched: Watched,
         started: Instant,
         ended: Instant,
     ) -> anyhow::Result<Driven> {
@@ -669,24 +669,24 @@ impl<'c> Crew<'c> {
             CpuUse {
                 usr_pct: 100.0 * usr as f64 / wall,
                 sys_pct: 100.0 * sys as f64 / wall,
-                steal_pct: interval.cpu.steal_pct,
+                steal_pct: watched.cpu.steal_pct,
                 cpu_ns: usr + sys,
                 run_wait_ns: None,
             }
         } else {
-            interval.cpu
+            watched.cpu
         };
         cpu.run_wait_ns = run_wait_ns;
         Ok(Driven {
             results,
             measured_ns,
             cpu,
-            steady: interval.steady,
+            steady: watched.steady,
             attained: self.attained.load(Ordering::SeqCst),
             all_registered: self.registered.load(Ordering::SeqCst) == self.threads,
             started,
             ended,
-            block_stack: interval.block_stack,
+            block_stack: watched.block_stack,
             shared: control.shared,
             ramp_ns: self.timeline.ramp_ns(),
         })
