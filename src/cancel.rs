@@ -199,9 +199,10 @@ pub fn unregister_dir(path: &std::path::Path) {
 }
 
 /// Removes every registered file, then every registered directory,
-/// innermost first (only empty ones: what else is there is not candor's);
-/// the number that could not be removed (each named on stderr: the user
-/// must remove it by hand).
+/// innermost first (only empty ones: what else is there is not candor's,
+/// and the directory stays, said as a note); the number left (each named
+/// on stderr; one that could not be removed for another reason is for the
+/// user to remove by hand).
 fn remove_registered() -> usize {
     let kept = remove_registered_files();
     let dirs = REGISTERED_DIRS
@@ -211,6 +212,15 @@ fn remove_registered() -> usize {
     let mut kept_dirs = 0;
     for d in dirs.iter().rev() {
         match std::fs::remove_dir(d) {
+            // Files candor did not make are in it now (another program's,
+            // or the user's): the directory is theirs to keep or remove.
+            Err(e) if e.kind() == std::io::ErrorKind::DirectoryNotEmpty => {
+                eprintln!(
+                    "candor: note: left the directory it created {} in place: it now holds files candor did not make",
+                    d.display()
+                );
+                kept_dirs += 1;
+            }
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
                 eprintln!(
                     "candor: warning: cannot remove the directory it created {}: {e} (remove it by hand)",

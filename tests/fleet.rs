@@ -917,12 +917,21 @@ fn a_second_ctrl_c_names_what_stays_and_fleet_clean_removes_it() {
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let controller = child.id();
+    unsafe { libc::kill(controller as i32, libc::SIGINT) };
     std::thread::sleep(Duration::from_millis(50));
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    unsafe { libc::kill(controller as i32, libc::SIGINT) };
     let o = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
     assert_eq!(o.status.code(), Some(130), "{err}");
+    // The exit skips Drop: the last words remove the ssh sockets' directory.
+    let sockets: Vec<_> = std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(&format!("candor-fleet-{controller}-")))
+        .collect();
+    assert!(sockets.is_empty(), "{sockets:?}");
     assert!(
         err.contains(&format!("candor fleet clean {}", out.display())),
         "{err}"

@@ -1,4 +1,4 @@
-//! Progress on stderr: which test, which pass, time elapsed, and an ETA,
+//! BatteryProgress on stderr: which test, which pass, time elapsed, and an ETA,
 //! one line per measurement. Only when stderr is a terminal and the user did
 //! not ask for `--quiet`: piped output and logs stay clean.
 //!
@@ -9,23 +9,23 @@
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
-/// Progress reporting for one battery.
+/// BatteryProgress reporting for one battery.
 #[derive(Debug)]
-pub struct Progress {
+pub struct BatteryProgress {
     enabled: bool,
     start: Instant,
     /// Estimated time of the steps finished in this session.
     estimated_done: Duration,
 }
 
-impl Progress {
+impl BatteryProgress {
     /// Enabled when stderr is a terminal, unless `quiet`.
-    pub fn for_terminal(quiet: bool) -> Progress {
-        Progress::new(!quiet && std::io::stderr().is_terminal())
+    pub fn for_terminal(quiet: bool) -> BatteryProgress {
+        BatteryProgress::new(!quiet && std::io::stderr().is_terminal())
     }
 
-    pub fn new(enabled: bool) -> Progress {
-        Progress {
+    pub fn new(enabled: bool) -> BatteryProgress {
+        BatteryProgress {
             enabled,
             start: Instant::now(),
             estimated_done: Duration::ZERO,

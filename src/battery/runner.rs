@@ -15,7 +15,7 @@
 
 use super::plan::{measurement_key, BatteryPlan, Step};
 use super::profiles::DiskTest;
-use super::progress::Progress;
+use super::progress::BatteryProgress;
 use crate::error::Interrupted;
 use crate::result::{ComputeMeasurement, DiskMeasurement, FileRole, Measurement, Run, RunStatus};
 use crate::session::recorder::Recorder;
@@ -69,7 +69,7 @@ pub fn execute(
     plan: &BatteryPlan,
     recorder: &mut Recorder,
     backend: &mut dyn Backend,
-    progress: &mut Progress,
+    progress: &mut BatteryProgress,
 ) -> anyhow::Result<Outcome> {
     let done: HashSet<String> = recorder
         .run()
@@ -167,7 +167,7 @@ fn run_steps(
     recorder: &mut Recorder,
     steps: &[Step],
     backend: &mut dyn Backend,
-    progress: &mut Progress,
+    progress: &mut BatteryProgress,
     prepared: &mut Vec<FileRole>,
 ) -> Result<(), StepError> {
     let stop = StepError::Stopped;
@@ -499,7 +499,8 @@ mod tests {
         let plan = plan();
         let mut run = fresh(&plan, &out);
         let mut fake = Fake::default();
-        let outcome = execute(&plan, &mut run, &mut fake, &mut Progress::new(false)).unwrap();
+        let outcome =
+            execute(&plan, &mut run, &mut fake, &mut BatteryProgress::new(false)).unwrap();
         assert!(matches!(outcome, Outcome::Complete));
         let saved = read_run(&out).unwrap();
         assert_eq!(saved.status, RunStatus::Complete);
@@ -551,7 +552,8 @@ mod tests {
             interrupt_at: Some(6),
             ..Fake::default()
         };
-        let outcome = execute(&plan, &mut run, &mut fake, &mut Progress::new(false)).unwrap();
+        let outcome =
+            execute(&plan, &mut run, &mut fake, &mut BatteryProgress::new(false)).unwrap();
         assert!(matches!(
             outcome,
             Outcome::Interrupted(Interrupted(libc::SIGINT))
@@ -566,7 +568,13 @@ mod tests {
         drop(run);
         let mut resumed = Recorder::resume(&out).unwrap();
         let mut fake = Fake::default();
-        let outcome = execute(&plan, &mut resumed, &mut fake, &mut Progress::new(false)).unwrap();
+        let outcome = execute(
+            &plan,
+            &mut resumed,
+            &mut fake,
+            &mut BatteryProgress::new(false),
+        )
+        .unwrap();
         assert!(matches!(outcome, Outcome::Complete));
         assert_eq!(fake.calls, 9);
         // The control file was prepared again; the main one too (pass 2 needs it).
@@ -588,7 +596,8 @@ mod tests {
         plan.groups_run = vec![BatteryGroup::Cpu, BatteryGroup::Unixbench];
         let mut run = fresh(&plan, &out);
         let mut fake = Fake::default();
-        let outcome = execute(&plan, &mut run, &mut fake, &mut Progress::new(false)).unwrap();
+        let outcome =
+            execute(&plan, &mut run, &mut fake, &mut BatteryProgress::new(false)).unwrap();
         assert!(matches!(outcome, Outcome::Complete));
         assert_eq!(fake.log, ["cpu", "cpu", "unixbench"]);
         let saved = read_run(&out).unwrap();
@@ -608,7 +617,13 @@ mod tests {
         drop(run);
         let mut resumed = Recorder::resume(&out).unwrap();
         let mut fake = Fake::default();
-        execute(&plan, &mut resumed, &mut fake, &mut Progress::new(false)).unwrap();
+        execute(
+            &plan,
+            &mut resumed,
+            &mut fake,
+            &mut BatteryProgress::new(false),
+        )
+        .unwrap();
         assert!(fake.log.is_empty(), "{:?}", fake.log);
     }
 
@@ -622,7 +637,8 @@ mod tests {
             fail_at: Some(2),
             ..Fake::default()
         };
-        let outcome = execute(&plan, &mut run, &mut fake, &mut Progress::new(false)).unwrap();
+        let outcome =
+            execute(&plan, &mut run, &mut fake, &mut BatteryProgress::new(false)).unwrap();
         assert!(matches!(outcome, Outcome::Failed(_)));
         let saved = read_run(&out).unwrap();
         assert_eq!(saved.status, RunStatus::Failed);
@@ -649,7 +665,7 @@ mod tests {
             &plan,
             &mut run,
             &mut Fake::default(),
-            &mut Progress::new(false),
+            &mut BatteryProgress::new(false),
         )
         .unwrap_err();
         assert!(format!("{e:#}").contains("gone/run.json"), "{e:#}");

@@ -178,9 +178,9 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     let mut backend =
         crate::battery::engines::Engines::new(test_dir).continuing(session.recorder().run());
     let mut progress = if args.fleet_agent {
-        crate::battery::progress::Progress::new(!args.quiet)
+        crate::battery::progress::BatteryProgress::new(!args.quiet)
     } else {
-        crate::battery::progress::Progress::for_terminal(args.quiet)
+        crate::battery::progress::BatteryProgress::for_terminal(args.quiet)
     };
     let outcome = runner::execute(&plan, session.recorder(), &mut backend, &mut progress)?;
     drop(backend);

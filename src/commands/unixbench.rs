@@ -3,7 +3,7 @@
 //! kind `unixbench`, prints it with `report::unixbench_text`.
 
 use super::compute::parse_runtime;
-use crate::compute::unixbench::{self, catalogue, Options, Test};
+use crate::compute::unixbench::{self, catalogue, Test, UnixbenchRequest};
 use crate::report::Format;
 use crate::result::Measurement;
 use crate::session::{self, Session};
@@ -91,7 +91,7 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
             dir.display()
         )));
     }
-    let options = Options {
+    let options = UnixbenchRequest {
         copies,
         tests,
         pass,

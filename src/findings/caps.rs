@@ -133,7 +133,7 @@ impl CapPoint {
 /// What a plateau is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Kind {
+pub enum PlateauKind {
     /// A configured limiter's fingerprints are there.
     Cap,
     /// A plateau that a medium's own top could also make.
@@ -232,7 +232,7 @@ impl Quantity {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plateau {
     pub level: f64,
-    pub kind: Kind,
+    pub kind: PlateauKind,
     pub points: Vec<CapPoint>,
     pub signs: Vec<Sign>,
 }
@@ -249,7 +249,7 @@ impl DirCaps {
     pub fn iops_cap(&self) -> Option<f64> {
         self.iops
             .as_ref()
-            .filter(|p| p.kind == Kind::Cap)
+            .filter(|p| p.kind == PlateauKind::Cap)
             .map(|p| p.level)
     }
 
@@ -257,7 +257,7 @@ impl DirCaps {
     pub fn bandwidth_cap(&self) -> Option<f64> {
         self.bandwidth
             .as_ref()
-            .filter(|p| p.kind == Kind::Cap)
+            .filter(|p| p.kind == PlateauKind::Cap)
             .map(|p| p.level)
     }
 }
@@ -470,9 +470,9 @@ pub fn plateau(points: &[CapPoint], q: Quantity) -> Option<Plateau> {
         let signs = signs(&on, q, points, level);
         let strong = signs.iter().any(|s| s.strong(q));
         let kind = if strong || signs.len() >= 2 {
-            Kind::Cap
+            PlateauKind::Cap
         } else {
-            Kind::Ceiling
+            PlateauKind::Ceiling
         };
         if found.iter().any(|p| (p.level / level - 1.0).abs() < 1e-9) {
             continue;
@@ -485,7 +485,7 @@ pub fn plateau(points: &[CapPoint], q: Quantity) -> Option<Plateau> {
         });
     }
     found.into_iter().max_by(|a, b| {
-        let rank = |p: &Plateau| (p.kind == Kind::Cap, p.signs.len(), p.points.len());
+        let rank = |p: &Plateau| (p.kind == PlateauKind::Cap, p.signs.len(), p.points.len());
         rank(a).cmp(&rank(b)).then(a.level.total_cmp(&b.level))
     })
 }
@@ -564,8 +564,8 @@ fn describe(dir: &str, q: Quantity, p: &Plateau) -> String {
         .unwrap_or_default();
     let why: Vec<String> = p.signs.iter().map(Sign::describe).collect();
     match p.kind {
-        Kind::Cap => format!("{dir} {value}{from} ({})", why.join("; ")),
-        Kind::Ceiling => format!(
+        PlateauKind::Cap => format!("{dir} {value}{from} ({})", why.join("; ")),
+        PlateauKind::Ceiling => format!(
             "{dir} {value}{from} ({})",
             if why.is_empty() {
                 "no limiter fingerprint".to_string()
@@ -619,8 +619,8 @@ pub fn caps_finding(run: &Run) -> Vec<Finding> {
         ] {
             if let Some(p) = p {
                 match p.kind {
-                    Kind::Cap => caps.push(describe(dir, q, p)),
-                    Kind::Ceiling => ceilings.push(describe(dir, q, p)),
+                    PlateauKind::Cap => caps.push(describe(dir, q, p)),
+                    PlateauKind::Ceiling => ceilings.push(describe(dir, q, p)),
                 }
             }
         }
@@ -672,10 +672,14 @@ pub fn caps_finding(run: &Run) -> Vec<Finding> {
             }),
         }
     };
-    let cap_of = |p: &Option<Plateau>| p.as_ref().filter(|p| p.kind == Kind::Cap).map(|p| p.level);
+    let cap_of = |p: &Option<Plateau>| {
+        p.as_ref()
+            .filter(|p| p.kind == PlateauKind::Cap)
+            .map(|p| p.level)
+    };
     let ceiling_of = |p: &Option<Plateau>| {
         p.as_ref()
-            .filter(|p| p.kind == Kind::Ceiling)
+            .filter(|p| p.kind == PlateauKind::Ceiling)
             .map(|p| p.level)
     };
     let mut f = checked(
@@ -820,7 +824,7 @@ mod tests {
         let c = infer(&simulated(Some(37_123.0), Some(200e6), &network_volume));
         assert_eq!(c.iops_cap(), None);
         let p = c.iops.unwrap();
-        assert_eq!(p.kind, Kind::Ceiling, "{p:?}");
+        assert_eq!(p.kind, PlateauKind::Ceiling, "{p:?}");
     }
 
     /// fio on this machine's /dev/vda inside a cgroup with read_iops 2000,
@@ -950,7 +954,7 @@ mod tests {
         read.push(seq);
         let c = infer(&read);
         assert_eq!(c.bandwidth_cap(), None, "{c:?}");
-        assert_eq!(c.bandwidth.unwrap().kind, Kind::Ceiling);
+        assert_eq!(c.bandwidth.unwrap().kind, PlateauKind::Ceiling);
     }
 
     /// candor's sweep on this VM unthrottled, once: 256 KiB and 1 MiB
@@ -974,7 +978,7 @@ mod tests {
         ];
         let c = infer(&read);
         assert_eq!(c.bandwidth_cap(), None, "{c:?}");
-        assert_eq!(c.bandwidth.unwrap().kind, Kind::Ceiling);
+        assert_eq!(c.bandwidth.unwrap().kind, PlateauKind::Ceiling);
     }
 
     #[test]

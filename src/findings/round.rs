@@ -57,27 +57,27 @@ pub fn nearest_step(value: f64) -> Option<(f64, f64)> {
     best
 }
 
-struct Figure {
+struct RoundFigure {
     unit: &'static str,
     value: f64,
 }
 
-fn figures(iops: f64, bps: f64) -> Vec<Figure> {
+fn figures(iops: f64, bps: f64) -> Vec<RoundFigure> {
     // Bandwidth first: with 1 MiB blocks IOPS equals MiB/s, and a tie goes
     // to the unit a large-block cap is sold in (the sort below is stable).
     let mut f = Vec::new();
     if bps / 1e6 >= MIN_MB {
-        f.push(Figure {
+        f.push(RoundFigure {
             unit: "MB/s",
             value: bps / 1e6,
         });
-        f.push(Figure {
+        f.push(RoundFigure {
             unit: "MiB/s",
             value: bps / 1048576.0,
         });
     }
     if iops >= MIN_IOPS {
-        f.push(Figure {
+        f.push(RoundFigure {
             unit: "IOPS",
             value: iops,
         });

@@ -544,7 +544,7 @@ fn totals(judged: &[&DiskMeasurement]) -> Totals {
 /// One step down the stack: the layers above (candor's file for the
 /// first), the layers below them, and the bytes of each side in one
 /// direction.
-struct Step {
+struct StackStep {
     upper: String,
     lower: String,
     above: u64,
@@ -569,7 +569,7 @@ fn joined<'a>(layers: impl Iterator<Item = &'a Total>) -> String {
 /// (backing devices, slaves), each level's bytes summed, so that one disk
 /// under two loop devices is compared with both. A partition's whole disk
 /// is no level: it holds its siblings' I/O too.
-fn steps(t: &Totals, read: bool) -> Vec<Step> {
+fn steps(t: &Totals, read: bool) -> Vec<StackStep> {
     let pick = |c: &LayerCounters| if read { c.read_bytes } else { c.write_bytes };
     let below_of = |upper: &[&Total]| -> Vec<&Total> {
         t.layers
@@ -599,7 +599,7 @@ fn steps(t: &Totals, read: bool) -> Vec<Step> {
     if level.is_empty() {
         return out;
     }
-    out.push(Step {
+    out.push(StackStep {
         upper: "candor's file (the filesystem)".to_string(),
         lower: joined(level.iter().copied()),
         above: pick(&t.candor),
@@ -615,7 +615,7 @@ fn steps(t: &Totals, read: bool) -> Vec<Step> {
             .copied()
             .filter(|u| lower.iter().any(|l| l.above.contains(&u.layer.dev)))
             .collect();
-        out.push(Step {
+        out.push(StackStep {
             upper: joined(feeding.iter().copied()),
             lower: joined(lower.iter().copied()),
             above: feeding.iter().map(|l| pick(&l.io)).sum(),
@@ -659,7 +659,7 @@ pub fn cache_layer(run: &Run) -> Vec<Finding> {
             "direct-I/O reads with block counters of every layer",
         )];
     }
-    let Some(Step {
+    let Some(StackStep {
         upper,
         lower,
         above,

@@ -14,7 +14,7 @@ use serde_json::Value;
 use std::path::Path;
 
 /// One imported job.
-pub(super) struct Job {
+pub(super) struct ImportedJob {
     pub measurement: DiskMeasurement,
     /// Plain-word notes (merges, fallbacks, sync latency, errors).
     pub notes: Vec<String>,
@@ -30,7 +30,7 @@ pub(super) fn measurement(
     group: &[usize],
     jobname: &str,
     pass: u32,
-) -> Result<Job, ImportError> {
+) -> Result<ImportedJob, ImportError> {
     let jobs: Vec<&Value> = group.iter().map(|&i| &out.jobs[i]).collect();
     let first = jobs[0];
     let opts = options(&out.global, first);
@@ -252,7 +252,7 @@ pub(super) fn measurement(
         let parent = Path::new(f.split(':').next().unwrap_or(&f)).parent()?;
         Some(parent.display().to_string()).filter(|d| !d.is_empty())
     });
-    Ok(Job {
+    Ok(ImportedJob {
         measurement: DiskMeasurement {
             profile: Some(jobname.to_string()),
             pass: Some(pass),

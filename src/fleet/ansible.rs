@@ -98,7 +98,7 @@ const STEPS: [(&str, Phase); 5] = [
 
 /// How Ansible says a step ended.
 #[derive(Debug, PartialEq, Eq)]
-enum Outcome {
+enum PlayOutcome {
     /// Not run (an earlier step failed).
     Skipped,
     Unreachable,
@@ -106,19 +106,19 @@ enum Outcome {
     Ok,
 }
 
-fn outcome(result: Option<&Value>) -> Outcome {
+fn outcome(result: Option<&Value>) -> PlayOutcome {
     let Some(r) = result else {
-        return Outcome::Skipped;
+        return PlayOutcome::Skipped;
     };
     let flag = |k: &str| r.get(k).and_then(Value::as_bool).unwrap_or(false);
     if flag("unreachable") {
-        Outcome::Unreachable
+        PlayOutcome::Unreachable
     } else if flag("skipped") {
-        Outcome::Skipped
+        PlayOutcome::Skipped
     } else if flag("failed") {
-        Outcome::Failed
+        PlayOutcome::Failed
     } else {
-        Outcome::Ok
+        PlayOutcome::Ok
     }
 }
 
@@ -210,7 +210,7 @@ impl AnsibleHost {
     pub fn run_interval(&self) -> Option<(f64, f64)> {
         let start = unix_time(self.run_started_at.as_deref()?)?;
         let run = self.step("run")?;
-        if outcome(Some(run)) == Outcome::Skipped {
+        if outcome(Some(run)) == PlayOutcome::Skipped {
             return None;
         }
         let secs = delta_secs(run.get("delta")?.as_str()?)?;
@@ -230,8 +230,8 @@ pub fn record(host: &AnsibleHost, dir: &Path) -> HostRecord {
         let r = host.step(name);
         let lines = r.map(said).unwrap_or_default();
         match (outcome(r), phase) {
-            (Outcome::Ok, _) | (_, Phase::Cleanup) => {}
-            (Outcome::Skipped, _) => {
+            (PlayOutcome::Ok, _) | (_, Phase::Cleanup) => {}
+            (PlayOutcome::Skipped, _) => {
                 if rec.cause.is_none() {
                     fail(
                         &mut rec,
@@ -241,7 +241,7 @@ pub fn record(host: &AnsibleHost, dir: &Path) -> HostRecord {
                     );
                 }
             }
-            (Outcome::Unreachable, _) => {
+            (PlayOutcome::Unreachable, _) => {
                 let why = cause::ssh_failure(&lines, &target)
                     .map(ansible_words)
                     .or_else(|| cause::last_line(&lines))
@@ -253,7 +253,7 @@ pub fn record(host: &AnsibleHost, dir: &Path) -> HostRecord {
                 };
                 fail(&mut rec, phase, why, &lines);
             }
-            (Outcome::Failed, Phase::Run) => {
+            (PlayOutcome::Failed, Phase::Run) => {
                 let rc = r.and_then(|r| r.get("rc")).and_then(Value::as_i64);
                 rec.exit_status = rc.map(|c| c as i32);
                 let why = match rc {
@@ -267,14 +267,14 @@ pub fn record(host: &AnsibleHost, dir: &Path) -> HostRecord {
                 };
                 fail(&mut rec, phase, why, &lines);
             }
-            (Outcome::Failed, _) => {
+            (PlayOutcome::Failed, _) => {
                 let why = cause::remote_failure(&lines)
                     .or_else(|| cause::last_line(&lines))
                     .unwrap_or_else(|| "failed".into());
                 fail(&mut rec, phase, format!("{name}: {why}"), &lines);
             }
         }
-        if phase == Phase::Run && outcome(r) == Outcome::Ok {
+        if phase == Phase::Run && outcome(r) == PlayOutcome::Ok {
             rec.exit_status = Some(0);
         }
     }
@@ -283,11 +283,11 @@ pub fn record(host: &AnsibleHost, dir: &Path) -> HostRecord {
             phase: Phase::Run,
             started_at: at.clone(),
             duration_ns: ((end - start) * 1e9) as u64,
-            failed: outcome(host.step("run")) != Outcome::Ok,
+            failed: outcome(host.step("run")) != PlayOutcome::Ok,
         });
     }
     // The Run, when this play fetched it.
-    if outcome(host.step("fetch")) == Outcome::Ok {
+    if outcome(host.step("fetch")) == PlayOutcome::Ok {
         match fetched_run(host, dir) {
             Ok((file, run)) => {
                 rec.run_file = Some(file);
@@ -318,16 +318,16 @@ pub fn record(host: &AnsibleHost, dir: &Path) -> HostRecord {
     // it was made and not removed.
     let work = host
         .step("connect")
-        .filter(|r| outcome(Some(r)) == Outcome::Ok)
+        .filter(|r| outcome(Some(r)) == PlayOutcome::Ok)
         .and_then(|r| text(r.get("path")));
     if let Some(w) = work {
         match outcome(host.step("cleanup")) {
-            Outcome::Ok => {}
+            PlayOutcome::Ok => {}
             other => {
                 rec.left_on_host.push(w);
                 let lines = host.step("cleanup").map(said).unwrap_or_default();
                 rec.notes.push(match other {
-                    Outcome::Skipped => "cleanup: not run; the work directory stays on the host (candor fleet clean DIR removes it)".to_string(),
+                    PlayOutcome::Skipped => "cleanup: not run; the work directory stays on the host (candor fleet clean DIR removes it)".to_string(),
                     _ => format!(
                         "cleanup: {}; the work directory stays on the host (candor fleet clean DIR removes it)",
                         cause::ssh_failure(&lines, &target)

@@ -108,14 +108,18 @@ impl Ledger {
 
 /// The second signal's last words for a fleet run: fleet.json as things
 /// stand, written at once (no comparison: the Runs of unfinished hosts
-/// were never fetched). Returns what it did, in words.
+/// were never fetched), and the private directory of the ssh control
+/// sockets removed (the exit skips its Drop; the masters die with the
+/// controller). Returns what it did, in words.
 pub fn last_words(
     ledger: Arc<Ledger>,
     targets: Vec<Target>,
     mut summary: FleetSummary,
     dir: PathBuf,
+    socket_dir: PathBuf,
 ) -> crate::cancel::LastWords {
     Box::new(move || {
+        let _ = std::fs::remove_dir_all(&socket_dir);
         summary.hosts = ledger.records(&targets);
         summary.interrupted = true;
         summary.finished_at = Some(super::summary::now_millis());

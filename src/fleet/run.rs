@@ -133,6 +133,7 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
                 targets.clone(),
                 header(Vec::new(), notes.clone(), Vec::new(), None),
                 out_dir.clone(),
+                sockets.path().to_path_buf(),
             ))
         },
     );

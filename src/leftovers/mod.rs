@@ -62,11 +62,11 @@ pub fn recover(dir: &Path) -> Recovery {
         }
         let path = dir.join(&name);
         let what = match &kind {
-            names::Kind::TestFile { .. } => "a test file",
-            names::Kind::Temporary { .. } => "a temporary file",
+            names::NameKind::TestFile { .. } => "a test file",
+            names::NameKind::Temporary { .. } => "a temporary file",
         };
         if owner.is_running() || !owner::proc_readable() {
-            if matches!(kind, names::Kind::TestFile { .. }) && !found.running.contains(&owner) {
+            if matches!(kind, names::NameKind::TestFile { .. }) && !found.running.contains(&owner) {
                 found.running.push(owner);
             }
             continue;
@@ -79,7 +79,7 @@ pub fn recover(dir: &Path) -> Recovery {
                 owner.pid
             )),
             Removal::InUse => {
-                if matches!(kind, names::Kind::TestFile { .. }) && !found.running.contains(&owner) {
+                if matches!(kind, names::NameKind::TestFile { .. }) && !found.running.contains(&owner) {
                     found.running.push(owner);
                 }
             }
@@ -107,7 +107,7 @@ pub fn others_running(dir: &Path) -> Vec<Owner> {
         return running;
     };
     for entry in entries.flatten() {
-        if let Some((names::Kind::TestFile { .. }, owner)) = names::parse(&entry.file_name()) {
+        if let Some((names::NameKind::TestFile { .. }, owner)) = names::parse(&entry.file_name()) {
             if owner != me && owner.is_running() && !running.contains(&owner) {
                 running.push(owner);
             }
@@ -228,12 +228,21 @@ static FAILURES: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 /// Records that one of this process's own files (`what`: "test file", ...)
 /// could not be removed, and says so on stderr at once (the path, so that
-/// the user can remove it by hand).
+/// the user can remove it by hand). A directory candor made that now holds
+/// files it did not make is left in place on purpose and said so: what is
+/// in it is not candor's to remove, nor to advise removing.
 pub fn removal_failed(what: &str, path: &Path, error: &std::io::Error) {
-    let line = format!(
-        "cannot remove {what} {}: {error} (remove it by hand)",
-        path.display()
-    );
+    let line = if error.kind() == std::io::ErrorKind::DirectoryNotEmpty {
+        format!(
+            "left {what} {} in place: it now holds files candor did not make",
+            path.display()
+        )
+    } else {
+        format!(
+            "cannot remove {what} {}: {error} (remove it by hand)",
+            path.display()
+        )
+    };
     eprintln!("candor: warning: {line}");
     FAILURES
         .lock()

@@ -13,7 +13,7 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 
 /// What kind of candor file a name is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Kind {
+pub enum NameKind {
     /// A test file (`purpose`: main, control, disk, sweep, ...).
     TestFile { purpose: String },
     /// A temporary beside `target` (its file name, in any bytes the target has).
@@ -60,14 +60,14 @@ pub fn temporary(target: &OsStr, owner: Owner, salt: u32) -> OsString {
 }
 
 /// The kind and owner of a candor file name; None for any other name.
-pub fn parse(name: &OsStr) -> Option<(Kind, Owner)> {
+pub fn parse(name: &OsStr) -> Option<(NameKind, Owner)> {
     let body = name.as_bytes().strip_prefix(b".")?.strip_suffix(b".tmp")?;
     // A Run's default name starts with `candor-` too: a name that is not a
     // test file may still be the temporary of such a Run.
     parse_test_file(name, body).or_else(|| parse_temporary(name, body))
 }
 
-fn parse_test_file(name: &OsStr, body: &[u8]) -> Option<(Kind, Owner)> {
+fn parse_test_file(name: &OsStr, body: &[u8]) -> Option<(NameKind, Owner)> {
     let rest = std::str::from_utf8(body.strip_prefix(b"candor-")?).ok()?;
     // The purpose may hold dashes itself (`job-a.0.0` of a job file): the
     // owner and the number are the last three fields.
@@ -86,7 +86,7 @@ fn parse_test_file(name: &OsStr, body: &[u8]) -> Option<(Kind, Owner)> {
     // Only the exact form candor writes (no leading zeros, no signs).
     (test_file(purpose, owner, n).as_bytes() == name.as_bytes()).then(|| {
         (
-            Kind::TestFile {
+            NameKind::TestFile {
                 purpose: purpose.to_string(),
             },
             owner,
@@ -94,7 +94,7 @@ fn parse_test_file(name: &OsStr, body: &[u8]) -> Option<(Kind, Owner)> {
     })
 }
 
-fn parse_temporary(name: &OsStr, body: &[u8]) -> Option<(Kind, Owner)> {
+fn parse_temporary(name: &OsStr, body: &[u8]) -> Option<(NameKind, Owner)> {
     const MARK: &[u8] = b".candor-";
     let at = body.windows(MARK.len()).rposition(|w| w == MARK)?;
     let target = OsStr::from_bytes(&body[..at]);
@@ -113,7 +113,7 @@ fn parse_temporary(name: &OsStr, body: &[u8]) -> Option<(Kind, Owner)> {
     let salt = u32::from_str_radix(salt, 16).ok()?;
     (temporary(target, owner, salt) == name).then(|| {
         (
-            Kind::Temporary {
+            NameKind::Temporary {
                 target: target.to_os_string(),
             },
             owner,
@@ -145,7 +145,7 @@ mod tests {
         assert_eq!(
             parse(OsStr::new(&t)),
             Some((
-                Kind::TestFile {
+                NameKind::TestFile {
                     purpose: "main".into()
                 },
                 OWNER
@@ -156,7 +156,7 @@ mod tests {
         assert_eq!(
             parse(&tmp),
             Some((
-                Kind::Temporary {
+                NameKind::Temporary {
                     target: "r.candor-1-2-3.json".into()
                 },
                 OWNER
@@ -172,7 +172,7 @@ mod tests {
         assert_eq!(
             parse(&tmp),
             Some((
-                Kind::Temporary {
+                NameKind::Temporary {
                     target: target.into()
                 },
                 OWNER
@@ -215,7 +215,7 @@ mod tests {
             assert_eq!(
                 parse(OsStr::new(&t)),
                 Some((
-                    Kind::TestFile {
+                    NameKind::TestFile {
                         purpose: purpose.into()
                     },
                     OWNER
@@ -243,7 +243,7 @@ mod tests {
         assert_eq!(
             parse(&tmp),
             Some((
-                Kind::Temporary {
+                NameKind::Temporary {
                     target: target.to_os_string()
                 },
                 OWNER

@@ -17,7 +17,7 @@ use serde::Serialize;
 /// What a column counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Metric {
+pub enum ColumnQuantity {
     /// Bytes per second (shown in MB/s or MiB/s).
     Rate,
     Iops,
@@ -38,24 +38,24 @@ pub struct Column {
     pub test: String,
     /// `disk`, `latency`, `compute` or `unixbench`: the text table is split into these blocks.
     pub group: &'static str,
-    pub metric: Metric,
+    pub metric: ColumnQuantity,
 }
 
 impl Column {
     /// Larger is better for everything but latency.
     pub fn higher_is_better(&self) -> bool {
-        self.metric != Metric::Latency
+        self.metric != ColumnQuantity::Latency
     }
 
     /// The unit word for headers: `MB/s`, `IOPS`, `events/s`, ...; latency keys carry their percentile.
     pub fn unit(&self, unit: RateUnit) -> &'static str {
         match self.metric {
-            Metric::Rate => unit.label(),
-            Metric::Iops => "IOPS",
-            Metric::Latency => "",
-            Metric::Events => "events/s",
-            Metric::Ops => "ops/s",
-            Metric::Index => "",
+            ColumnQuantity::Rate => unit.label(),
+            ColumnQuantity::Iops => "IOPS",
+            ColumnQuantity::Latency => "",
+            ColumnQuantity::Events => "events/s",
+            ColumnQuantity::Ops => "ops/s",
+            ColumnQuantity::Index => "",
         }
     }
 
@@ -81,18 +81,18 @@ impl Column {
     /// A value in this column's display unit, without the unit.
     pub fn value(&self, v: f64, unit: RateUnit) -> String {
         match self.metric {
-            Metric::Rate => fmt::rate(v, unit),
-            Metric::Iops | Metric::Events | Metric::Ops => fmt::iops(v),
-            Metric::Index => format!("{v:.1}"),
-            Metric::Latency => fmt::latency(v),
+            ColumnQuantity::Rate => fmt::rate(v, unit),
+            ColumnQuantity::Iops | ColumnQuantity::Events | ColumnQuantity::Ops => fmt::iops(v),
+            ColumnQuantity::Index => format!("{v:.1}"),
+            ColumnQuantity::Latency => fmt::latency(v),
         }
     }
 
     /// A value as a plain number in the display unit (CSV): latency in microseconds.
     pub fn number(&self, v: f64, unit: RateUnit) -> f64 {
         match self.metric {
-            Metric::Rate => unit.scale(v),
-            Metric::Latency => v / 1e3,
+            ColumnQuantity::Rate => unit.scale(v),
+            ColumnQuantity::Latency => v / 1e3,
             _ => v,
         }
     }
@@ -100,7 +100,7 @@ impl Column {
     /// The CSV header: name with the unit a spreadsheet needs (`... p99 us`).
     pub fn csv_name(&self, unit: RateUnit) -> String {
         match self.metric {
-            Metric::Latency => format!("{} us", self.key),
+            ColumnQuantity::Latency => format!("{} us", self.key),
             _ => self.name(unit),
         }
     }
@@ -169,9 +169,9 @@ impl Comparison {
             for r in s.main_rows() {
                 let key = format!("{} {}", r.label, r.direction.as_str());
                 let metric = if r.bandwidth_bound() {
-                    Metric::Rate
+                    ColumnQuantity::Rate
                 } else {
-                    Metric::Iops
+                    ColumnQuantity::Iops
                 };
                 add(
                     Column {
@@ -197,7 +197,7 @@ impl Comparison {
                             key,
                             test: r.label.clone(),
                             group: "latency",
-                            metric: Metric::Latency,
+                            metric: ColumnQuantity::Latency,
                         },
                         &mut columns,
                     );
@@ -208,9 +208,9 @@ impl Comparison {
             // UnixBench's tests are compared by their index (the unixbench group).
             for r in s.compute.iter().filter(|r| r.kind != "unixbench") {
                 let metric = match r.unit {
-                    ComputeUnit::Events => Metric::Events,
-                    ComputeUnit::Bytes => Metric::Rate,
-                    ComputeUnit::Ops => Metric::Ops,
+                    ComputeUnit::Events => ColumnQuantity::Events,
+                    ComputeUnit::Bytes => ColumnQuantity::Rate,
+                    ComputeUnit::Ops => ColumnQuantity::Ops,
                 };
                 let key = compute_key(s, r);
                 add(
@@ -236,7 +236,7 @@ impl Comparison {
                     key: key.clone(),
                     test: test.clone(),
                     group: "unixbench",
-                    metric: Metric::Index,
+                    metric: ColumnQuantity::Index,
                 },
                 &mut columns,
             );
@@ -483,7 +483,7 @@ fn cell(column: &Column, s: &Summary) -> Option<Spread> {
             .main_rows()
             .find(|r| format!("{} {}", r.label, r.direction.as_str()) == column.key)
             .map(|r| match column.metric {
-                Metric::Rate => r.bytes_per_sec,
+                ColumnQuantity::Rate => r.bytes_per_sec,
                 _ => r.iops,
             }),
         "latency" => s.main_rows().find_map(|r| {

@@ -61,7 +61,7 @@ pub const EXEC_COST: &str = "on candor's 2-vCPU bench VM, 2026-12-05, an exec of
 
 /// The binary Execl Throughput execs: candor's own, as this process has it mapped.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Binary {
+pub struct ExeclBinary {
     pub path: std::path::PathBuf,
     /// Its size on disk.
     pub file_bytes: u64,
@@ -71,12 +71,12 @@ pub struct Binary {
     pub shared_libraries: Vec<String>,
 }
 
-impl Binary {
+impl ExeclBinary {
     /// candor's own binary, from /proc/self/exe and /proc/self/maps.
-    pub fn own() -> Binary {
+    pub fn own() -> ExeclBinary {
         let path = std::fs::read_link("/proc/self/exe").unwrap_or_default();
         let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
-        let mut b = Binary::from_maps(&path, &maps);
+        let mut b = ExeclBinary::from_maps(&path, &maps);
         b.file_bytes = std::fs::metadata("/proc/self/exe")
             .map(|m| m.len())
             .unwrap_or(0);
@@ -84,7 +84,7 @@ impl Binary {
     }
 
     /// The mapped size of `path` and the shared libraries in a maps text.
-    pub fn from_maps(path: &std::path::Path, maps: &str) -> Binary {
+    pub fn from_maps(path: &std::path::Path, maps: &str) -> ExeclBinary {
         let own = path.to_string_lossy();
         let mut mapped_bytes = 0;
         let mut shared_libraries: Vec<String> = Vec::new();
@@ -115,7 +115,7 @@ impl Binary {
                 shared_libraries.push(name.to_string());
             }
         }
-        Binary {
+        ExeclBinary {
             path: path.to_path_buf(),
             file_bytes: 0,
             mapped_bytes,
@@ -160,14 +160,14 @@ mod tests {
 7fca883e8000-7fca883ea000 r--p 00000000 fe:01 79                         /lib64/ld-linux-x86-64.so.2
 7ffd1000-7ffd3000 r-xp 00000000 00:00 0                          [vdso]
 ";
-        let b = Binary::from_maps(std::path::Path::new("/usr/bin/candor"), maps);
+        let b = ExeclBinary::from_maps(std::path::Path::new("/usr/bin/candor"), maps);
         assert_eq!(b.mapped_bytes, 0x55e385189000 - 0x55e3847e7000);
         assert_eq!(
             b.shared_libraries,
             ["libc.so.6", "libgcc_s.so.1", "ld-linux-x86-64.so.2"]
         );
         assert!(b.linking().starts_with("dynamically linked (libc.so.6"));
-        let alone = Binary::from_maps(
+        let alone = ExeclBinary::from_maps(
             std::path::Path::new("/usr/bin/candor (deleted)"),
             "00400000-00500000 r-xp 00000000 fe:01 123 /usr/bin/candor (deleted)\n",
         );

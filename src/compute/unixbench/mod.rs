@@ -46,7 +46,7 @@ use workdir::WorkDir;
 
 /// What `candor unixbench` asked for.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Options {
+pub struct UnixbenchRequest {
     /// Copy counts, in order (UnixBench: 1, then one per CPU).
     pub copies: Vec<u32>,
     /// The tests to run, in UnixBench's order.
@@ -59,7 +59,7 @@ pub struct Options {
     pub dir: PathBuf,
 }
 
-impl Options {
+impl UnixbenchRequest {
     /// Passes of `test` (UnixBench's rule for `-i`).
     pub fn passes(&self, test: &Test) -> u32 {
         match self.iterations {
@@ -88,9 +88,9 @@ impl Options {
 /// index test as UnixBench defines it (its pass lengths and counts, or
 /// passes of `pass`: `candor run --compute-runtime`), 1 copy and one per
 /// CPU, File Copy and Shell Scripts in the test directory.
-pub fn battery_options(dir: &str, pass: Option<Duration>) -> Options {
+pub fn battery_options(dir: &str, pass: Option<Duration>) -> UnixbenchRequest {
     let all = crate::compute::online_cpus();
-    Options {
+    UnixbenchRequest {
         copies: if all > 1 { vec![1, all] } else { vec![1] },
         tests: TESTS.iter().collect(),
         pass,
@@ -107,7 +107,7 @@ pub struct NotRun {
 }
 
 /// Runs the tests with each copy count; the measurements and the tests not run.
-pub fn run(options: &Options) -> anyhow::Result<(Vec<ComputeMeasurement>, Vec<NotRun>)> {
+pub fn run(options: &UnixbenchRequest) -> anyhow::Result<(Vec<ComputeMeasurement>, Vec<NotRun>)> {
     let mut not_run = Vec::new();
     let mut runnable = Vec::new();
     for &test in &options.tests {
@@ -187,7 +187,7 @@ pub fn pass_score(unit: Unit, copies: &[CopyCount]) -> f64 {
 fn measure(
     test: &'static Test,
     copies: u32,
-    options: &Options,
+    options: &UnixbenchRequest,
     dir: Option<&WorkDir>,
 ) -> anyhow::Result<ComputeMeasurement> {
     let pass = options.pass(test);
@@ -237,7 +237,7 @@ fn measure(
         combined.dropped
     )];
     if test.name == "execl" {
-        let binary = execl::Binary::own();
+        let binary = execl::ExeclBinary::own();
         let faults = children.minor_faults as f64 / counted.max(1.0);
         params.insert("binary".into(), binary.path.display().to_string().into());
         params.insert("binary_bytes".into(), binary.file_bytes.into());
@@ -430,7 +430,7 @@ mod tests {
 
     #[test]
     fn iterations_follow_unixbench_dash_i() {
-        let o = Options {
+        let o = UnixbenchRequest {
             copies: vec![1],
             tests: TESTS.iter().collect(),
             pass: None,

@@ -418,7 +418,7 @@ fn charts(c: &Comparison, overlapped: &[bool], o: &Options) -> Vec<String> {
             "lower is better"
         };
         let unit = match col.unit(o.unit) {
-            "" if col.metric == super::super::Metric::Latency => "latency".to_string(),
+            "" if col.metric == super::super::ColumnQuantity::Latency => "latency".to_string(),
             "" => "index".to_string(),
             u => u.to_string(),
         };
