@@ -188,3 +188,64 @@ fn the_checker_finds_circles_and_only_circles() {
         vec!["disk".to_string(), "fio".into()]
     );
 }
+
+/// Names of types that several files define on purpose, each meaning the
+/// same kind of thing: `Args` and `ReportArgs` are a subcommand's clap
+/// flags in its own `commands/` file; `Work` is one closure type, written
+/// out where it is used.
+const SHARED_TYPE_NAMES: [&str; 3] = ["Args", "ReportArgs", "Work"];
+
+/// The type names (struct, enum, trait, type alias) defined in `code`.
+fn type_names(code: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for line in code.lines() {
+        let mut words = line.split_whitespace().skip_while(|w| w.starts_with("pub"));
+        if let (Some("struct" | "enum" | "trait" | "type"), Some(name)) =
+            (words.next(), words.next())
+        {
+            let name: String = name
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if name.chars().next().is_some_and(|c| c.is_ascii_uppercase()) {
+                names.push(name);
+            }
+        }
+    }
+    names
+}
+
+/// A name means one thing (issue 22): two types of one name in src/ are
+/// two things a reader must tell apart by their module; the second gets a
+/// name of its own.
+#[test]
+fn no_two_types_share_a_name() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut wherever: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for f in &files {
+        let code = code_of(&std::fs::read_to_string(f).unwrap());
+        for name in type_names(&code) {
+            wherever
+                .entry(name)
+                .or_default()
+                .push(f.strip_prefix(&src).unwrap().display().to_string());
+        }
+    }
+    let doubled: Vec<String> = wherever
+        .iter()
+        .filter(|(name, at)| at.len() > 1 && !SHARED_TYPE_NAMES.contains(&name.as_str()))
+        .map(|(name, at)| format!("{name}: {}", at.join(", ")))
+        .collect();
+    assert!(
+        doubled.is_empty(),
+        "types sharing a name:\n{}",
+        doubled.join("\n")
+    );
+    // The checker sees what it must.
+    assert_eq!(
+        type_names("pub(crate) struct A<'a> {\nenum B {\n    type C = u8;\nlet struct_x = 1;"),
+        ["A", "B", "C"]
+    );
+}

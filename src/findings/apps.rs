@@ -19,7 +19,7 @@ pub const COMMITS_PER_SEC: f64 = 2000.0;
 /// Data a background merge reads and writes once (10 GB: a mid-sized ClickHouse part set).
 pub const MERGE_BYTES: f64 = 10e9;
 
-struct Lat {
+struct AppLatency {
     p50: f64,
     p99: f64,
     p99_9: f64,
@@ -27,7 +27,7 @@ struct Lat {
     subject: String,
 }
 
-fn lat(m: &ProfileSeries) -> Option<Lat> {
+fn lat(m: &ProfileSeries) -> Option<AppLatency> {
     let pick = |f: fn(&crate::result::LatencyStats) -> u64| {
         median(
             &m.points
@@ -40,7 +40,7 @@ fn lat(m: &ProfileSeries) -> Option<Lat> {
     if p50 <= 0.0 {
         return None;
     }
-    Some(Lat {
+    Some(AppLatency {
         p50,
         p99: pick(|l| l.p99)?,
         p99_9: pick(|l| l.p99_9)?,
@@ -53,7 +53,7 @@ fn lat(m: &ProfileSeries) -> Option<Lat> {
     })
 }
 
-fn qd1_random_read(run: &Run) -> Option<Lat> {
+fn qd1_random_read(run: &Run) -> Option<AppLatency> {
     metrics(run)
         .iter()
         .filter(|m| {
@@ -73,7 +73,7 @@ fn qd1_random_read(run: &Run) -> Option<Lat> {
 /// so there a commit is the write plus its sync. Percentiles of a sum are
 /// not the sum of percentiles: the p50s add up to a fair middle, the p99s
 /// to an upper bound, and the evidence says which was used.
-fn fsync_write(run: &Run) -> Option<(Lat, bool)> {
+fn fsync_write(run: &Run) -> Option<(AppLatency, bool)> {
     let all = metrics(run);
     let m = all
         .iter()

@@ -15,7 +15,7 @@
 use super::cause;
 use super::clock;
 use super::remote;
-use super::ssh::{forward, Connection, Line};
+use super::ssh::{forward, Connection, OutputLine};
 use super::summary::{now_millis, HostRecord, HostStatus, Phase, PhaseTime, UploadRecord};
 use super::FleetPlan;
 use std::path::PathBuf;
@@ -47,14 +47,14 @@ pub struct HostOutcome {
 }
 
 /// State carried between phases.
-struct Work<'a> {
+struct HostWork<'a> {
     index: usize,
     rec: HostRecord,
     events: &'a Sender<Event>,
     ledger: &'a super::ledger::Ledger,
 }
 
-impl Work<'_> {
+impl HostWork<'_> {
     fn phase(&self, phase: Phase) -> (Phase, String, Instant) {
         let _ = self.events.send(Event::Phase(self.index, phase));
         self.ledger.phase(self.index, phase);
@@ -125,7 +125,7 @@ pub fn run(
     target: &super::Target,
     events: &Sender<Event>,
 ) -> HostOutcome {
-    let mut w = Work {
+    let mut w = HostWork {
         index,
         rec: HostRecord::new(target),
         events,
@@ -330,8 +330,12 @@ pub fn run(
             Err(e) => Err(format!("cannot start ssh: {e}")),
             Ok(mut child) => {
                 let (tx, rx) = mpsc::channel();
-                forward(child.stdout.take().expect("piped"), tx.clone(), Line::Out);
-                forward(child.stderr.take().expect("piped"), tx, Line::Err);
+                forward(
+                    child.stdout.take().expect("piped"),
+                    tx.clone(),
+                    OutputLine::Out,
+                );
+                forward(child.stderr.take().expect("piped"), tx, OutputLine::Err);
                 let mut stdin = child.stdin.take();
                 let mut stderr: Vec<String> = Vec::new();
                 let mut stop_asked: Option<(Instant, &'static str)> = None;
@@ -340,7 +344,7 @@ pub fn run(
                 let mut ssh_status = None;
                 loop {
                     match rx.recv_timeout(Duration::from_millis(100)) {
-                        Ok(Line::Out(l)) => {
+                        Ok(OutputLine::Out(l)) => {
                             if let Some(v) = remote::values(&l, "workdir").first() {
                                 workdir = Some(v.to_string());
                                 w.ledger.made(index, v);
@@ -348,7 +352,7 @@ pub fn run(
                                 exit = v.trim().parse().ok();
                             }
                         }
-                        Ok(Line::Err(l)) => {
+                        Ok(OutputLine::Err(l)) => {
                             if let Some(pid) = l.strip_prefix(super::AGENT_PID_PREFIX) {
                                 agent_pid = Some(pid.trim().to_string());
                             } else if let Some(step) = l.strip_prefix("candor: [") {
@@ -578,7 +582,7 @@ fn signal(conn: &Connection, pid: &Option<String>, sig: &str, become_user: &str)
     }
 }
 
-fn finish(mut w: Work<'_>, run_interval: Option<(Instant, Instant)>) -> HostOutcome {
+fn finish(mut w: HostWork<'_>, run_interval: Option<(Instant, Instant)>) -> HostOutcome {
     w.rec.finished_at = Some(now_millis());
     w.ledger.done(w.index, &w.rec);
     HostOutcome {

@@ -114,7 +114,7 @@ pub fn detach(cmd: &mut Command) {
 
 /// A line from a child's stdout or stderr.
 #[derive(Debug)]
-pub enum Line {
+pub enum OutputLine {
     Out(String),
     Err(String),
 }
@@ -122,8 +122,8 @@ pub enum Line {
 /// Forwards a reader's lines to a channel (from a thread of its own).
 pub fn forward<R: Read + Send + 'static>(
     reader: R,
-    tx: mpsc::Sender<Line>,
-    wrap: fn(String) -> Line,
+    tx: mpsc::Sender<OutputLine>,
+    wrap: fn(String) -> OutputLine,
 ) {
     std::thread::spawn(move || {
         let mut r = BufReader::new(reader);
@@ -178,7 +178,7 @@ pub struct Connection {
     socket: PathBuf,
     master: Child,
     control_in: Option<ChildStdin>,
-    lines: Receiver<Line>,
+    lines: Receiver<OutputLine>,
     /// The master's stderr so far (login messages, the first-use key note).
     pub login_messages: Vec<String>,
     /// `uname -sm` on the host.
@@ -219,8 +219,12 @@ impl Connection {
             exit: None,
         })?;
         let (tx, lines) = mpsc::channel();
-        forward(master.stdout.take().expect("piped"), tx.clone(), Line::Out);
-        forward(master.stderr.take().expect("piped"), tx, Line::Err);
+        forward(
+            master.stdout.take().expect("piped"),
+            tx.clone(),
+            OutputLine::Out,
+        );
+        forward(master.stderr.take().expect("piped"), tx, OutputLine::Err);
         let control_in = master.stdin.take();
         let deadline = Instant::now() + timeout;
         let mut stderr = Vec::new();
@@ -245,9 +249,9 @@ impl Connection {
                 return Err(fail(&mut master, stderr, true, false));
             }
             match lines.recv_timeout(left.min(Duration::from_millis(100))) {
-                Ok(Line::Out(l)) if !ready => ready = l.trim() == "candor-fleet-ready",
-                Ok(Line::Out(l)) => got.push(l),
-                Ok(Line::Err(l)) => stderr.push(l),
+                Ok(OutputLine::Out(l)) if !ready => ready = l.trim() == "candor-fleet-ready",
+                Ok(OutputLine::Out(l)) => got.push(l),
+                Ok(OutputLine::Err(l)) => stderr.push(l),
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => {
                     // ssh ended: collect its status; the lines say why.
@@ -325,11 +329,11 @@ impl Connection {
         loop {
             let left = timeout.checked_sub(t0.elapsed())?;
             match self.lines.recv_timeout(left) {
-                Ok(Line::Out(l)) => {
+                Ok(OutputLine::Out(l)) => {
                     let rtt = t0.elapsed();
                     return l.trim().parse::<f64>().ok().map(|v| (sent, rtt, v));
                 }
-                Ok(Line::Err(_)) => continue,
+                Ok(OutputLine::Err(_)) => continue,
                 Err(_) => return None,
             }
         }

@@ -244,7 +244,7 @@ pub fn disk_workload(d: &DiskMeasurement, direction: crate::result::Direction) -
 /// Every figure of a Run, in the order its tests first appear.
 pub fn figures(run: &Run) -> Vec<Figure> {
     // (workload, kind, test, spec_test, key metric context, values per metric)
-    struct Group {
+    struct KeyGroup {
         workload: String,
         kind: &'static str,
         test: String,
@@ -253,8 +253,8 @@ pub fn figures(run: &Run) -> Vec<Figure> {
         felt: bool,
         values: Vec<(Metric, Vec<f64>)>,
     }
-    let mut groups: Vec<Group> = Vec::new();
-    let mut push = |g: Group| match groups.iter_mut().find(|x| x.workload == g.workload) {
+    let mut groups: Vec<KeyGroup> = Vec::new();
+    let mut push = |g: KeyGroup| match groups.iter_mut().find(|x| x.workload == g.workload) {
         Some(x) => {
             for (metric, vs) in g.values {
                 match x.values.iter_mut().find(|(m, _)| *m == metric) {
@@ -273,7 +273,7 @@ pub fn figures(run: &Run) -> Vec<Figure> {
                     if st.ops == 0 && st.iops == 0.0 {
                         continue;
                     }
-                    push(Group {
+                    push(KeyGroup {
                         workload: disk_workload(d, direction),
                         kind: "disk",
                         test: d.subject(direction),
@@ -297,7 +297,7 @@ pub fn figures(run: &Run) -> Vec<Figure> {
                 } else {
                     continue;
                 };
-                push(Group {
+                push(KeyGroup {
                     workload: format!(
                         "{}/{}/threads={}",
                         other.kind(),
@@ -315,7 +315,7 @@ pub fn figures(run: &Run) -> Vec<Figure> {
         }
     }
     for (workload, test, index) in unixbench_indexes(run) {
-        push(Group {
+        push(KeyGroup {
             workload,
             kind: "unixbench",
             test,

@@ -352,7 +352,7 @@ pub fn find_series(
 
 /// One figure in time.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct Point {
+pub struct TrendPoint {
     pub started_at: String,
     #[serde(skip)]
     pub unix: i64,
@@ -368,7 +368,7 @@ pub fn points(
     conn: &Connection,
     series: &SeriesRow,
     last: Option<usize>,
-) -> rusqlite::Result<Vec<Point>> {
+) -> rusqlite::Result<Vec<TrendPoint>> {
     let mut out = points_before(
         conn,
         (series.host_id, series.workload_id, series.metric),
@@ -379,8 +379,8 @@ pub fn points(
     Ok(out)
 }
 
-fn point(r: &rusqlite::Row) -> rusqlite::Result<Point> {
-    Ok(Point {
+fn point(r: &rusqlite::Row) -> rusqlite::Result<TrendPoint> {
+    Ok(TrendPoint {
         unix: r.get(0)?,
         run: r.get(1)?,
         value: r.get(2)?,
@@ -400,7 +400,7 @@ pub fn earlier(
     metric: Metric,
     before: i64,
     limit: usize,
-) -> rusqlite::Result<Vec<Point>> {
+) -> rusqlite::Result<Vec<TrendPoint>> {
     let id: Option<i64> = conn
         .query_row("SELECT id FROM workloads WHERE key = ?1", [workload], |r| {
             r.get(0)
@@ -420,7 +420,7 @@ fn points_before(
     (host, workload, metric): (i64, i64, Metric),
     before: i64,
     limit: i64,
-) -> rusqlite::Result<Vec<Point>> {
+) -> rusqlite::Result<Vec<TrendPoint>> {
     let mut stmt = conn.prepare(
         "SELECT f.started_unix, r.hash, f.value, f.min, f.max, f.passes, r.started_at FROM figures f JOIN runs r ON r.id = f.run_id
          WHERE f.host_id = ?1 AND f.workload_id = ?2 AND f.metric = ?3 AND f.started_unix < ?4
@@ -456,9 +456,9 @@ pub fn facts_before(conn: &Connection, host: i64, before: i64) -> rusqlite::Resu
 #[derive(Debug, Clone)]
 pub struct Standing {
     pub series: SeriesRow,
-    pub latest: Point,
+    pub latest: TrendPoint,
     /// The earlier figures compared with, most recent first.
-    pub earlier: Vec<Point>,
+    pub earlier: Vec<TrendPoint>,
     /// All the series' points, the latest included.
     pub total: i64,
     /// None with too few earlier figures.

@@ -88,7 +88,7 @@ pub fn map(sys: &Sysfs, dir: &Path, mount_source: Option<&str>) -> Vec<StackLaye
 }
 
 /// A layer found in sysfs, before its place in the stack is known.
-struct Found {
+struct FoundLayer {
     name: String,
     dev: String,
     /// The sysfs directory of the device (canonical).
@@ -98,7 +98,7 @@ struct Found {
 fn push(
     sys: &Sysfs,
     layers: &mut Vec<StackLayer>,
-    found: Found,
+    found: FoundLayer,
     relation: StackRelation,
     above: Option<usize>,
     via: String,
@@ -187,7 +187,7 @@ fn push(
 
 /// `dm-0`, `md0`, `loop3`, `nvme0n1`, `vda`...: the kind of device, from its
 /// name and sysfs (partition first: `vda1` is a partition of a virtio disk).
-fn kind_of(found: &Found) -> &'static str {
+fn kind_of(found: &FoundLayer) -> &'static str {
     let name = found.name.as_str();
     if found.path.join("partition").exists() {
         "partition"
@@ -202,20 +202,20 @@ fn kind_of(found: &Found) -> &'static str {
     }
 }
 
-fn layer_at(sys: &Sysfs, dev: &str) -> Option<Found> {
+fn layer_at(sys: &Sysfs, dev: &str) -> Option<FoundLayer> {
     found_at(&sys.root.join("dev/block").join(dev))
 }
 
-fn layer_by_name(sys: &Sysfs, name: &str) -> Option<Found> {
+fn layer_by_name(sys: &Sysfs, name: &str) -> Option<FoundLayer> {
     found_at(&sys.root.join("class/block").join(name))
 }
 
 /// The device whose sysfs directory is `path` (a link into /sys/devices).
-fn found_at(path: &Path) -> Option<Found> {
+fn found_at(path: &Path) -> Option<FoundLayer> {
     let real = path.canonicalize().ok()?;
     let dev = read(&real.join("dev"))?;
     let name = real.file_name()?.to_string_lossy().to_string();
-    Some(Found {
+    Some(FoundLayer {
         name,
         dev,
         path: real,
@@ -301,17 +301,17 @@ mod tests {
 
     /// A sysfs tree: /sys/devices/virtual/block/NAME with `dev`, linked
     /// from dev/block/MAJ:MIN and class/block/NAME.
-    struct Tree {
+    struct SysfsTree {
         dir: tempfile::TempDir,
     }
 
-    impl Tree {
-        fn new() -> Tree {
+    impl SysfsTree {
+        fn new() -> SysfsTree {
             let dir = tempfile::tempdir().unwrap();
             for d in ["devices/virtual/block", "dev/block", "class/block"] {
                 std::fs::create_dir_all(dir.path().join(d)).unwrap();
             }
-            Tree { dir }
+            SysfsTree { dir }
         }
         fn root(&self) -> PathBuf {
             self.dir.path().to_path_buf()
@@ -350,7 +350,7 @@ mod tests {
 
     #[test]
     fn a_partition_leads_to_its_whole_disk() {
-        let t = Tree::new();
+        let t = SysfsTree::new();
         t.device("virtual/block/vda", "254:0");
         let part = t.device("virtual/block/vda/vda1", "254:1");
         std::fs::write(part.join("partition"), "1\n").unwrap();
@@ -374,7 +374,7 @@ mod tests {
 
     #[test]
     fn a_loop_device_leads_to_its_backing_files_device() {
-        let t = Tree::new();
+        let t = SysfsTree::new();
         let lp = t.device("virtual/block/loop0", "7:0");
         std::fs::create_dir_all(lp.join("loop")).unwrap();
         std::fs::write(lp.join("loop/backing_file"), "/var/tmp/disk.img\n").unwrap();
@@ -406,7 +406,7 @@ mod tests {
 
     #[test]
     fn dm_and_md_devices_lead_to_their_slaves() {
-        let t = Tree::new();
+        let t = SysfsTree::new();
         let dm = t.device("virtual/block/dm-0", "253:0");
         std::fs::create_dir_all(dm.join("dm")).unwrap();
         std::fs::create_dir_all(dm.join("slaves")).unwrap();
@@ -436,7 +436,7 @@ mod tests {
 
     #[test]
     fn btrfs_members_are_found_from_the_mount_source() {
-        let t = Tree::new();
+        let t = SysfsTree::new();
         t.device("virtual/block/loop1", "7:1");
         t.device("virtual/block/loop2", "7:2");
         let fs = t.root().join("fs/btrfs/0c9e/devices");
@@ -458,7 +458,7 @@ mod tests {
 
     #[test]
     fn a_cycle_in_sysfs_ends() {
-        let t = Tree::new();
+        let t = SysfsTree::new();
         let a = t.device("virtual/block/dm-1", "253:1");
         std::fs::create_dir_all(a.join("slaves")).unwrap();
         symlink(a.clone(), a.join("slaves/dm-1")).unwrap();

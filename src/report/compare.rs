@@ -108,7 +108,7 @@ impl Column {
 
 /// One host (Run) of the comparison.
 #[derive(Debug, Clone, Serialize)]
-pub struct HostRow {
+pub struct ComparedHost {
     /// The Run's label, else its hostname (made unique with ` (2)`, ...).
     pub name: String,
     /// One cell per column: median, min, max, passes; None when the Run lacks the test.
@@ -126,7 +126,7 @@ pub struct HostRow {
 #[derive(Debug, Clone, Serialize)]
 pub struct Comparison {
     pub columns: Vec<Column>,
-    pub rows: Vec<HostRow>,
+    pub rows: Vec<ComparedHost>,
     /// Where the Runs differ in ways that affect the comparison.
     pub notes: Vec<String>,
     /// Findings across the hosts (`metric-disagreement`), computed by the
@@ -267,7 +267,7 @@ impl Comparison {
             }
             names.insert(name.clone());
             order.push(name.clone());
-            rows.push(HostRow {
+            rows.push(ComparedHost {
                 name,
                 cells,
                 findings: run
@@ -392,7 +392,7 @@ impl Comparison {
     }
 
     /// A cell as text: median, unit-less, with its spread mark; `–` when missing.
-    pub fn cell_text(&self, row: &HostRow, col: usize, unit: RateUnit) -> String {
+    pub fn cell_text(&self, row: &ComparedHost, col: usize, unit: RateUnit) -> String {
         match &row.cells[col] {
             None => "–".to_string(),
             Some(s) => format!(

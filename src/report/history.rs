@@ -7,7 +7,7 @@ use super::svg::{esc, line_chart, LineChart, Scale, Series};
 use super::table::{Align, Table};
 use crate::history::assess::Verdict;
 use crate::history::figures::Metric;
-use crate::history::query::{FindingRow, HostRow, Point, RunRow, SeriesRow, Standing};
+use crate::history::query::{FindingRow, HostRow, RunRow, SeriesRow, Standing, TrendPoint};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -325,7 +325,7 @@ pub fn show_json(view: &HostView) -> String {
 pub struct TrendView<'a> {
     pub host: &'a HostRow,
     pub series: &'a SeriesRow,
-    pub points: &'a [Point],
+    pub points: &'a [TrendPoint],
 }
 
 const SPARKS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
@@ -515,7 +515,7 @@ pub fn trend_svg(t: &TrendView) -> String {
     let m = t.series.metric;
     let values: Vec<f64> = t.points.iter().map(|p| p.value).collect();
     let (div, label) = plot_unit(m, &values);
-    let pts = |get: &dyn Fn(&Point) -> f64| -> Vec<(f64, f64)> {
+    let pts = |get: &dyn Fn(&TrendPoint) -> f64| -> Vec<(f64, f64)> {
         t.points
             .iter()
             .map(|p| (p.unix as f64, get(p) / div))

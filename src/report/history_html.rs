@@ -9,7 +9,7 @@ use super::history::{
 };
 use super::svg::esc;
 use crate::history::assess::Verdict;
-use crate::history::query::{Point, SeriesRow};
+use crate::history::query::{SeriesRow, TrendPoint};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -20,7 +20,7 @@ pub const CHARTS_PER_HOST: usize = 16;
 pub struct HostSection<'a> {
     pub view: HostView<'a>,
     /// The key figures with two or more points, each with its points.
-    pub trends: Vec<(SeriesRow, Vec<Point>)>,
+    pub trends: Vec<(SeriesRow, Vec<TrendPoint>)>,
 }
 
 /// The page.

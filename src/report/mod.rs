@@ -34,7 +34,7 @@ mod text;
 mod unixbench_text;
 
 pub use analysis::{analysis_json, analysis_text, Analysed};
-pub use compare::{Column, ColumnQuantity, Comparison, HostRow};
+pub use compare::{Column, ColumnQuantity, ComparedHost, Comparison};
 pub use compute_text::compute_text;
 pub use csv::field as csv_field;
 pub use figure_rows::{ExportFormat, FigureWriter};

@@ -23,7 +23,7 @@ pub fn is_report(text: &str) -> bool {
 
 /// One result line: `Pipe Throughput   480056.0 lps   (10.0 s, 1 samples)`.
 #[derive(Debug, Clone, PartialEq)]
-struct Line {
+struct ReportLine {
     test: &'static Test,
     score: f64,
     pass_secs: f64,
@@ -32,11 +32,11 @@ struct Line {
 
 /// One "Benchmark Run" section: a copy count and its results.
 #[derive(Debug, Default)]
-struct Section {
+struct ReportSection {
     started: Option<String>,
     copies: Option<u32>,
     cpus: Option<u32>,
-    lines: Vec<Line>,
+    lines: Vec<ReportLine>,
     /// Test title -> the INDEX column.
     indexes: BTreeMap<String, f64>,
     index_score: Option<f64>,
@@ -166,7 +166,7 @@ pub fn import(text: &str, path: &Path, label: Option<String>) -> anyhow::Result<
     Ok(run)
 }
 
-fn measurement(l: &Line, copies: u32, index: f64, s: &Section) -> ComputeMeasurement {
+fn measurement(l: &ReportLine, copies: u32, index: f64, s: &ReportSection) -> ComputeMeasurement {
     let t = l.test;
     let mut params = BTreeMap::new();
     params.insert("title".into(), t.title.into());
@@ -199,15 +199,15 @@ fn measurement(l: &Line, copies: u32, index: f64, s: &Section) -> ComputeMeasure
 }
 
 /// The "Benchmark Run" sections of a report, in order.
-fn sections(text: &str) -> Result<Vec<Section>, String> {
-    let mut out: Vec<Section> = Vec::new();
+fn sections(text: &str) -> Result<Vec<ReportSection>, String> {
+    let mut out: Vec<ReportSection> = Vec::new();
     let mut in_index = false;
     for (n, raw) in text.lines().enumerate() {
         let line = raw.trim_end();
         if let Some(rest) = line.strip_prefix("Benchmark Run:") {
-            out.push(Section {
+            out.push(ReportSection {
                 started: started_at(rest.trim()),
-                ..Section::default()
+                ..ReportSection::default()
             });
             in_index = false;
             continue;
@@ -268,7 +268,7 @@ fn sections(text: &str) -> Result<Vec<Section>, String> {
 /// A result line: Ok(an index test's), Err(another test's title), or None
 /// when the line is not a result line at all.
 #[allow(clippy::type_complexity)]
-fn result_line(line: &str) -> Result<Option<Result<Line, String>>, String> {
+fn result_line(line: &str) -> Result<Option<Result<ReportLine, String>>, String> {
     let Some((head, tail)) = line.split_once(" (") else {
         return Ok(None);
     };
@@ -310,7 +310,7 @@ fn result_line(line: &str) -> Result<Option<Result<Line, String>>, String> {
     if !(score.is_finite() && score >= 0.0 && pass_secs.is_finite() && pass_secs >= 0.0) {
         return Err(format!("{title}: impossible figures"));
     }
-    Ok(Some(Ok(Line {
+    Ok(Some(Ok(ReportLine {
         test,
         score,
         pass_secs,

@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 
 /// What one run of the eight sections gave.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Sections {
+pub struct WhetstoneSections {
     /// Seconds, the first section's divided by 10 (Whetstone's TimeUsed).
     pub time_used: f64,
     /// The sum of the sections' check values (Whetstone's `Check`).
@@ -41,7 +41,7 @@ fn stop() -> bool {
 }
 
 /// The eight sections, `xtra` times each (`x100` = 100 in the benchmark).
-pub fn whetstones(xtra: u64, x100: u64) -> Sections {
+pub fn whetstones(xtra: u64, x100: u64) -> WhetstoneSections {
     let t0: f64 = 0.49999975;
     let t1: f64 = 0.50000025;
     let t2: f64 = 2.0;
@@ -189,7 +189,7 @@ pub fn whetstones(xtra: u64, x100: u64) -> Sections {
     time_used += start.elapsed().as_secs_f64();
     check += x;
 
-    Sections {
+    WhetstoneSections {
         time_used,
         check: black_box(check),
     }
