@@ -55,8 +55,11 @@ impl Default for DirectionRecorder {
 
 impl DirectionRecorder {
     /// Records one I/O that completed `since_start_ns` after the start of the
-    /// measured interval, with its latency and size.
-    #[inline]
+    /// measured interval, with its latency and size. Always inlined: it
+    /// runs once per completion, and left to the inliner's heuristics it
+    /// was called out of line after an unrelated change elsewhere in the
+    /// crate (the null engine's cost per operation 3-9 % higher).
+    #[inline(always)]
     pub fn record(&mut self, since_start_ns: u64, lat_ns: u64, bytes: u64) {
         let index = (since_start_ns / INTERVAL_NS) as usize;
         while self.intervals.len() < index {

@@ -10,6 +10,7 @@
 //! thread; `assemble` merges the threads' records into one measurement.
 
 pub mod buffer;
+pub mod clock;
 pub mod cpu_usage;
 pub mod device;
 pub mod dir;
@@ -45,7 +46,7 @@ use std::cell::Cell;
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use worker::{Ended, Progress, ThreadWork, WorkerResult};
 
 /// Where one thread of a job does its I/O: a test file or a block device
@@ -325,160 +326,263 @@ fn drive(
     stack: &[StackLayer],
 ) -> anyhow::Result<Driven> {
     let sys_root = blockstack::system().root;
-    let Window { ramp_ns, end_ns } = window;
-    let timeline = Arc::new(settle::Timeline::new(ramp_ns, end_ns));
-    let settles = job.settle_ramp && ramp_ns > 0;
-    let null = selected.kind == EngineKind::Null;
-    let progress: Vec<Option<Arc<Progress>>> = (0..places.len())
-        .map(|_| (control.steady.is_some() || settles).then(|| Arc::new(Progress::default())))
-        .collect();
+    let crew = Crew::new(job, places, control, window);
+    let (outcomes, watched, t0) = std::thread::scope(|scope| -> anyhow::Result<_> {
+        let handles = crew.spawn(scope, job, places, selected.kind, buffer_align)?;
+        let t0 = crew.release();
+        let ramp_ns = crew.ramp(t0);
+        let watched = crew.watch_interval(t0, ramp_ns, &sys_root, stack);
+        Ok((Crew::join(handles), watched, t0))
+    })?;
+    let ended = Instant::now();
+    crew.collect(outcomes, watched, t0, ended)
+}
 
-    let threads = job.numjobs as usize;
-    // Not std's Barrier: a thread that cannot be started never arrives,
-    // and the ones that did must not wait for it for ever.
-    let barrier = schedule::Rendezvous::new(threads + 1);
-    let start: OnceLock<Instant> = OnceLock::new();
-    let stop = AtomicBool::new(false);
-    let finished = AtomicUsize::new(0);
-    let registered = AtomicUsize::new(0);
+/// A job's I/O threads and what its driver shares with them: the gate they
+/// meet at, the common start, the stop, and what they report back.
+struct Crew<'c> {
+    control: &'c Control<'c>,
+    window: Window,
+    /// The ramp's end and the interval's end, moved earlier where the ramp
+    /// settles; the threads read it each round.
+    timeline: Arc<settle::Timeline>,
+    /// The ramp ends where the throughput settled (a battery test's ramp).
+    settles: bool,
+    /// Each thread's counters, where the driver reads them (a settled ramp,
+    /// fio's steady state).
+    progress: Vec<Option<Arc<Progress>>>,
+    threads: usize,
+    /// Not std's Barrier: a thread that cannot be started never arrives,
+    /// and the ones that did must not wait for it for ever.
+    gate: schedule::Rendezvous,
+    /// The common start, set once: by `release`, or by a failed spawn so
+    /// that no started thread waits for it.
+    start: OnceLock<Instant>,
+    /// Every thread ends: one failed, another job failed, or fio's steady
+    /// state was attained.
+    stop: AtomicBool,
+    /// Threads that have returned.
+    finished: AtomicUsize,
+    /// Threads whose io_uring registered its buffers.
+    registered: AtomicUsize,
+    /// fio's steady state was attained and stopped the job.
+    attained: AtomicBool,
+}
 
-    let attained = AtomicBool::new(false);
-    let (outcomes, cpu, steady_record, t0, block_stack) = std::thread::scope(|scope| {
-        let mut handles = Vec::with_capacity(threads);
-        for t in 0..threads {
-            let spawned = {
-                let place = places[t];
-                let plan = ThreadWork {
-                    thread: t as u32,
-                    job: job.clone(),
-                    region: (place.start, place.len),
-                    timeline: timeline.clone(),
-                    progress: progress[t].clone(),
-                };
-                let file = if null { None } else { place.file };
-                let device = if null { None } else { place.device };
-                let (barrier, start, stop, finished, registered) =
-                    (&barrier, &start, &stop, &finished, &registered);
-                std::thread::Builder::new()
-                    .name(format!("candor-io-{t}"))
-                    .spawn_scoped(scope, move || {
-                        let arrived = Cell::new(false);
-                        let gate = || -> Option<Instant> {
-                            arrived.set(true);
-                            barrier.wait(stop);
-                            let at = wait_for(start);
-                            (!stop.load(Ordering::SeqCst)).then_some(at)
-                        };
-                        let outcome = worker_main(
-                            file,
-                            device,
-                            &plan,
-                            selected.kind,
-                            buffer_align,
-                            &gate,
-                            registered,
-                            stop,
-                            control.fadvise,
-                        );
-                        if !arrived.get() {
-                            // Setup failed: still meet the others at the barrier, then stop them.
-                            stop.store(true, Ordering::SeqCst);
-                            barrier.wait(stop);
-                        } else if outcome.is_err() {
-                            stop.store(true, Ordering::SeqCst);
-                        }
-                        finished.fetch_add(1, Ordering::SeqCst);
-                        outcome
-                    })
+/// What a job's threads return: its records, or why it failed.
+type ThreadOutcome = anyhow::Result<WorkerResult>;
+
+/// What the driver read over the measured interval.
+struct Watched {
+    /// The process's CPU use (its own threads' is counted in `collect`).
+    cpu: CpuUse,
+    steady: Option<SteadyState>,
+    block_stack: Vec<LayerIo>,
+}
+
+impl<'c> Crew<'c> {
+    fn new(
+        job: &JobSpec,
+        places: &[Placement],
+        control: &'c Control<'c>,
+        window: Window,
+    ) -> Crew<'c> {
+        let Window { ramp_ns, end_ns } = window;
+        let settles = job.settle_ramp && ramp_ns > 0;
+        Crew {
+            control,
+            window,
+            timeline: Arc::new(settle::Timeline::new(ramp_ns, end_ns)),
+            settles,
+            progress: (0..places.len())
+                .map(|_| {
+                    (control.steady.is_some() || settles).then(|| Arc::new(Progress::default()))
+                })
+                .collect(),
+            threads: job.numjobs as usize,
+            gate: schedule::Rendezvous::new(job.numjobs as usize + 1),
+            start: OnceLock::new(),
+            stop: AtomicBool::new(false),
+            finished: AtomicUsize::new(0),
+            registered: AtomicUsize::new(0),
+            attained: AtomicBool::new(false),
+        }
+    }
+
+    /// Starts one thread per placement, each set up on its own and waiting
+    /// at the gate. A thread that cannot be started (a pids cgroup,
+    /// RLIMIT_NPROC) fails the job; the threads already started are
+    /// released into the stop and end without doing I/O.
+    fn spawn<'scope, 'env>(
+        &'env self,
+        scope: &'scope std::thread::Scope<'scope, 'env>,
+        job: &JobSpec,
+        places: &[Placement<'env>],
+        kind: EngineKind,
+        buffer_align: usize,
+    ) -> anyhow::Result<Vec<std::thread::ScopedJoinHandle<'scope, ThreadOutcome>>> {
+        let null = kind == EngineKind::Null;
+        let mut handles = Vec::with_capacity(self.threads);
+        // `prepare` checked that there are `numjobs` placements.
+        for (t, &place) in places.iter().enumerate() {
+            let plan = ThreadWork {
+                thread: t as u32,
+                job: job.clone(),
+                region: (place.start, place.len),
+                timeline: self.timeline.clone(),
+                progress: self.progress[t].clone(),
             };
+            let file = if null { None } else { place.file };
+            let device = if null { None } else { place.device };
+            let spawned = std::thread::Builder::new()
+                .name(format!("candor-io-{t}"))
+                .spawn_scoped(scope, move || {
+                    self.thread_main(file, device, &plan, kind, buffer_align)
+                });
             match spawned {
                 Ok(h) => handles.push(h),
                 Err(e) => {
-                    // Under a process limit (a pids cgroup, RLIMIT_NPROC):
-                    // the threads already started pass the gate, see the
+                    // The threads already started pass the gate, see the
                     // stop and end without doing I/O.
-                    stop.store(true, Ordering::SeqCst);
-                    let _ = start.set(Instant::now());
+                    self.stop.store(true, Ordering::SeqCst);
+                    let _ = self.start.set(Instant::now());
                     for h in handles {
                         let _ = h.join();
                     }
                     return Err(anyhow::anyhow!(
-                        "cannot start I/O thread {} of {threads}: {e} (a process or thread limit?)",
-                        t + 1
+                        "cannot start I/O thread {} of {}: {e} (a process or thread limit?)",
+                        t + 1,
+                        self.threads
                     ));
                 }
             }
         }
+        Ok(handles)
+    }
 
-        barrier.wait(&stop);
-        // Jobs that fio starts together start at one instant, once every
-        // one of them is ready.
-        if let (Some(r), Some(abort)) = (control.rendezvous, control.abort) {
+    /// One I/O thread: sets up and runs (`worker_main`), passing the gate
+    /// when set up. A thread whose setup failed still meets the others at
+    /// the gate, then stops them: they neither wait for it for ever nor
+    /// run without it. One that failed later stops them too.
+    fn thread_main(
+        &self,
+        file: Option<&TestFile>,
+        device: Option<&DeviceTarget>,
+        plan: &ThreadWork,
+        kind: EngineKind,
+        buffer_align: usize,
+    ) -> ThreadOutcome {
+        let arrived = Cell::new(false);
+        let gate = || -> Option<Instant> {
+            arrived.set(true);
+            self.gate.wait(&self.stop);
+            let at = clock::wait_for_start(&self.start);
+            (!self.stop.load(Ordering::SeqCst)).then_some(at)
+        };
+        let outcome = worker_main(
+            file,
+            device,
+            plan,
+            kind,
+            buffer_align,
+            &gate,
+            &self.registered,
+            &self.stop,
+            self.control.fadvise,
+        );
+        if !arrived.get() {
+            // Setup failed: still meet the others at the gate, then stop them.
+            self.stop.store(true, Ordering::SeqCst);
+            self.gate.wait(&self.stop);
+        } else if outcome.is_err() {
+            self.stop.store(true, Ordering::SeqCst);
+        }
+        self.finished.fetch_add(1, Ordering::SeqCst);
+        outcome
+    }
+
+    /// Meets the threads at the gate, then the other jobs that fio starts
+    /// at the same moment (they start at one instant, once every one of
+    /// them is ready), and sets the common start: the job's `t0`.
+    fn release(&self) -> Instant {
+        self.gate.wait(&self.stop);
+        if let (Some(r), Some(abort)) = (self.control.rendezvous, self.control.abort) {
             r.wait(abort);
         }
         let t0 = Instant::now();
-        start.set(t0).expect("start is set once");
-        let all_done = || finished.load(Ordering::SeqCst) == threads;
-        let aborted = || control.abort.is_some_and(|a| a.load(Ordering::Relaxed));
-        let watch = || {
-            if aborted() {
-                stop.store(true, Ordering::SeqCst);
-            }
-        };
-        // Every thread done ends the wait; each step watches for an abort.
-        let done_or_watch = || {
-            if all_done() {
-                return true;
-            }
-            watch();
-            false
-        };
-        let ramp_ns = if settles {
+        self.start.set(t0).expect("start is set once");
+        t0
+    }
+
+    /// Sleeps through the ramp; returns when it ended (ns from `t0`). A
+    /// battery test's ramp ends early where its throughput settled (a fixed
+    /// ramp long enough for the slowest device wastes it on every other,
+    /// `settle.rs`); fio's `ramp_time` stays fixed, as fio's is.
+    fn ramp(&self, t0: Instant) -> u64 {
+        let ramp_ns = self.window.ramp_ns;
+        if self.settles {
             let ramp_bytes = || {
-                progress
+                self.progress
                     .iter()
                     .flatten()
                     .map(|p| p.ramp_bytes.load(Ordering::Relaxed))
                     .sum::<u64>()
             };
-            settle::ramp(t0, &timeline, ramp_ns, ramp_bytes, done_or_watch)
+            settle::ramp(t0, &self.timeline, ramp_ns, ramp_bytes, || {
+                self.done_or_watch()
+            })
         } else {
-            sleep_until(t0, ramp_ns, done_or_watch);
+            clock::sleep_until(t0, ramp_ns, || self.done_or_watch());
             ramp_ns
-        };
-        let end_ns = timeline.end_ns();
+        }
+    }
+
+    /// Watches the measured interval until its end, every thread done, a
+    /// stop (a thread's error, another job's failure) or fio's steady state
+    /// attained. Reads the CPU and the block stack's counters right after
+    /// the ramp and right after the interval, the stack each second between.
+    fn watch_interval(
+        &self,
+        t0: Instant,
+        ramp_ns: u64,
+        sys_root: &std::path::Path,
+        stack: &[StackLayer],
+    ) -> Watched {
+        let end_ns = self.timeline.end_ns();
         let before = CpuSnapshot::now();
-        let stack_before = blockstack::snapshot(&sys_root, stack);
-        let mut seconds = StackSeconds::start(&sys_root, stack, &stack_before, t0, ramp_ns);
-        let mut monitor = control.steady.clone().map(steady::Monitor::new);
+        let stack_before = blockstack::snapshot(sys_root, stack);
+        let mut seconds = StackSeconds::start(sys_root, stack, &stack_before, t0, ramp_ns);
+        let mut monitor = self.control.steady.clone().map(steady::Monitor::new);
         loop {
-            // Wake for the end, the next second of the stack's series, the
-            // next steady-state sample, or every 20 ms.
+            // Wake for the end (the interval is not overrun), the next
+            // second (the stack's series reads whole seconds), the next
+            // steady-state sample (fio judges it once a second), or every
+            // 20 ms (`sleep_until`'s step: every thread done, an abort).
             let next = monitor
                 .as_ref()
                 .map_or(end_ns, |m| end_ns.min(ramp_ns.saturating_add(m.due_ns())))
                 .min(seconds.due_ns());
-            sleep_until(t0, next, done_or_watch);
+            clock::sleep_until(t0, next, || self.done_or_watch());
             let now = t0.elapsed().as_nanos() as u64;
-            if all_done() || now >= end_ns || stop.load(Ordering::SeqCst) {
+            if self.all_done() || now >= end_ns || self.stop.load(Ordering::SeqCst) {
                 break;
             }
             seconds.sample_if_due(now);
             if let Some(m) = monitor.as_mut().filter(|m| now >= ramp_ns + m.due_ns()) {
-                let (ops, bytes) = progress.iter().flatten().fold((0, 0), |(o, b), p| {
+                let (ops, bytes) = self.progress.iter().flatten().fold((0, 0), |(o, b), p| {
                     (
                         o + p.ops.load(Ordering::Relaxed),
                         b + p.bytes.load(Ordering::Relaxed),
                     )
                 });
                 if m.sample(ops, bytes) {
-                    attained.store(true, Ordering::SeqCst);
-                    stop.store(true, Ordering::SeqCst);
+                    self.attained.store(true, Ordering::SeqCst);
+                    self.stop.store(true, Ordering::SeqCst);
                 }
             }
         }
         let after = CpuSnapshot::now();
-        let stack_after = blockstack::snapshot(&sys_root, stack);
+        let stack_after = blockstack::snapshot(sys_root, stack);
         let mut series = seconds.finish(&stack_after);
         let block_stack: Vec<LayerIo> = stack
             .iter()
@@ -490,71 +594,105 @@ fn drive(
                 series: std::mem::take(series),
             })
             .collect();
-        let outcomes: Vec<_> = handles
+        Watched {
+            cpu: before.until(&after),
+            steady: monitor.map(|m| m.record()),
+            block_stack,
+        }
+    }
+
+    fn all_done(&self) -> bool {
+        self.finished.load(Ordering::SeqCst) == self.threads
+    }
+
+    /// Whether the driver's wait is over: every thread done ends it. Each
+    /// step of the wait also watches for another job's failure, which stops
+    /// this job's threads.
+    fn done_or_watch(&self) -> bool {
+        if self.all_done() {
+            return true;
+        }
+        if self
+            .control
+            .abort
+            .is_some_and(|a| a.load(Ordering::Relaxed))
+        {
+            self.stop.store(true, Ordering::SeqCst);
+        }
+        false
+    }
+
+    /// Each thread's outcome; one that panicked is an error.
+    fn join(handles: Vec<std::thread::ScopedJoinHandle<'_, ThreadOutcome>>) -> Vec<ThreadOutcome> {
+        handles
             .into_iter()
             .map(|h| {
                 h.join()
                     .unwrap_or_else(|_| Err(anyhow::anyhow!("an I/O thread panicked")))
             })
-            .collect();
-        Ok((
-            outcomes,
-            before.until(&after),
-            monitor.map(|m| m.record()),
-            t0,
-            block_stack,
-        ))
-    })?;
-    let ended = Instant::now();
+            .collect()
+    }
 
-    crate::cancel::check()?;
-    let mut results: Vec<WorkerResult> = Vec::with_capacity(threads);
-    for outcome in outcomes {
-        results.push(outcome?);
-    }
-    if control.abort.is_some_and(|a| a.load(Ordering::SeqCst)) {
-        return Err(anyhow::anyhow!("stopped because another job failed"));
-    }
-    // A thread that stopped early is measured up to its last completion,
-    // one that synced at the end up to the sync: the job's interval is the
-    // longest of its threads'.
-    let measured_ns = results
-        .iter()
-        .map(|r| r.stopped_early_ns.unwrap_or(window.measured_ns()))
-        .max()
-        .unwrap_or(window.measured_ns());
-    // The I/O threads' wait for a CPU, when every thread read it.
-    let run_wait_ns = results.iter().map(|r| r.run_wait_ns).sum::<Option<u64>>();
-    // Beside other jobs the process's CPU is theirs too: count this job's threads.
-    let mut cpu = if control.shared {
-        let (usr, sys) = results
-            .iter()
-            .fold((0, 0), |(u, s), r| (u + r.cpu_ns.0, s + r.cpu_ns.1));
-        let wall = measured_ns.max(1) as f64;
-        CpuUse {
-            usr_pct: 100.0 * usr as f64 / wall,
-            sys_pct: 100.0 * sys as f64 / wall,
-            steal_pct: cpu.steal_pct,
-            cpu_ns: usr + sys,
-            run_wait_ns: None,
+    /// What the job recorded: a signal first, then a thread's error, then
+    /// another job's failure end it with an error; otherwise its interval
+    /// and its CPU use over it.
+    fn collect(
+        self,
+        outcomes: Vec<ThreadOutcome>,
+        watched: Watched,
+        started: Instant,
+        ended: Instant,
+    ) -> anyhow::Result<Driven> {
+        let control = self.control;
+        crate::cancel::check()?;
+        let mut results: Vec<WorkerResult> = Vec::with_capacity(self.threads);
+        for outcome in outcomes {
+            results.push(outcome?);
         }
-    } else {
-        cpu
-    };
-    cpu.run_wait_ns = run_wait_ns;
-    Ok(Driven {
-        results,
-        measured_ns,
-        cpu,
-        steady: steady_record,
-        attained: attained.load(Ordering::SeqCst),
-        all_registered: registered.load(Ordering::SeqCst) == threads,
-        started: t0,
-        ended,
-        block_stack,
-        shared: control.shared,
-        ramp_ns: timeline.ramp_ns(),
-    })
+        if control.abort.is_some_and(|a| a.load(Ordering::SeqCst)) {
+            return Err(anyhow::anyhow!("stopped because another job failed"));
+        }
+        // A thread that stopped early is measured up to its last completion,
+        // one that synced at the end up to the sync: the job's interval is the
+        // longest of its threads'.
+        let measured_ns = results
+            .iter()
+            .map(|r| r.stopped_early_ns.unwrap_or(self.window.measured_ns()))
+            .max()
+            .unwrap_or(self.window.measured_ns());
+        // The I/O threads' wait for a CPU, when every thread read it.
+        let run_wait_ns = results.iter().map(|r| r.run_wait_ns).sum::<Option<u64>>();
+        // Beside other jobs the process's CPU is theirs too: count this job's threads.
+        let mut cpu = if control.shared {
+            let (usr, sys) = results
+                .iter()
+                .fold((0, 0), |(u, s), r| (u + r.cpu_ns.0, s + r.cpu_ns.1));
+            let wall = measured_ns.max(1) as f64;
+            CpuUse {
+                usr_pct: 100.0 * usr as f64 / wall,
+                sys_pct: 100.0 * sys as f64 / wall,
+                steal_pct: watched.cpu.steal_pct,
+                cpu_ns: usr + sys,
+                run_wait_ns: None,
+            }
+        } else {
+            watched.cpu
+        };
+        cpu.run_wait_ns = run_wait_ns;
+        Ok(Driven {
+            results,
+            measured_ns,
+            cpu,
+            steady: watched.steady,
+            attained: self.attained.load(Ordering::SeqCst),
+            all_registered: self.registered.load(Ordering::SeqCst) == self.threads,
+            started,
+            ended,
+            block_stack: watched.block_stack,
+            shared: control.shared,
+            ramp_ns: self.timeline.ramp_ns(),
+        })
+    }
 }
 
 /// One second of the series of the layers' counters.
@@ -840,39 +978,5 @@ fn worker_main(
         }
         EngineKind::Psync => go(PsyncEngine::new(raw), plan, &mut buffers, gate, stop),
         EngineKind::Null => go(NullEngine, plan, &mut buffers, gate, stop),
-    }
-}
-
-/// Waits for the common start: spinning first (the main thread sets it just
-/// after the barrier), then sleeping in short steps, so that threads kept
-/// waiting for other jobs to be ready do not take their CPU.
-fn wait_for(start: &OnceLock<Instant>) -> Instant {
-    let mut spins = 0u32;
-    loop {
-        if let Some(t) = start.get() {
-            return *t;
-        }
-        if spins < 20_000 {
-            spins += 1;
-            std::hint::spin_loop();
-        } else {
-            std::thread::sleep(Duration::from_micros(50));
-        }
-    }
-}
-
-/// Sleeps until `deadline_ns` after `t0` (no end for `u64::MAX`) in steps
-/// of at most 20 ms, returning early as soon as `early()` says so; `early`
-/// is asked before each step, after the deadline. The one sleep of the
-/// disk engine: a job's driver wakes when every thread has finished (and
-/// watches for another job's failure on each step), a worker waiting for a
-/// rated operation when it is told to stop or a signal came.
-pub(crate) fn sleep_until(t0: Instant, deadline_ns: u64, mut early: impl FnMut() -> bool) {
-    loop {
-        let now = t0.elapsed().as_nanos() as u64;
-        if now >= deadline_ns || early() {
-            return;
-        }
-        std::thread::sleep(Duration::from_nanos((deadline_ns - now).min(20_000_000)));
     }
 }

@@ -99,7 +99,7 @@ pub fn ramp(
     let mut last = 0u64;
     let mut due = WINDOW_NS;
     while due + MARGIN_NS < max_ramp_ns {
-        super::sleep_until(t0, due, &mut early);
+        super::clock::sleep_until(t0, due, &mut early);
         if early() {
             return max_ramp_ns;
         }
@@ -110,14 +110,14 @@ pub fn ramp(
             let end = t0.elapsed().as_nanos() as u64 + MARGIN_NS;
             if end < max_ramp_ns {
                 timeline.end_ramp_at(end);
-                super::sleep_until(t0, end, &mut early);
+                super::clock::sleep_until(t0, end, &mut early);
                 return end;
             }
             break;
         }
         due += WINDOW_NS;
     }
-    super::sleep_until(t0, max_ramp_ns, &mut early);
+    super::clock::sleep_until(t0, max_ramp_ns, &mut early);
     max_ramp_ns
 }
 

@@ -473,7 +473,7 @@ impl<'a, E: Engine> Worker<'a, E> {
         if rest > 0 {
             let stop = self.stop;
             let until = self.elapsed().saturating_add(rest).min(end);
-            super::sleep_until(self.start, until, || {
+            super::clock::sleep_until(self.start, until, || {
                 stop.load(Ordering::Relaxed) || crate::cancel::cancelled()
             });
         }
@@ -531,7 +531,7 @@ impl<'a, E: Engine> Worker<'a, E> {
     /// (or for the end, or a stop).
     fn wait_until_due(&mut self, at: u64) {
         let stop = self.stop;
-        super::sleep_until(self.start, at.min(self.work.timeline.end_ns()), || {
+        super::clock::sleep_until(self.start, at.min(self.work.timeline.end_ns()), || {
             stop.load(Ordering::Relaxed) || crate::cancel::cancelled()
         });
         let now = self.elapsed();
