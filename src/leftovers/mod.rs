@@ -232,7 +232,17 @@ static FAILURES: Mutex<Vec<String>> = Mutex::new(Vec::new());
 /// files it did not make is left in place on purpose and said so: what is
 /// in it is not candor's to remove, nor to advise removing.
 pub fn removal_failed(what: &str, path: &Path, error: &std::io::Error) {
-    let line = if error.kind() == std::io::ErrorKind::DirectoryNotEmpty {
+    let line = removal_line(what, path, error);
+    eprintln!("candor: warning: {line}");
+    FAILURES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(line);
+}
+
+/// The words for a removal that failed.
+fn removal_line(what: &str, path: &Path, error: &std::io::Error) -> String {
+    if error.kind() == std::io::ErrorKind::DirectoryNotEmpty {
         format!(
             "left {what} {} in place: it now holds files candor did not make",
             path.display()
@@ -242,12 +252,7 @@ pub fn removal_failed(what: &str, path: &Path, error: &std::io::Error) {
             "cannot remove {what} {}: {error} (remove it by hand)",
             path.display()
         )
-    };
-    eprintln!("candor: warning: {line}");
-    FAILURES
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .push(line);
+    }
 }
 
 /// The failures recorded since the last call (for the Run's notes).
@@ -281,6 +286,22 @@ pub fn candor_files(dir: &Path) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A directory candor made that another program filled is kept on
+    /// purpose: no advice to remove another's files. (Tested on the words:
+    /// the recorded failures are one list that other tests drain.)
+    #[test]
+    fn a_filled_directory_is_left_in_place_not_for_removal_by_hand() {
+        let p = Path::new("/var/tmp/x");
+        let full = std::io::Error::from(std::io::ErrorKind::DirectoryNotEmpty);
+        let line = removal_line("directory it created", p, &full);
+        assert!(
+            line.contains("in place") && !line.contains("by hand"),
+            "{line}"
+        );
+        let denied = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        assert!(removal_line("test file", p, &denied).contains("by hand"));
+    }
 
     /// A pid that no process has now (the highest pids are rarely in use).
     fn dead_owner() -> Owner {
