@@ -16,6 +16,7 @@
 //! map off for them (init.c), and so does candor.
 
 use super::buffer::Payload;
+use super::pattern::Bijection;
 
 /// fio's default zipf theta and pareto power (fio.h).
 const ZIPF_THETA: f64 = 1.1;
@@ -266,52 +267,37 @@ fn unit_f64(rng: &mut Payload) -> f64 {
     (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
 }
 
-/// A fixed one-to-one map of [0, n): a bijection of the enclosing power of
-/// two (xor, odd multiply, xorshift) walked until it lands below n. It
+/// A fixed one-to-one map of [0, n): the random map's bijection
+/// (`pattern::Bijection`) with fixed keys, cycle-walked below n. It
 /// spreads ranks over the region as fio's hash does, and like that hash it
 /// is the same for every thread and job: jobs on one region with the same
 /// centre (or normal's none) share their hot blocks, as under fio.
 #[derive(Debug, Clone)]
 struct Scatter {
     n: u64,
-    mask: u64,
-    shift: u32,
-    keys: [u64; 3],
+    bijection: Bijection,
 }
 
 impl Scatter {
     fn new(n: u64) -> Scatter {
-        let bits = 64 - n.saturating_sub(1).leading_zeros();
+        let n = n.max(1);
         Scatter {
-            n: n.max(1),
-            mask: if bits >= 64 {
-                u64::MAX
-            } else {
-                (1u64 << bits) - 1
-            },
-            shift: (bits / 2).max(1),
+            n,
             // Odd multipliers and a mask from fio's and splitmix's constants.
-            keys: [
-                0x9e37_79b9_7f4a_7c15,
-                0xbf58_476d_1ce4_e5b9,
-                0x94d0_49bb_1331_11eb,
-            ],
+            bijection: Bijection::new(
+                n,
+                [
+                    0x9e37_79b9_7f4a_7c15,
+                    0xbf58_476d_1ce4_e5b9,
+                    0x94d0_49bb_1331_11eb,
+                ],
+            ),
         }
     }
 
     #[inline]
     fn map(&self, x: u64) -> u64 {
-        let m = self.mask;
-        let mut x = x;
-        loop {
-            x = ((x ^ self.keys[1]) & m).wrapping_mul(self.keys[0]) & m;
-            x ^= x >> self.shift;
-            x = x.wrapping_mul(self.keys[2]) & m;
-            x ^= x >> self.shift;
-            if x < self.n {
-                return x;
-            }
-        }
+        self.bijection.below(self.n, x)
     }
 }
 

@@ -96,45 +96,42 @@ impl Lengths {
     }
 }
 
-/// A bijection of [0, 2^bits) with keys drawn per pass, walked in counter
-/// order and skipping values past `n`: every offset once per pass, in an
-/// order that looks random. Built from steps that are each one-to-one on
-/// `bits`-bit numbers (xor with a key, multiply by an odd key, xor with the
-/// number shifted right, add a key).
+/// A bijection of [0, 2^bits), the smallest power of two holding `n`
+/// values, built from steps that are each one-to-one on `bits`-bit numbers
+/// (xor with a key, multiply by an odd key, xor with the number shifted
+/// right, add a key). The random map walks it in counter order; the
+/// distributions (`distribution.rs`) walk a fixed one from a rank.
 #[derive(Debug, Clone)]
-struct Shuffle {
-    n: u64,
+pub(super) struct Bijection {
     mask: u64,
     shift: u32,
+    /// keys[0] and keys[2] are odd.
     keys: [u64; 3],
-    counter: u64,
 }
 
-impl Shuffle {
-    fn new(n: u64, rng: &mut Payload) -> Shuffle {
+impl Bijection {
+    /// For values below `n` (at least 1), with `keys` (made odd where a
+    /// step multiplies).
+    pub(super) fn new(n: u64, keys: [u64; 3]) -> Bijection {
         let bits = 64 - n.saturating_sub(1).leading_zeros();
-        let mut s = Shuffle {
-            n: n.max(1),
+        Bijection {
             mask: if bits >= 64 {
                 u64::MAX
             } else {
                 (1u64 << bits) - 1
             },
             shift: (bits / 2).max(1),
-            keys: [0; 3],
-            counter: 0,
-        };
-        s.rekey(rng);
-        s
+            keys: [keys[0] | 1, keys[1], keys[2] | 1],
+        }
     }
 
-    fn rekey(&mut self, rng: &mut Payload) {
-        self.keys = [rng.next_u64() | 1, rng.next_u64(), rng.next_u64() | 1];
-        self.counter = 0;
+    /// The largest value the bijection covers.
+    fn mask(&self) -> u64 {
+        self.mask
     }
 
     #[inline]
-    fn permute(&self, x: u64) -> u64 {
+    pub(super) fn permute(&self, x: u64) -> u64 {
         let m = self.mask;
         let mut x = (x ^ self.keys[1]) & m;
         x = x.wrapping_mul(self.keys[0]) & m;
@@ -144,13 +141,53 @@ impl Shuffle {
         x ^ (x >> self.shift)
     }
 
+    /// A one-to-one map of [0, n) for `x < n`: the bijection applied
+    /// until it lands below `n` (cycle walking).
+    #[inline]
+    pub(super) fn below(&self, n: u64, x: u64) -> u64 {
+        let mut x = x;
+        loop {
+            x = self.permute(x);
+            if x < n {
+                return x;
+            }
+        }
+    }
+}
+
+/// The random map: a [`Bijection`] with keys drawn per pass, walked in
+/// counter order and skipping values past `n`: every offset once per pass,
+/// in an order that looks random.
+#[derive(Debug, Clone)]
+struct Shuffle {
+    n: u64,
+    bijection: Bijection,
+    counter: u64,
+}
+
+impl Shuffle {
+    fn new(n: u64, rng: &mut Payload) -> Shuffle {
+        let mut s = Shuffle {
+            n: n.max(1),
+            bijection: Bijection::new(n, [1, 0, 1]),
+            counter: 0,
+        };
+        s.rekey(rng);
+        s
+    }
+
+    fn rekey(&mut self, rng: &mut Payload) {
+        self.bijection = Bijection::new(self.n, [rng.next_u64(), rng.next_u64(), rng.next_u64()]);
+        self.counter = 0;
+    }
+
     #[inline]
     fn next(&mut self, rng: &mut Payload) -> u64 {
         loop {
-            if self.counter > self.mask {
+            if self.counter > self.bijection.mask() {
                 self.rekey(rng);
             }
-            let x = self.permute(self.counter);
+            let x = self.bijection.permute(self.counter);
             self.counter += 1;
             if x < self.n {
                 return x;
