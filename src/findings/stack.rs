@@ -928,16 +928,23 @@ fn latency_split(d: &DiskMeasurement) -> Option<LatencySplit> {
         return None;
     }
     let dirs = [d.read.as_ref(), d.write.as_ref()];
-    let candor_ops: u64 = dirs.iter().flatten().map(|s| s.ops).sum();
+    // Counters read from a Run file: saturate, never panic.
+    let candor_ops: u64 = dirs
+        .iter()
+        .flatten()
+        .fold(0u64, |sum, s| sum.saturating_add(s.ops));
     let candor_total_ns: f64 = dirs
         .iter()
         .flatten()
         .map(|s| s.ops as f64 * s.lat_ns.mean)
         .sum();
     let top = top(&d.block_stack);
-    let sum = |f: fn(&LayerCounters) -> u64| top.iter().map(|l| f(&io(l))).sum::<u64>();
-    let device_requests = sum(|c| c.read_ios + c.write_ios);
-    let device_ms = sum(|c| c.read_ms + c.write_ms);
+    let sum = |f: fn(&LayerCounters) -> u64| {
+        top.iter()
+            .fold(0u64, |sum, l| sum.saturating_add(f(&io(l))))
+    };
+    let device_requests = sum(|c| c.read_ios.saturating_add(c.write_ios));
+    let device_ms = sum(|c| c.read_ms.saturating_add(c.write_ms));
     if candor_ops == 0 || device_requests == 0 || candor_total_ns <= 0.0 {
         return None;
     }
@@ -949,7 +956,7 @@ fn latency_split(d: &DiskMeasurement) -> Option<LatencySplit> {
         candor_mean_ns: candor_total_ns / candor_ops as f64,
         device_ns_per_request: device_ms as f64 * 1e6 / device_requests as f64,
         device_requests,
-        merges: sum(|c| c.read_merges + c.write_merges),
+        merges: sum(|c| c.read_merges.saturating_add(c.write_merges)),
         // Several devices (btrfs's members) each busy: the busiest.
         util: top
             .iter()
@@ -1003,23 +1010,28 @@ fn fio_latency_split<'r>(
         return None;
     }
     let dirs = [d.read.as_ref(), d.write.as_ref()];
-    let ops: u64 = dirs.iter().flatten().map(|s| s.ops).sum();
+    // The counters come from a file the user hands in: saturate, never panic.
+    let ops: u64 = dirs
+        .iter()
+        .flatten()
+        .fold(0u64, |sum, s| sum.saturating_add(s.ops));
     let total_ns: f64 = dirs
         .iter()
         .flatten()
         .map(|s| s.ops as f64 * s.lat_ns.mean)
         .sum();
-    let requests = u.read_ios + u.write_ios;
+    let requests = u.read_ios.saturating_add(u.write_ios);
     if ops == 0 || requests == 0 || total_ns <= 0.0 {
         return None;
     }
-    let stretch = (d.measured_ns + d.spec.ramp_ns) as f64 / d.measured_ns as f64;
+    let span_ns = d.measured_ns as f64 + d.spec.ramp_ns as f64;
+    let stretch = span_ns / d.measured_ns as f64;
     let stray = requests as f64 / (ops as f64 * stretch);
     if !(1.0 / FIO_REQUESTS_MAX_STRAY..=FIO_REQUESTS_MAX_STRAY).contains(&stray) {
         return None;
     }
-    let device_mean_ns = (u.read_ticks_ms + u.write_ticks_ms) as f64 * 1e6 / requests as f64;
-    let span_ms = (d.measured_ns + d.spec.ramp_ns) as f64 / 1e6;
+    let device_mean_ns = (u.read_ticks_ms as f64 + u.write_ticks_ms as f64) * 1e6 / requests as f64;
+    let span_ms = span_ns / 1e6;
     Some((
         LatencySplit {
             device: u.name.clone(),
@@ -1029,7 +1041,10 @@ fn fio_latency_split<'r>(
             // Means compared: the device's mean stands for each of the job's requests.
             device_ns_per_request: device_mean_ns,
             device_requests: ops,
-            merges: (u.read_merges + u.write_merges) * ops / requests,
+            merges: ((u.read_merges as u128 + u.write_merges as u128) * ops as u128
+                / requests as u128)
+                .try_into()
+                .unwrap_or(u64::MAX),
             util: u.util_pct / 100.0,
             device_queue_depth: u.in_queue_ms as f64 / span_ms,
             waiting_share: None,
