@@ -148,10 +148,11 @@ static CATALOGUE: &[FindingInfo] = &[
         severity: Severity::Warning,
         meaning: "reads and writes hit one shared counter (a limiter), not the medium",
         not_proven: "the medium's read or write speed",
-        explanation: "Real media read and write at different speeds. When the read and the write of the same profile agree within LIMITER_RW_EQUAL (real case: 40329 vs 40327 IOPS, 0.005 %), both are being counted against one limit. Where read and write curves can cross at one point by chance (a sweep), a deeper point of the same block size, where a limit would hold too, must sit at the same level (within LIMITER_QD_FLAT) in both directions.",
+        explanation: "Real media read and write at different speeds. When the read and the write of the same profile agree within LIMITER_RW_EQUAL (real case: 40329 vs 40327 IOPS, 0.005 %), both are being counted against one limit. Where read and write curves can cross at one point by chance (a sweep), a deeper point of the same block size, where a limit would hold too, must sit at the same level (within LIMITER_QD_FLAT) in both directions. The deepest pair of its shape has no such witness: it counts when its seconds show a metered rate (all but a quarter of each direction's per-second IOPS within LIMITER_HELD of their median; a cgroup throttle of 37,000 IOPS held it in every second of a quick battery's 3 s jobs, at most 0.87 % off) or when no seconds were recorded (fio's imports), and not when they wandered (this VM's unthrottled ceiling near 94,000 IOPS moved by percents from second to second, and once met itself within 0.01 % by chance). A direction whose seconds held a rate is compared at that rate, so a stray second (a journal commit) does not hide an equal limit.",
         thresholds: &[
             ("LIMITER_RW_EQUAL", limiter::LIMITER_RW_EQUAL),
             ("LIMITER_QD_FLAT", limiter::LIMITER_QD_FLAT),
+            ("LIMITER_HELD", limiter::LIMITER_HELD),
         ],
     },
     FindingInfo {
