@@ -125,7 +125,7 @@ fn per_second(m: &ProfileSeries) -> PerSecond {
     let rates: Vec<f64> = m
         .points
         .iter()
-        .flat_map(|p| p.stats.series.iter().filter_map(|s| interval_rate(s)))
+        .flat_map(|p| p.stats.series.iter().filter_map(interval_rate))
         .map(|(iops, _)| iops)
         .collect();
     let Some(median) = crate::result::median(&rates) else {
