@@ -24,6 +24,11 @@ runs=0
 for i in $(seq 1 "$N"); do
     for kind in sweep quick; do
         out="$dir/$kind-$i.json"
+        # A clean disk: dirty pages that earlier work left (a build just
+        # before the batch) written out first, as the truth table's clean
+        # row does; their writeback during a test is other I/O on the
+        # device, which foreign-io rightly names (it did once, 2026-12-05).
+        sync
         if [ "$kind" = sweep ]; then
             "$CANDOR" sweep --dir "$dir" --output "$out" --format json >/dev/null
         else
