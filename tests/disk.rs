@@ -84,7 +84,7 @@ fn every_engine_in_every_mode() {
             let depth = if engine == EngineKind::Psync { 1 } else { 8 };
             let mut j = job(rw.clone(), engine, depth);
             j.numjobs = 2;
-            let m = candor::measure::single::on_file(&dir, &file, &j)
+            let m = candor::measure::on_file(&dir, &file, &j)
                 .unwrap_or_else(|e| panic!("{} {}: {e:#}", engine.as_str(), rw.as_str()));
             assert_eq!(m.spec.engine, engine.as_str());
             assert_eq!(m.read.is_some(), rw.reads(), "{rw:?}");
@@ -122,7 +122,7 @@ fn submit_batches_keep_the_figures_consistent() {
             j.iodepth_batch = batch;
             j.fsync = fsync;
             j.numjobs = 2;
-            let m = candor::measure::single::on_file(&dir, &file, &j)
+            let m = candor::measure::on_file(&dir, &file, &j)
                 .unwrap_or_else(|e| panic!("{} batch {batch}: {e:#}", engine.as_str()));
             assert_eq!(m.spec.iodepth_batch, Some(batch));
             for d in [&m.read, &m.write].into_iter().flatten() {
@@ -157,7 +157,7 @@ fn printed_fio_command_runs_in_fio() {
         j.fsync = fsync;
         j.numjobs = 2;
         j.runtime = Duration::from_millis(300);
-        let m = candor::measure::single::on_file(&dir, &file, &j).unwrap();
+        let m = candor::measure::on_file(&dir, &file, &j).unwrap();
         let out = std::process::Command::new("sh")
             .arg("-c")
             .arg(format!("{} --output-format=json", m.fio_command))
@@ -194,7 +194,7 @@ fn randrw_respects_the_mix() {
     let mut j = job(Rw::Randrw, EngineKind::Null, 16);
     j.rwmixread = 70;
     j.runtime = Duration::from_millis(200);
-    let m = candor::measure::single::on_file(&dir, &file, &j).unwrap();
+    let m = candor::measure::on_file(&dir, &file, &j).unwrap();
     let (r, w) = (m.read.unwrap().ops as f64, m.write.unwrap().ops as f64);
     let share = r / (r + w);
     assert!((share - 0.70).abs() < 0.02, "read share {share}");
@@ -213,11 +213,11 @@ fn fsync_latency_includes_the_sync() {
     plain.runtime = Duration::from_millis(500);
     let mut synced = plain.clone();
     synced.fsync = 1;
-    let p = candor::measure::single::on_file(&dir, &file, &plain)
+    let p = candor::measure::on_file(&dir, &file, &plain)
         .unwrap()
         .write
         .unwrap();
-    let s = candor::measure::single::on_file(&dir, &file, &synced)
+    let s = candor::measure::on_file(&dir, &file, &synced)
         .unwrap()
         .write
         .unwrap();
@@ -231,7 +231,7 @@ fn fsync_latency_includes_the_sync() {
     let mut synced = synced.clone();
     synced.engine = EngineChoice::Exact(EngineKind::IoUring);
     synced.direct = true;
-    let m = candor::measure::single::on_file(&dir, &file, &synced).unwrap();
+    let m = candor::measure::on_file(&dir, &file, &synced).unwrap();
     assert_eq!(m.spec.fsync, 1);
     assert!(m.fio_command.contains("--fsync=1"));
 }
@@ -249,7 +249,7 @@ fn written_blocks_never_repeat_content() {
     let mut j = job(Rw::Write, EngineKind::IoUring, 4);
     j.size = size;
     j.runtime = Duration::from_millis(300);
-    let m = candor::measure::single::on_file(&dir, &file, &j).unwrap();
+    let m = candor::measure::on_file(&dir, &file, &j).unwrap();
     // Four slots: 64 writes reuse each slot's buffer about 16 times, however
     // slow the disk is while other tests run beside this one.
     let written = m.write.unwrap().ops;

@@ -36,7 +36,7 @@ fuzz_target!(|data: &[u8]| {
         seed: Some(1),
         devices: Vec::new(),
     };
-    if let Err(e) = candor::plan::jobfile::plan(&file, &ctx) {
+    if let Err(e) = candor::plan::jobfile::lower_checked(&file, &ctx) {
         assert!(!e.to_string().contains('\n'), "a multi-line error: {e}");
     }
 });

@@ -127,7 +127,7 @@ impl Backend for Engines {
             });
         }
         let started = crate::units::now_rfc3339();
-        let mut m = crate::measure::single::on_file(&self.dir, file, &job)?;
+        let mut m = crate::measure::on_file(&self.dir, file, &job)?;
         if let Some(span) = m.span.filter(|_| carry) {
             self.control_cursor = span.end() * u64::from(job.numjobs.max(1));
         }

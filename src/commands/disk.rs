@@ -157,8 +157,13 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     }
     let job = job_from_args(&args)?;
     let dir = session::test_dir_or_default(args.dir.as_deref());
-    let run = session::new_run(args.label.clone(), Some(&dir));
+    let plan = crate::plan::single::plan(job, &dir)?;
+    let mut run = session::new_run(args.label.clone(), Some(&dir));
+    for d in &plan.dirs {
+        run.notes.extend(d.dir.notes().cloned());
+    }
     let mut session = Session::start(run, &args.out, Some(&args.history), &[])?;
-    session.measure(|recorder| crate::measure::single::measure(&dir, &job, recorder))?;
+    plan.dirs.iter().for_each(|d| session::warn_about(&d.dir));
+    session.measure(|recorder| crate::measure::measure(&plan, recorder))?;
     session.finish(|run| crate::report::render(run, args.format))
 }

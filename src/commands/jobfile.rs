@@ -3,7 +3,7 @@
 //!
 //! The job file is read, lowered and checked by `plan::jobfile` (every
 //! refusal a one-line usage error with the file and line, before anything
-//! is created) and run by `measure::jobfile`. The Run keeps the job file's
+//! is created) into a `plan::DiskPlan`, run by `measure`. The Run keeps the job file's
 //! text and hash; the findings explain what the job file measures.
 
 use super::disk::Args;
@@ -21,26 +21,26 @@ pub fn execute(args: &Args, path: &Path) -> anyhow::Result<()> {
         devices: &args.device,
         overwrite_devices: &args.overwrite_device,
     };
-    let (file, plan) = jobfile::read(&request)?;
+    let (file, lowered) = jobfile::read(&request)?;
     if args.parse_only {
-        let text = crate::report::jobfile_plan(&file, &plan);
+        let text = crate::report::jobfile_plan(&file, &lowered);
         return crate::output::write_text(None, &text, false);
     }
-    let dirs = jobfile::check(&file, &plan)?;
+    let plan = jobfile::plan(&file, &lowered)?;
     // The storage facts of the first test directory (none when every job
     // runs on a device); of its nearest existing ancestor, on the same
     // filesystem, when candor is to create it.
-    let dir = dirs.first().map(|d| d.dir.path());
+    let dir = plan.dirs.first().map(|d| d.dir.path());
     let mut run = session::new_run(args.label.clone(), dir);
-    run.job_file = Some(jobfile::record(&file, &plan, &args.section));
+    run.job_file = Some(jobfile::record(&file, &lowered, &args.section));
     // Saved by Session::start, before any device is opened for writing.
-    run.devices = jobfile::device_records(&plan);
-    run.notes.extend(plan.ignored.iter().cloned());
-    for d in &dirs {
+    run.devices = jobfile::device_records(&lowered);
+    run.notes.extend(lowered.ignored.iter().cloned());
+    for d in &plan.dirs {
         session::warn_about(&d.dir);
         run.notes.extend(d.dir.warnings().iter().cloned());
     }
     let mut session = Session::start(run, &args.out, Some(&args.history), &jobfile::inputs(&file))?;
-    session.measure(|recorder| crate::measure::jobfile::measure(&plan, &dirs, recorder))?;
+    session.measure(|recorder| crate::measure::measure(&plan, recorder))?;
     session.finish(|run| crate::report::render(run, args.format))
 }

@@ -4,10 +4,10 @@
 //! cap, a ceiling (limiter or medium, not told apart) or nothing.
 //!
 //! The plan and its matrix are `plan::sweep`'s, the running
-//! `measure::sweep`'s, the inference the findings'.
+//! `measure`'s, the inference the findings'.
 
 use crate::error::usage;
-use crate::plan::sweep::{plan_json, SweepPlan, SweepRequest};
+use crate::plan::sweep::{plan_json, SweepRequest};
 use crate::report::Format;
 use crate::session::{self, Session};
 use crate::units::{parse_duration, parse_size};
@@ -52,19 +52,19 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
         size_text: args.size.clone(),
         seed: args.seed.unwrap_or_else(crate::seed::fresh),
     };
-    let plan = SweepPlan::build(
+    let plan = crate::plan::sweep::plan(
         &request,
         crate::compute::online_cpus(),
         crate::host::memory::available_bytes(),
+        &args.dir,
     )?;
-    let dir = crate::disk::TestDir::open(&args.dir)?;
-
+    let dir = &plan.dirs[0].dir;
     let mut run = session::new_run(None, Some(dir.path()));
-    run.plan = Some(plan_json(&plan.jobs, dir.path()));
+    run.plan = Some(plan_json(&plan));
     run.notes.extend(dir.notes().cloned());
     let mut session = Session::start(run, &args.out, Some(&args.history), &[])?;
-    session::warn_about(&dir);
-    session.measure(|recorder| crate::measure::sweep::measure(&dir, &plan, recorder))?;
+    session::warn_about(dir);
+    session.measure(|recorder| crate::measure::measure(&plan, recorder))?;
     session.finish(|run| match args.format {
         Format::Text => crate::report::sweep_text(run),
         other => crate::report::render(run, other),

@@ -23,7 +23,7 @@ pub enum NameKind {
 /// The purposes candor gives test files, exactly: a lower-case word
 /// (`main`, `control`, `disk`, `sweep`) or `job-` and 1 to 48 of ASCII
 /// letters, digits, `.`, `_` and `-` (a job file's file name, cleaned by
-/// `measure::jobfile`). Nothing looser: a name one field longer than
+/// `plan::jobfile`). Nothing looser: a name one field longer than
 /// candor's is someone else's file.
 pub fn is_purpose(purpose: &str) -> bool {
     let word = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_lowercase());

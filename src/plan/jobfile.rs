@@ -3,9 +3,11 @@
 //! files and order), then checked here, before any file exists: each job's
 //! values, the memory every job's buffers need together, each directory
 //! (a filesystem candor measures on, O_DIRECT alignment) and the room for
-//! every file. Every refusal is a one-line usage error with the file and
+//! every file; the lowered jobs and their files become a `DiskPlan` in
+//! fio's order. Every refusal is a one-line usage error with the file and
 //! line or the job file's path.
 
+use super::{dir_index, DiskJobs, DiskPlan, PlanDir, PlanFile};
 use crate::disk::{BlockSizes, EngineChoice, EngineKind, TestDir};
 use crate::error::usage;
 use crate::fio::jobfile::device::DeviceGrant;
@@ -32,8 +34,9 @@ pub struct JobFileRequest<'a> {
     pub overwrite_devices: &'a [PathBuf],
 }
 
-/// Reads the job file and plans it; every problem is a usage error.
-pub fn read(request: &JobFileRequest) -> anyhow::Result<(JobFile, lower::JobFilePlan)> {
+/// Reads the job file and lowers it, each job's values checked; every
+/// problem is a usage error.
+pub fn read(request: &JobFileRequest) -> anyhow::Result<(JobFile, lower::LoweredJobs)> {
     let file = jobfile::read(
         &FileSystem,
         request.path,
@@ -55,8 +58,8 @@ pub fn read(request: &JobFileRequest) -> anyhow::Result<(JobFile, lower::JobFile
         seed: request.seed,
         devices: grants(request.devices, request.overwrite_devices)?,
     };
-    let plan = plan(&file, &ctx).map_err(|e| usage(e.to_string()))?;
-    Ok((file, plan))
+    let lowered = lower_checked(&file, &ctx).map_err(|e| usage(e.to_string()))?;
+    Ok((file, lowered))
 }
 
 /// The devices named on the command line, each a block device;
@@ -100,22 +103,78 @@ pub fn grants(devices: &[PathBuf], overwrite: &[PathBuf]) -> anyhow::Result<Vec<
 
 /// The job file's jobs lowered, each one's values checked (the same
 /// checks as `candor disk`'s, named by section).
-pub fn plan(file: &JobFile, ctx: &lower::Context) -> Result<lower::JobFilePlan, JobFileError> {
-    let plan = lower::lower(file, ctx)?;
-    for job in &plan.jobs {
+pub fn lower_checked(
+    file: &JobFile,
+    ctx: &lower::Context,
+) -> Result<lower::LoweredJobs, JobFileError> {
+    let lowered = lower::lower(file, ctx)?;
+    for job in &lowered.jobs {
         super::preflight::check_values(&job.spec)
             .map_err(|e| JobFileError::at(&job.pos, format!("[{}]: {e}", job.section)))?;
     }
-    Ok(plan)
+    Ok(lowered)
 }
 
 /// The checks that need the machine: memory for every job's buffers (they
-/// may all run at once), every directory, and every file's room. Returns
-/// the directories, opened, in the order of the plan's files.
-pub fn check(file: &JobFile, plan: &lower::JobFilePlan) -> anyhow::Result<Vec<PlanDir>> {
-    check_memory(file, plan, crate::host::memory::available_bytes())?;
-    check_devices(plan)?;
-    open_dirs(file, plan)
+/// may all run at once), every device, every directory, and every file's
+/// room. Returns the plan: the directories, opened, and candor's files,
+/// each sized to its directory's O_DIRECT alignment.
+pub fn plan(file: &JobFile, lowered: &lower::LoweredJobs) -> anyhow::Result<DiskPlan> {
+    check_memory(file, lowered, crate::host::memory::available_bytes())?;
+    check_devices(lowered)?;
+    let dirs = open_dirs(file, lowered)?;
+    let files = lowered
+        .files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let size = match &f.device {
+                Some(_) => f.size,
+                None => {
+                    let align = dirs[dir_index(&dirs, &f.dir)].dir.direct_alignment();
+                    f.size.div_ceil(align) * align
+                }
+            };
+            PlanFile {
+                dir: f.dir.clone(),
+                purpose: file_purpose(&f.fio_path),
+                size,
+                seed: lowered.jobs[f.jobs[0]].spec.seed ^ (i as u64).wrapping_mul(0x5851_f42d),
+                fio_path: Some(f.fio_path.clone()),
+                device: f.device.clone(),
+                written: f.jobs.iter().any(|&j| lowered.jobs[j].spec.rw.writes()),
+                needed: needed(lowered, f),
+            }
+        })
+        .collect();
+    Ok(DiskPlan {
+        dirs,
+        files,
+        jobs: DiskJobs::FioOrder(lowered.jobs.clone()),
+    })
+}
+
+/// A name for candor's file from fio's (`.candor-job-<name>-<pid>-<n>.tmp`).
+fn file_purpose(fio_path: &Path) -> String {
+    let base = fio_path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let clean: String = base
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(crate::leftovers::names::MAX_JOB_NAME)
+        .collect();
+    if clean.is_empty() {
+        return "job-file".to_string();
+    }
+    format!("job-{clean}")
 }
 
 /// Each device a job uses: O_DIRECT at its logical block size, and a
@@ -123,7 +182,7 @@ pub fn check(file: &JobFile, plan: &lower::JobFilePlan) -> anyhow::Result<Vec<Pl
 /// its partitions, anything stacked on them: mounts, swap, holders, an
 /// exclusive open). Checked again right before it is opened for writing
 /// (`disk::device`).
-fn check_devices(plan: &lower::JobFilePlan) -> anyhow::Result<()> {
+fn check_devices(plan: &lower::LoweredJobs) -> anyhow::Result<()> {
     for f in &plan.files {
         let Some(grant) = &f.device else { continue };
         for &j in &f.jobs {
@@ -183,7 +242,7 @@ pub fn writable_now(path: &Path) -> Result<(), String> {
 /// allocation would abort otherwise.
 fn check_memory(
     file: &JobFile,
-    plan: &lower::JobFilePlan,
+    plan: &lower::LoweredJobs,
     available: Option<u64>,
 ) -> anyhow::Result<()> {
     let need: u64 = plan
@@ -205,25 +264,11 @@ fn check_memory(
     Ok(())
 }
 
-/// The directory of some of the plan's files, as the plan checked it.
-#[derive(Debug)]
-pub struct PlanDir {
-    /// The directory fio would put the files in.
-    pub path: PathBuf,
-    /// It, opened; or, when it does not exist yet, its nearest existing
-    /// ancestor: the filesystem it will be made on, checked for room and
-    /// alignment (candor creates it only when the files are made,
-    /// `measure::jobfile`, as fio does when its job starts).
-    pub dir: TestDir,
-    /// True when `path` does not exist: candor creates its missing levels.
-    pub missing: bool,
-}
-
 /// The test directory of each file fio would use, checked: a filesystem
 /// candor measures on, O_DIRECT alignment for the jobs that ask for it, and
 /// room for all of candor's files with the usual margin left free. A
 /// missing directory is checked on its nearest existing ancestor.
-fn open_dirs(file: &JobFile, plan: &lower::JobFilePlan) -> anyhow::Result<Vec<PlanDir>> {
+fn open_dirs(file: &JobFile, plan: &lower::LoweredJobs) -> anyhow::Result<Vec<PlanDir>> {
     let mut dirs: Vec<PlanDir> = Vec::new();
     for f in plan.files.iter().filter(|f| f.device.is_none()) {
         if dirs.iter().any(|d| d.path == f.dir) {
@@ -314,15 +359,8 @@ fn open_dirs(file: &JobFile, plan: &lower::JobFilePlan) -> anyhow::Result<Vec<Pl
     Ok(dirs)
 }
 
-/// The index in `dirs` of the directory at `path`.
-pub fn dir_index(dirs: &[PlanDir], path: &Path) -> usize {
-    dirs.iter()
-        .position(|d| d.path == path)
-        .expect("every file's directory was opened")
-}
-
 /// What the Run keeps of the job file.
-pub fn record(file: &JobFile, plan: &lower::JobFilePlan, sections: &[String]) -> JobFileRecord {
+pub fn record(file: &JobFile, plan: &lower::LoweredJobs, sections: &[String]) -> JobFileRecord {
     JobFileRecord {
         path: file.path.clone(),
         sha256: file.files[0].sha256.clone(),
@@ -342,7 +380,7 @@ pub fn record(file: &JobFile, plan: &lower::JobFilePlan, sections: &[String]) ->
 
 /// What the Run records of each device the jobs use, before any is opened:
 /// `writable` when a job writes it.
-pub fn device_records(plan: &lower::JobFilePlan) -> Vec<DeviceRecord> {
+pub fn device_records(plan: &lower::LoweredJobs) -> Vec<DeviceRecord> {
     plan.files
         .iter()
         .filter_map(|f| {
@@ -366,7 +404,7 @@ pub fn inputs(file: &JobFile) -> Vec<PathBuf> {
 }
 
 /// True when some job that uses file `f` does I/O (the null engine needs no file).
-pub fn needed(plan: &lower::JobFilePlan, f: &lower::FileUse) -> bool {
+fn needed(plan: &lower::LoweredJobs, f: &lower::FileUse) -> bool {
     f.jobs
         .iter()
         .any(|&j| plan.jobs[j].spec.engine != EngineChoice::Exact(EngineKind::Null))

@@ -10,7 +10,8 @@
 //! deepest 4 KiB point, that point runs again with more threads
 //! ([`more_threads`]): a CPU-bound figure says nothing about the disk.
 
-use crate::disk::{JobSpec, Rw};
+use super::{DiskPlan, OwnJob};
+use crate::disk::{JobSpec, Rw, TestDir};
 use crate::error::usage;
 use std::path::Path;
 use std::time::Duration;
@@ -41,44 +42,48 @@ pub struct SweepRequest {
     pub seed: u64,
 }
 
-/// The sweep's jobs, in the order they run, all on one test file.
-#[derive(Debug, Clone)]
-pub struct SweepPlan {
-    pub jobs: Vec<JobSpec>,
-    pub size: u64,
-    pub seed: u64,
-}
-
-impl SweepPlan {
-    /// The points of `request`, each checked (with the extra threads a
-    /// CPU-bound point may add, up to `cpus` or 4) against `available`
-    /// memory, before the test file is written.
-    pub fn build(
-        request: &SweepRequest,
-        cpus: u32,
-        available: Option<u64>,
-    ) -> anyhow::Result<SweepPlan> {
-        if request.size < 1 << 20 {
-            return Err(usage(format!(
-                "--size {}: the sweep's 1 MiB blocks need at least 1M",
-                request.size_text
-            )));
-        }
-        let jobs = points(request.runtime, request.ramp, request.size, request.seed);
-        for j in &jobs {
-            let mut widest = j.clone();
-            widest.numjobs = widest.numjobs.max(cpus.min(4));
-            super::preflight::check_values(j)
-                .and_then(|()| super::preflight::check_split(j))
-                .and_then(|()| super::preflight::check_memory(&widest, available))
-                .map_err(usage)?;
-        }
-        Ok(SweepPlan {
-            jobs,
-            size: request.size,
-            seed: request.seed,
-        })
+/// The sweep's plan: the points of `request` in the order they run, on
+/// one test file in `dir` (opened here), each checked (with the extra
+/// threads a CPU-bound point may add, up to `cpus` or 4) against
+/// `available` memory, before the Run starts.
+pub fn plan(
+    request: &SweepRequest,
+    cpus: u32,
+    available: Option<u64>,
+    dir: &Path,
+) -> anyhow::Result<DiskPlan> {
+    if request.size < 1 << 20 {
+        return Err(usage(format!(
+            "--size {}: the sweep's 1 MiB blocks need at least 1M",
+            request.size_text
+        )));
     }
+    let jobs = points(request.runtime, request.ramp, request.size, request.seed);
+    for j in &jobs {
+        let mut widest = j.clone();
+        widest.numjobs = widest.numjobs.max(cpus.min(4));
+        super::preflight::check_values(j)
+            .and_then(|()| super::preflight::check_split(j))
+            .and_then(|()| super::preflight::check_memory(&widest, available))
+            .map_err(usage)?;
+    }
+    let dir = TestDir::open(dir)?;
+    let jobs = jobs
+        .into_iter()
+        .map(|spec| OwnJob {
+            if_cpu_bound: more_threads(&spec, cpus),
+            pass: Some(1),
+            spec,
+        })
+        .collect();
+    Ok(DiskPlan::in_turn(
+        Some(dir),
+        "sweep",
+        request.size,
+        request.seed,
+        jobs,
+        Some("candor sweep"),
+    ))
 }
 
 /// The sweep's jobs in the order they run: random read, random write (each
@@ -106,24 +111,15 @@ pub fn points(runtime: Duration, ramp: Duration, size: u64, seed: u64) -> Vec<Jo
     jobs
 }
 
-/// The point to add when `m` (the deepest 4 KiB point) kept one thread busy
-/// a whole core (`cpu_bound_pct` of it, the `io-cpu-bound` finding's
-/// threshold): the same depth per thread with up to 4 threads, so that the
-/// CPU of one core does not pass for the disk's ceiling.
-pub fn more_threads(
-    job: &JobSpec,
-    m: &crate::result::DiskMeasurement,
-    cpus: u32,
-    cpu_bound_pct: f64,
-) -> Option<JobSpec> {
+/// The point to run right after `job` when it keeps its one thread busy a
+/// whole core (the `io-cpu-bound` finding's threshold, judged by the
+/// runner on its measurement): for the deepest 4 KiB point, the same depth
+/// per thread with up to 4 threads (and at most `cpus`), so that the CPU of
+/// one core does not pass for the disk's ceiling. None for every other
+/// point, and on one CPU.
+pub fn more_threads(job: &JobSpec, cpus: u32) -> Option<JobSpec> {
     let deepest = SWEEP_MATRIX[0].1.iter().max().copied().unwrap_or(32);
-    let busy = m.cpu.usr_pct + m.cpu.sys_pct >= cpu_bound_pct * f64::from(job.numjobs);
-    if job.bs != SWEEP_MATRIX[0].0
-        || job.iodepth != deepest
-        || job.numjobs != 1
-        || !busy
-        || cpus < 2
-    {
+    if job.bs != SWEEP_MATRIX[0].0 || job.iodepth != deepest || job.numjobs != 1 || cpus < 2 {
         return None;
     }
     let mut more = job.clone();
@@ -133,10 +129,12 @@ pub fn more_threads(
 }
 
 /// The plan as stored in the Run (`plan.kind = "sweep"`).
-pub fn plan_json(jobs: &[JobSpec], dir: &Path) -> serde_json::Value {
+pub fn plan_json(plan: &DiskPlan) -> serde_json::Value {
+    let jobs = plan.specs();
+    let dir = plan.dirs.first().map(|d| d.path.display().to_string());
     serde_json::json!({
         "kind": "sweep",
-        "dir": dir.display().to_string(),
+        "dir": dir.unwrap_or_default(),
         "points": jobs.iter().map(|j| serde_json::json!({
             "rw": j.rw.as_str(), "bs": j.bs, "iodepth": j.iodepth,
             "runtime_ns": j.runtime.as_nanos() as u64, "ramp_ns": j.ramp.as_nanos() as u64,
@@ -181,7 +179,30 @@ mod tests {
             size_text: "512k".into(),
             seed: 1,
         };
-        let e = SweepPlan::build(&request, 2, None).unwrap_err().to_string();
+        let e = plan(&request, 2, None, Path::new("/nonexistent"))
+            .unwrap_err()
+            .to_string();
         assert_eq!(e, "--size 512k: the sweep's 1 MiB blocks need at least 1M");
+    }
+
+    #[test]
+    fn only_the_deepest_4k_point_may_run_again_with_more_threads() {
+        let jobs = points(Duration::from_secs(1), Duration::ZERO, 256 << 20, 7);
+        let again: Vec<(&JobSpec, JobSpec)> = jobs
+            .iter()
+            .filter_map(|j| more_threads(j, 8).map(|m| (j, m)))
+            .collect();
+        assert_eq!(again.len(), 2, "the random read and the random write");
+        for (j, m) in again {
+            assert_eq!((j.bs, j.iodepth, j.numjobs), (4 << 10, 64, 1));
+            assert_eq!((m.bs, m.iodepth, m.numjobs), (4 << 10, 64, 4));
+            assert_ne!(m.seed, j.seed);
+        }
+        let deepest = jobs.iter().find(|j| j.iodepth == 64).unwrap();
+        assert_eq!(more_threads(deepest, 2).map(|m| m.numjobs), Some(2));
+        assert!(
+            more_threads(deepest, 1).is_none(),
+            "one CPU: no more threads"
+        );
     }
 }

@@ -5,12 +5,12 @@
 //! not a Run: nothing has been measured.
 
 use crate::disk::{BlockSizes, JobSpec};
-use crate::fio::jobfile::lower::{JobFilePlan, Lowered};
+use crate::fio::jobfile::lower::{Lowered, LoweredJobs};
 use crate::fio::jobfile::JobFile;
 use crate::units::{fmt_bytes, fmt_duration};
 
 /// The plan of a job file, in words.
-pub fn jobfile_plan(file: &JobFile, plan: &JobFilePlan) -> String {
+pub fn jobfile_plan(file: &JobFile, plan: &LoweredJobs) -> String {
     let mut out = format!(
         "{}: {} job{}, sha256 {}\n",
         file.path,
@@ -169,7 +169,7 @@ fn ends(spec: &JobSpec) -> String {
 
 /// For each job, the jobs that start at the same moment (the same jobs
 /// before them, the same delay), found in one pass.
-fn starts_together(plan: &JobFilePlan) -> Vec<std::rc::Rc<Vec<usize>>> {
+fn starts_together(plan: &LoweredJobs) -> Vec<std::rc::Rc<Vec<usize>>> {
     let mut by_start: std::collections::HashMap<_, Vec<usize>> = std::collections::HashMap::new();
     for (i, job) in plan.jobs.iter().enumerate() {
         by_start
@@ -204,7 +204,7 @@ fn list<'a>(n: usize, names: impl Iterator<Item = &'a str>) -> String {
 
 /// When it starts: after which jobs (fio's phases: a stonewall job and the
 /// jobs after it start when the phase before has ended), and beside which.
-fn when(job: &Lowered, plan: &JobFilePlan, together: &[usize], index: usize) -> String {
+fn when(job: &Lowered, plan: &LoweredJobs, together: &[usize], index: usize) -> String {
     let delay = if job.start_delay.is_zero() {
         String::new()
     } else {

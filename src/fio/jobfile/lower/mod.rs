@@ -1,4 +1,5 @@
-//! A job file's jobs lowered into what candor runs: one `JobSpec` per job
+//! A job file's jobs lowered into what candor runs (`plan::jobfile` wraps
+//! them into a `plan::DiskPlan`): one `JobSpec` per job
 //! with its clones' files and regions, the order fio runs them in
 //! (`stonewall`, `wait_for`, `startdelay`), and notes that say where
 //! candor does something fio would not. An option candor cannot run
@@ -79,7 +80,7 @@ pub struct Lowered {
     /// fio's reporting group.
     pub group: u32,
     pub spec: JobSpec,
-    /// Each clone's file (an index into `JobFilePlan::files`) and region (first byte, length).
+    /// Each clone's file (an index into `LoweredJobs::files`) and region (first byte, length).
     pub threads: Vec<(usize, u64, u64)>,
     /// fio's name for it: `name=`, else the section.
     pub fio_name: String,
@@ -99,9 +100,11 @@ pub struct Lowered {
     pub notes: Vec<String>,
 }
 
-/// A job file, lowered.
+/// A job file, lowered: its jobs and the files fio would use, which
+/// `plan::jobfile` checks and wraps into a `plan::DiskPlan` (and
+/// `candor disk --parse-only` prints).
 #[derive(Debug, Clone)]
-pub struct JobFilePlan {
+pub struct LoweredJobs {
     pub jobs: Vec<Lowered>,
     pub files: Vec<FileUse>,
     /// Refused options that ran without their effect (`ignore_unsupported`):
@@ -116,8 +119,8 @@ const MAX_IODEPTH: u64 = 4096;
 const MAX_BS: u64 = 256 << 20;
 
 /// Lowers every job of `file`.
-pub fn lower(file: &JobFile, ctx: &Context) -> Result<JobFilePlan, JobFileError> {
-    let mut plan = JobFilePlan {
+pub fn lower(file: &JobFile, ctx: &Context) -> Result<LoweredJobs, JobFileError> {
+    let mut plan = LoweredJobs {
         jobs: Vec::new(),
         files: Vec::new(),
         ignored: Vec::new(),

@@ -1,6 +1,6 @@
 //! Where candor does something fio would not, said in the job's notes.
 
-use super::{JobFilePlan, Lowering};
+use super::{LoweredJobs, Lowering};
 use crate::disk::Rw;
 use crate::fio::jobfile::JobFile;
 
@@ -8,7 +8,7 @@ use crate::fio::jobfile::JobFile;
 /// `overwrite=1`; a file only written to, without it, is allocated and
 /// written for the first time by the job. candor always fills its files
 /// first, so its writes overwrite data: say so where fio's would not.
-pub(super) fn overwrite_notes(plan: &mut JobFilePlan, file: &JobFile) {
+pub(super) fn overwrite_notes(plan: &mut LoweredJobs, file: &JobFile) {
     let read: Vec<bool> = plan
         .files
         .iter()

@@ -6,11 +6,11 @@ use super::*;
 use crate::disk::Modifier;
 use std::path::Path;
 
-fn plan(text: &str) -> Result<JobFilePlan, JobFileError> {
+fn plan(text: &str) -> Result<LoweredJobs, JobFileError> {
     plan_with(text, false)
 }
 
-fn plan_with(text: &str, ignore: bool) -> Result<JobFilePlan, JobFileError> {
+fn plan_with(text: &str, ignore: bool) -> Result<LoweredJobs, JobFileError> {
     let r = InMemory([(PathBuf::from("/j.fio"), text.to_string())].into());
     let file = read(
         &r,
@@ -96,12 +96,12 @@ fn order_groups_and_delays() {
     assert!(e.starts_with("/j.fio:3: wait_for=z: no job named z"), "{e}");
 }
 
-fn afters(p: &JobFilePlan) -> Vec<Vec<usize>> {
+fn afters(p: &LoweredJobs) -> Vec<Vec<usize>> {
     p.jobs.iter().map(|j| j.after.iter().collect()).collect()
 }
 
 /// The fio names of the jobs job `i` waits for.
-fn waited_for(p: &JobFilePlan, i: usize) -> Vec<&str> {
+fn waited_for(p: &LoweredJobs, i: usize) -> Vec<&str> {
     p.jobs[i]
         .after
         .iter()

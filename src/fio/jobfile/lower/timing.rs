@@ -1,7 +1,7 @@
 //! How much and how long: rate limits, think pauses, size and its limits (`io_size`,
 //! `number_ios`, `loops`), runtime, and steady state.
 
-use super::{JobFilePlan, Lowering};
+use super::{LoweredJobs, Lowering};
 use crate::disk::steady::SteadySpec;
 use crate::disk::{BlockSizes, JobSpec, Think};
 use crate::fio::jobfile::device::DeviceGrant;
@@ -175,7 +175,7 @@ impl Lowering<'_> {
 /// fio judges steady state over a whole reporting group when
 /// `group_reporting` is set, and per clone otherwise; candor judges one
 /// job's threads together, so it runs steady state only where the two agree.
-pub(super) fn check_steady_groups(plan: &JobFilePlan, file: &JobFile) -> Result<(), JobFileError> {
+pub(super) fn check_steady_groups(plan: &LoweredJobs, file: &JobFile) -> Result<(), JobFileError> {
     let mut in_group: HashMap<u32, usize> = HashMap::new();
     for j in &plan.jobs {
         *in_group.entry(j.group).or_default() += 1;
