@@ -1,5 +1,6 @@
 //! Reading a file the user names: a Run, fio output, a job file and its
-//! includes. A user's file may be anything: a
+//! includes, the fleet playbook's results (or those on standard input,
+//! `read_text_or_stdin`). A user's file may be anything: a
 //! FIFO that no one writes (a plain read waits forever), `/dev/zero` (a
 //! plain read fills the memory), a directory, a 40 GiB log. So every input
 //! is read here, one way:
@@ -182,6 +183,32 @@ pub fn read_text_limited(path: &Path, cap: u64) -> Result<String, InputError> {
         text.drain(..'\u{feff}'.len_utf8());
     }
     Ok(text)
+}
+
+/// Reads the file at `path`, or standard input when it is `-`, as UTF-8
+/// text of at most [`MAX_INPUT_BYTES`]: the text and the name of where it
+/// came from (`stdin`, or the path). `what` names the input in a message
+/// about standard input ("results"). Every error but a failed read of
+/// standard input is a usage error.
+pub fn read_text_or_stdin(path: &Path, what: &str) -> anyhow::Result<(String, String)> {
+    use crate::error::usage;
+    if path.as_os_str() != "-" {
+        let text = read_text(path).map_err(|e| usage(e.to_string()))?;
+        return Ok((text, path.display().to_string()));
+    }
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .take(MAX_INPUT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| anyhow::anyhow!("cannot read the {what} on stdin: {e}"))?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Err(usage(format!(
+            "stdin: more than {} of {what}",
+            crate::units::fmt_bytes(MAX_INPUT_BYTES)
+        )));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| usage("stdin: not UTF-8"))?;
+    Ok((text, "stdin".to_string()))
 }
 
 /// What a file that is not a regular file is, in words.

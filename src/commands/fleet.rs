@@ -345,67 +345,22 @@ fn fleet_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// The most the playbook's results may be on stdin (as any input file).
-const MAX_RESULTS_BYTES: u64 = crate::input::MAX_INPUT_BYTES;
-
 fn collect(a: CollectArgs) -> anyhow::Result<()> {
-    if !a.dir.is_dir() {
-        return Err(usage(format!(
-            "{}: not a directory (the playbook's candor_out)",
-            a.dir.display()
-        )));
-    }
-    let (text, source) = if a.results.as_os_str() == "-" {
-        use std::io::Read;
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .take(MAX_RESULTS_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| anyhow::anyhow!("cannot read the results on stdin: {e}"))?;
-        if bytes.len() as u64 > MAX_RESULTS_BYTES {
-            return Err(usage(format!(
-                "stdin: more than {} of results",
-                crate::units::fmt_bytes(MAX_RESULTS_BYTES)
-            )));
-        }
-        let text = String::from_utf8(bytes).map_err(|_| usage("stdin: not UTF-8"))?;
-        (text, "stdin".to_string())
-    } else {
-        let text = crate::input::read_text(&a.results).map_err(|e| usage(e.to_string()))?;
-        (text, a.results.display().to_string())
-    };
-    let results = fleet::ansible::parse(&text, &source)?;
-    let binary = a
-        .binary
-        .as_deref()
-        .map(|p| {
-            fleet::binary::load(p, "the playbook's candor_binary")
-                .map(|(b, _)| b)
-                .map_err(|e| usage(format!("--binary {}: cannot read: {e}", p.display())))
-        })
-        .transpose()?;
-    fleet::directory::check_files(&a.dir, &[], a.force)?;
-    let summary = fleet::ansible::summary(
-        &results,
-        &a.dir,
-        binary,
-        std::env::args_os()
+    let collected = fleet::collect::assemble(fleet::collect::CollectRequest {
+        dir: &a.dir,
+        results: &a.results,
+        binary: a.binary.as_deref(),
+        force: a.force,
+        command: std::env::args_os()
             .map(|s| s.to_string_lossy().into_owned())
             .collect(),
-    );
-    fleet::directory::write(&a.dir, &summary, a.force, crate::report::fleet_compare_file)?;
-    let mut runs = fleet::directory::compared_runs(&a.dir, &summary)?;
-    // The Runs are Ansible's files: their fleet context goes into the
-    // history's copies only.
-    if summary.parallel > 1 {
-        let ok = summary
-            .hosts
-            .iter()
-            .filter(|h| h.status == fleet::HostStatus::Ok && h.run_file.is_some());
-        for (run, h) in runs.iter_mut().zip(ok) {
-            run.fleet = Some(fleet::directory::context(&summary, h));
-        }
-    }
+        render: crate::report::fleet_compare_file,
+    })?;
+    let fleet::collect::Collected {
+        summary,
+        runs,
+        run_files,
+    } = collected;
     let printed = if a.quiet {
         Ok(())
     } else {
@@ -421,10 +376,7 @@ fn collect(a: CollectArgs) -> anyhow::Result<()> {
             false,
         )
     };
-    for (file, run) in fleet::directory::run_files(&a.dir, &summary)?
-        .iter()
-        .zip(&runs)
-    {
+    for (file, run) in run_files.iter().zip(&runs) {
         a.history.record(run, Some(file), a.quiet);
     }
     printed?;

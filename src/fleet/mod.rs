@@ -11,7 +11,8 @@
 //! (`remote.rs` holds the shell side of each step). Failures become
 //! one-line causes (`cause.rs`). The output directory (`directory.rs`)
 //! holds every host's Run, `fleet.json` (`summary.rs`) and the comparison
-//! in every report format.
+//! in every report format. `candor fleet collect` writes the same directory
+//! from what the contrib Ansible playbook left (`collect.rs`, `ansible.rs`).
 //!
 //! What this module must not do: measure (the remote candor does), or lay
 //! out reports (`report::fleet` and the comparison exporters do).
@@ -21,6 +22,7 @@ pub mod binary;
 pub mod cause;
 pub mod clean;
 pub mod clock;
+pub mod collect;
 pub mod directory;
 pub mod host;
 pub mod inventory;

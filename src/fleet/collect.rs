@@ -1,0 +1,79 @@
+//! `candor fleet collect`: a fleet directory assembled from what the
+//! contrib playbook left: its per-host results (`ansible.rs`) and the Runs
+//! it fetched into `runs/`. fleet.json and the comparison files are
+//! written; the compared Runs are read back, each with its fleet context.
+
+use super::directory::{self, CompareRenderer};
+use super::{ansible, binary, FleetSummary, HostStatus};
+use crate::error::usage;
+use crate::result::Run;
+use std::path::{Path, PathBuf};
+
+/// What `candor fleet collect` is given.
+pub struct CollectRequest<'a> {
+    /// The fleet directory the playbook fetched the Runs into.
+    pub dir: &'a Path,
+    /// The file of the playbook's per-host results
+    /// (candor.ansible-results/1), `-` for standard input.
+    pub results: &'a Path,
+    /// The candor the playbook pushed: its sha256 goes into fleet.json.
+    pub binary: Option<&'a Path>,
+    /// Replace the fleet.json and compare.* of an earlier collect.
+    pub force: bool,
+    /// The command line, for fleet.json.
+    pub command: Vec<String>,
+    /// Lays out the comparison files (`report::fleet_compare_file`).
+    pub render: CompareRenderer,
+}
+
+/// The fleet directory, written: its summary, and the Runs of the hosts
+/// that ended ok with their files, in host order.
+pub struct Collected {
+    pub summary: FleetSummary,
+    pub runs: Vec<Run>,
+    pub run_files: Vec<PathBuf>,
+}
+
+/// Reads the results (`input`), checks the binary and the files to be written, then
+/// writes fleet.json and the comparison, and reads the compared Runs back.
+/// A bad input is a one-line usage error before anything is written.
+pub fn assemble(req: CollectRequest) -> anyhow::Result<Collected> {
+    let dir = req.dir;
+    if !dir.is_dir() {
+        return Err(usage(format!(
+            "{}: not a directory (the playbook's candor_out)",
+            dir.display()
+        )));
+    }
+    let (text, source) = crate::input::read_text_or_stdin(req.results, "results")?;
+    let results = ansible::parse(&text, &source)?;
+    let binary = req
+        .binary
+        .map(|p| {
+            binary::load(p, "the playbook's candor_binary")
+                .map(|(b, _)| b)
+                .map_err(|e| usage(format!("--binary {}: cannot read: {e}", p.display())))
+        })
+        .transpose()?;
+    directory::check_files(dir, &[], req.force)?;
+    let summary = ansible::summary(&results, dir, binary, req.command);
+    directory::write(dir, &summary, req.force, req.render)?;
+    let mut runs = directory::compared_runs(dir, &summary)?;
+    // The Runs are Ansible's files: their fleet context goes into the
+    // history's copies only.
+    if summary.parallel > 1 {
+        let ok = summary
+            .hosts
+            .iter()
+            .filter(|h| h.status == HostStatus::Ok && h.run_file.is_some());
+        for (run, h) in runs.iter_mut().zip(ok) {
+            run.fleet = Some(directory::context(&summary, h));
+        }
+    }
+    let run_files = directory::run_files(dir, &summary)?;
+    Ok(Collected {
+        summary,
+        runs,
+        run_files,
+    })
+}
