@@ -142,7 +142,7 @@ pub fn plan(file: &JobFile, lowered: &lower::LoweredJobs) -> anyhow::Result<Disk
                 seed: lowered.jobs[f.jobs[0]].spec.seed ^ (i as u64).wrapping_mul(0x5851_f42d),
                 fio_path: Some(f.fio_path.clone()),
                 device: f.device.clone(),
-                written: f.jobs.iter().any(|&j| lowered.jobs[j].spec.rw.writes()),
+                written: written(lowered, f),
                 needed: needed(lowered, f),
             }
         })
@@ -390,7 +390,7 @@ pub fn device_records(plan: &lower::LoweredJobs) -> Vec<DeviceRecord> {
                 dev: format!("{}:{}", libc::major(g.rdev), libc::minor(g.rdev)),
                 size_bytes: g.size,
                 logical_block_size: g.logical_block_size,
-                writable: g.writable && f.jobs.iter().any(|&j| plan.jobs[j].spec.rw.writes()),
+                writable: g.writable && written(plan, f),
                 written_bytes: 0,
                 jobs: Vec::new(),
             })
@@ -401,6 +401,12 @@ pub fn device_records(plan: &lower::LoweredJobs) -> Vec<DeviceRecord> {
 /// The job file and its includes: inputs of the Run, never its outputs.
 pub fn inputs(file: &JobFile) -> Vec<PathBuf> {
     file.files.iter().map(|f| PathBuf::from(&f.path)).collect()
+}
+
+/// True when some job that uses file `f` writes it (a device is then
+/// recorded, checked and opened as written).
+fn written(plan: &lower::LoweredJobs, f: &lower::FileUse) -> bool {
+    f.jobs.iter().any(|&j| plan.jobs[j].spec.rw.writes())
 }
 
 /// True when some job that uses file `f` does I/O (the null engine needs no file).
