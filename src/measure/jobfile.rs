@@ -35,7 +35,7 @@ pub fn measure(
         }
         if let Some(grant) = &f.device {
             // A device is used as it is: no file, no fill.
-            let writes = f.jobs.iter().any(|&j| plan.jobs[j].spec.rw.writes());
+            let writes = f.jobs.iter().any(|&j| plan.jobs[j].spec.writes_target());
             devices.push(Some(DeviceTarget::open(
                 &grant.path,
                 grant.rdev,
@@ -120,7 +120,7 @@ pub fn measure(
                     job.threads.iter().map(|t| t.1 + t.2).max().unwrap_or(0),
                 ],
             };
-            if job.spec.rw.writes() {
+            if job.spec.writes_target() {
                 if let Some(r) = recorder
                     .run_mut()
                     .devices

@@ -150,7 +150,7 @@ fn check_devices(plan: &lower::JobFilePlan) -> anyhow::Result<()> {
             .jobs
             .iter()
             .map(|&j| &plan.jobs[j])
-            .find(|j| j.spec.rw.writes());
+            .find(|j| j.spec.writes_target());
         if let Some(job) = writer {
             writable_now(&grant.path)
                 .map_err(|why| usage(format!("{}: [{}] writes {why}", job.pos, job.section)))?;
@@ -186,6 +186,10 @@ fn check_memory(
     plan: &lower::JobFilePlan,
     available: Option<u64>,
 ) -> anyhow::Result<()> {
+    // Each job alone first: its own refusal names what it needs (buffers, verify's map).
+    for job in &plan.jobs {
+        super::preflight::check_memory(&job.spec, available).map_err(usage)?;
+    }
     let need: u64 = plan
         .jobs
         .iter()
@@ -193,14 +197,11 @@ fn check_memory(
         .sum();
     if let Some(avail) = available.filter(|avail| need > avail / 2) {
         return Err(usage(format!(
-            "{}: its jobs' I/O buffers need {} together; {} of memory is available (candor uses at most half)",
+            "{}: its jobs' I/O buffers (and verify's maps of the last writes) need {} together; {} of memory is available (candor uses at most half)",
             file.path,
             crate::units::fmt_bytes(need),
             crate::units::fmt_bytes(avail)
         )));
-    }
-    for job in &plan.jobs {
-        super::preflight::check_memory(&job.spec, available).map_err(usage)?;
     }
     Ok(())
 }
@@ -352,7 +353,7 @@ pub fn device_records(plan: &lower::JobFilePlan) -> Vec<DeviceRecord> {
                 dev: format!("{}:{}", libc::major(g.rdev), libc::minor(g.rdev)),
                 size_bytes: g.size,
                 logical_block_size: g.logical_block_size,
-                writable: g.writable && f.jobs.iter().any(|&j| plan.jobs[j].spec.rw.writes()),
+                writable: g.writable && f.jobs.iter().any(|&j| plan.jobs[j].spec.writes_target()),
                 written_bytes: 0,
                 jobs: Vec::new(),
             })
