@@ -196,6 +196,8 @@ pub fn working_set(run: &Run) -> Vec<Finding> {
 pub fn short(run: &Run) -> Vec<Finding> {
     jobs(run)
         .into_iter()
+        // A verify_only job measures nothing: it only reads back.
+        .filter(|d| !d.verify.as_ref().is_some_and(|v| v.only))
         .filter(|d| d.job.as_ref().is_some_and(|j| j.ended_by == "size") && d.measured_ns < SHORT_JOB_NS)
         .map(|d| {
             let bytes = d.read.as_ref().map_or(0, |s| s.bytes) + d.write.as_ref().map_or(0, |s| s.bytes);
