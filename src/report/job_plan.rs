@@ -172,17 +172,34 @@ fn ends(spec: &JobSpec) -> String {
     } else {
         format!(" after a {} ramp", fmt_duration(spec.ramp))
     };
-    match (spec.byte_limit, spec.runtime.is_zero()) {
-        (Some(bytes), true) => format!(
-            "ends when each thread has issued {} (size-bounded){ramp}",
-            fmt_bytes(bytes)
+    // What each thread may issue before it stops: fio's size (times loops,
+    // or io_size) and number_ios, whichever is reached first.
+    let mut budget = Vec::new();
+    if let Some(bytes) = spec.byte_limit {
+        budget.push(fmt_bytes(bytes));
+    }
+    if let Some(ops) = spec.op_limit {
+        budget.push(format!(
+            "{} operations",
+            crate::units::fmt_count(ops as f64)
+        ));
+    }
+    let first = if budget.len() > 1 {
+        ", whichever comes first"
+    } else {
+        ""
+    };
+    match (budget.is_empty(), spec.runtime.is_zero()) {
+        (false, true) => format!(
+            "ends when each thread has issued {}{first} (size-bounded){ramp}",
+            budget.join(" or ")
         ),
-        (Some(bytes), false) => format!(
+        (false, false) => format!(
             "ends when each thread has issued {}, or after {}{ramp}",
-            fmt_bytes(bytes),
+            budget.join(" or "),
             fmt_duration(spec.runtime)
         ),
-        (None, _) => format!("runs for {} (time_based){ramp}", fmt_duration(spec.runtime)),
+        (true, _) => format!("runs for {} (time_based){ramp}", fmt_duration(spec.runtime)),
     }
 }
 
@@ -251,5 +268,37 @@ fn when(job: &Lowered, plan: &JobFilePlan, together: &[usize], index: usize) -> 
                 job.after.iter().map(|i| plan.jobs[i].fio_name.as_str())
             )
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ends;
+    use crate::disk::{JobSpec, Rw};
+    use std::time::Duration;
+
+    fn job(bytes: Option<u64>, ops: Option<u64>, runtime: u64) -> JobSpec {
+        let mut j = JobSpec::new(Rw::Randread, 4096, 1);
+        j.byte_limit = bytes;
+        j.op_limit = ops;
+        j.runtime = Duration::from_secs(runtime);
+        j.ramp = Duration::ZERO;
+        j
+    }
+
+    #[test]
+    fn a_job_bounded_by_its_operations_says_so_and_is_never_called_time_based() {
+        // number_ios with time_based: fio stops at the count or the runtime.
+        let e = ends(&job(None, Some(1000), 3));
+        assert_eq!(
+            e,
+            "ends when each thread has issued 1,000 operations, or after 3s"
+        );
+        let e = ends(&job(Some(8 << 20), Some(1000), 0));
+        assert!(
+            e.contains("8 MiB or 1,000 operations, whichever comes first (size-bounded)"),
+            "{e}"
+        );
+        assert!(ends(&job(None, None, 3)).contains("(time_based)"));
     }
 }
