@@ -122,7 +122,7 @@ pub const BYTES_PER_WRITE: u64 = 64;
 
 /// Who wrote a block, and where: what its header must say.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Written {
+pub struct WrittenBlock {
     pub offset: u64,
     pub len: u32,
     pub thread: u32,
@@ -132,7 +132,7 @@ pub struct Written {
 
 /// Writes the header of `w` at the start of `block` (`w.len` bytes, the
 /// payload already in place) and its checksum.
-pub fn stamp(block: &mut [u8], alg: VerifyAlg, w: &Written) {
+pub fn stamp(block: &mut [u8], alg: VerifyAlg, w: &WrittenBlock) {
     let block = &mut block[..w.len as usize];
     block[0..4].copy_from_slice(&MAGIC);
     block[4..8].copy_from_slice(&w.len.to_le_bytes());
@@ -147,7 +147,7 @@ pub fn stamp(block: &mut [u8], alg: VerifyAlg, w: &Written) {
 
 /// Checks a block read back against what was written there: the first
 /// field that differs, with what was wanted and what was found.
-pub fn check(block: &[u8], alg: VerifyAlg, w: &Written) -> Result<(), BadBlock> {
+pub fn check(block: &[u8], alg: VerifyAlg, w: &WrittenBlock) -> Result<(), BadBlock> {
     let bad = |field: &str, wanted: String, got: String| BadBlock {
         offset: w.offset,
         len: u64::from(w.len),
@@ -237,13 +237,15 @@ impl LastWrites {
     }
 
     /// Each remembered write of `thread`, in offset order.
-    pub fn blocks(&self, thread: u32) -> impl Iterator<Item = Written> + '_ {
-        self.map.iter().map(move |(&offset, &(len, seq))| Written {
-            offset,
-            len,
-            thread,
-            seq,
-        })
+    pub fn blocks(&self, thread: u32) -> impl Iterator<Item = WrittenBlock> + '_ {
+        self.map
+            .iter()
+            .map(move |(&offset, &(len, seq))| WrittenBlock {
+                offset,
+                len,
+                thread,
+                seq,
+            })
     }
 }
 
@@ -349,14 +351,14 @@ mod tests {
     use super::*;
     use crate::disk::buffer::Payload;
 
-    fn block(alg: VerifyAlg, w: &Written) -> Vec<u8> {
+    fn block(alg: VerifyAlg, w: &WrittenBlock) -> Vec<u8> {
         let mut b = vec![0u8; w.len as usize];
         Payload::new(w.seq).fill(&mut b);
         stamp(&mut b, alg, w);
         b
     }
 
-    const W: Written = Written {
+    const W: WrittenBlock = WrittenBlock {
         offset: 8192,
         len: 4096,
         thread: 1,
@@ -398,11 +400,11 @@ mod tests {
             "magic"
         );
         // A block from another write at this offset (stale data) is found.
-        let older = block(VerifyAlg::Crc32c, &Written { seq: 3, ..W });
+        let older = block(VerifyAlg::Crc32c, &WrittenBlock { seq: 3, ..W });
         let bad = check(&older, VerifyAlg::Crc32c, &W).unwrap_err();
         assert_eq!(bad.field, "writer");
         // A block written for another offset, returned here (misdirected).
-        let elsewhere = block(VerifyAlg::Sha256, &Written { offset: 0, ..W });
+        let elsewhere = block(VerifyAlg::Sha256, &WrittenBlock { offset: 0, ..W });
         assert_eq!(
             check(&elsewhere, VerifyAlg::Sha256, &W).unwrap_err().field,
             "offset"
@@ -439,7 +441,7 @@ mod tests {
         let mut f = std::fs::File::create_new(&dir).unwrap();
         let mut writes = LastWrites::default();
         for i in 0..8u64 {
-            let w = Written {
+            let w = WrittenBlock {
                 offset: i * 4096,
                 len: 4096,
                 thread: 0,

@@ -24,7 +24,7 @@ use super::job::{JobSpec, Think};
 use super::latency::DirectionRecorder;
 use super::pattern::{Next, Pattern};
 use super::rate::Limiter;
-use super::verify::{LastWrites, Tally, VerifyAlg, Written};
+use super::verify::{LastWrites, Tally, VerifyAlg, WrittenBlock};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
@@ -565,7 +565,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                 }
             }
             if let Some(alg) = self.verify {
-                let written = Written {
+                let written = WrittenBlock {
                     offset: next.offset,
                     len: next.len,
                     thread: self.work.thread,
@@ -1013,8 +1013,8 @@ mod tests {
                 assert_eq!(&head[0..4], b"CNDV");
                 assert_eq!(u64::from_le_bytes(head[8..16].try_into().unwrap()), *offset);
             }
-            let ran: Vec<Written> = r.last_writes.unwrap().blocks(0).collect();
-            let replayed: Vec<Written> = replay_writes(&plan).blocks(0).collect();
+            let ran: Vec<WrittenBlock> = r.last_writes.unwrap().blocks(0).collect();
+            let replayed: Vec<WrittenBlock> = replay_writes(&plan).blocks(0).collect();
             assert!(ran.len() <= 64 && !ran.is_empty(), "{rw}: {}", ran.len());
             assert_eq!(ran, replayed, "{rw}");
             // The last write of each block is the one remembered.
