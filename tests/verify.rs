@@ -112,6 +112,14 @@ fn verifying_jobs_on_files_read_back_clean_as_under_fio() {
         .collect();
     assert_eq!(verified, JOBS.map(|j| j.0), "{:?}", run.findings);
     assert!(!run.findings.iter().any(|f| f.id == "data-corrupted"));
+    for id in ["data-corrupted", "data-verified"] {
+        let e = candor(&["explain", id]);
+        let text = String::from_utf8_lossy(&e.stdout);
+        assert!(
+            e.status.success() && text.contains("header"),
+            "{id}: {text}"
+        );
+    }
     assert!(
         candor_files(dir.path()).is_empty(),
         "candor's files are removed"
