@@ -444,9 +444,14 @@ fn verify_settings_lower_faithfully() {
         "[global]\nsize=4m\nfilename=/var/tmp/f\n[a]\nrw=write\nverify=md5\n[b]\nrw=randwrite\n",
     );
     assert!(
-        e.contains("[b] also writes bytes of this job's file"),
+        e.contains("[b] also writes bytes of this job's file while it runs"),
         "{e}"
     );
+    // Ordered (a prefill before it, a job after it): no writer meanwhile.
+    let p = plan("[global]\nsize=4m\nfilename=/var/tmp/f\n[fill]\nrw=write\n[a]\nstonewall\nrw=write\nverify=md5\n[b]\nstonewall\nrw=randwrite\n").unwrap();
+    assert!(p.jobs[1].spec.verify.is_some());
+    let p = plan("[global]\nsize=4m\nfilename=/var/tmp/f\n[a]\nrw=write\nverify=md5\n[b]\nwait_for=a\nrw=randwrite\n").unwrap();
+    assert!(p.jobs[0].spec.verify.is_some());
     // Ignored on request: the job runs without verify, and says so.
     let p = plan_with(
         "[global]\nsize=4m\nfilename=/var/tmp/f\n[a]\nrw=write\nverify=md5\n[b]\nrw=randwrite\n",

@@ -144,9 +144,12 @@ impl Lowering<'_> {
 }
 
 /// A verifying job checks the blocks it wrote: another clone of it, or
-/// another job, writing the same bytes of the same file would put its own
-/// blocks there, which the read-back would call corrupted. Such a job is
-/// refused (with `ignore_unsupported`: runs without verify, recorded).
+/// another job running meanwhile, writing the same bytes of the same file
+/// would put its own blocks there, which the read-back would call
+/// corrupted. Such a job is refused (with `ignore_unsupported`: runs
+/// without verify, recorded). A job ordered wholly before it or after it
+/// (stonewall phases, `wait_for`) is no such writer: a prefill, or a later
+/// job overwriting what was checked already.
 pub(super) fn refuse_shared_blocks(
     plan: &mut super::JobFilePlan,
     file: &crate::fio::jobfile::JobFile,
@@ -154,6 +157,23 @@ pub(super) fn refuse_shared_blocks(
 ) -> Result<(), JobFileError> {
     let overlap = |a: &(usize, u64, u64), b: &(usize, u64, u64)| {
         a.0 == b.0 && a.1 < b.1 + b.2 && b.1 < a.1 + a.2
+    };
+    // Whether job `a` has ended before job `b` starts: `b`'s order
+    // (the jobs it starts after) reaches `a`.
+    let ends_before = |jobs: &[super::Lowered], a: usize, b: usize| {
+        let mut seen = vec![false; jobs.len()];
+        let mut todo = vec![b];
+        while let Some(x) = todo.pop() {
+            for p in jobs[x].after.iter() {
+                if p == a {
+                    return true;
+                }
+                if !std::mem::replace(&mut seen[p], true) {
+                    todo.push(p);
+                }
+            }
+        }
+        false
     };
     for i in 0..plan.jobs.len() {
         if plan.jobs[i].spec.verify.is_none() {
@@ -171,6 +191,8 @@ pub(super) fn refuse_shared_blocks(
                 && o.threads
                     .iter()
                     .any(|b| job.threads.iter().any(|a| overlap(a, b)))
+                && !ends_before(&plan.jobs, *j, i)
+                && !ends_before(&plan.jobs, i, *j)
         });
         let why = match (clones, other) {
             (true, _) => format!(
@@ -178,7 +200,7 @@ pub(super) fn refuse_shared_blocks(
                 job.spec.numjobs
             ),
             (false, Some((_, o))) => format!(
-                "[{}] also writes bytes of this job's file, and this job would find its blocks where it wrote its own; candor verifies a job only on bytes no other job writes",
+                "[{}] also writes bytes of this job's file while it runs, and this job would find its blocks where it wrote its own; candor verifies a job only on bytes no other job writes meanwhile (order them with stonewall)",
                 o.section
             ),
             (false, None) => continue,
