@@ -1,6 +1,7 @@
 //! The errors whose kind decides the exit code (main.rs maps them): usage
 //! errors (bad flags, sizes, paths, files) exit 2, an interruption exits
-//! 128+signal, anything else exits 1.
+//! 128+signal, data read back other than written exits 3, anything else
+//! exits 1.
 
 /// Bad input from the user: a flag, a size, a path, a file. Exit code 2.
 #[derive(Debug, thiserror::Error)]
@@ -11,6 +12,12 @@ pub struct UsageError(pub String);
 pub fn usage(message: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(UsageError(message.into()))
 }
+
+/// A verifying job read back other data than it wrote (`data-corrupted`),
+/// after the Run was saved and printed. Exit code 3.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct DataCorrupted(pub String);
 
 /// Stopped by SIGINT or SIGTERM. Exit code 128 + signal.
 #[derive(Debug, thiserror::Error)]

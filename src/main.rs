@@ -52,10 +52,15 @@ fn exit_on_bad_arguments(e: clap::Error) -> ! {
 }
 
 /// 2 for bad input (a usage error, an unparsable size or duration, a file
-/// that is not a Run, a database that is not a candor history), 128+N for a signal, 1 for anything else.
+/// that is not a Run, a database that is not a candor history), 128+N for a
+/// signal, 3 when a verifying job read back other data than it wrote, 1 for
+/// anything else.
 fn exit_code(error: &anyhow::Error) -> i32 {
-    use candor::error::{Interrupted, UsageError};
+    use candor::error::{DataCorrupted, Interrupted, UsageError};
     for cause in error.chain() {
+        if cause.is::<DataCorrupted>() {
+            return 3;
+        }
         if cause.is::<UsageError>()
             || cause.is::<candor::units::ParseError>()
             || cause.is::<candor::result::ReadRunError>()

@@ -94,6 +94,7 @@ fn job(
         block_stack: Vec::new(),
         beside_other_jobs: false,
         device: None,
+        verify: None,
     })
 }
 

@@ -227,6 +227,7 @@ fn every_fixture_reads_as_fio_reads_it() {
         "unsupported.fio",
         "phases.fio",
         "shapes.fio",
+        "verify.fio",
     ] {
         agrees_with_fio(name);
     }

@@ -835,3 +835,101 @@ fn fio_imports_agree_with_candors_own_measurement() {
         &rows.join("; "),
     );
 }
+
+/// Data changed below candor: a loop device (direct I/O on) over a file;
+/// candor writes it with verify=crc32c and do_verify=0, the test changes a
+/// few KiB of the BACKING FILE (write + fsync, beside the loop device), then
+/// the same job with verify_only=1 reads back what it wrote. Before the
+/// change: every block as written; after: `data-corrupted`, naming the
+/// changed blocks, leading the findings, exit 3.
+#[test]
+fn a_device_that_returns_other_data_is_data_corrupted() {
+    use std::io::{Seek, SeekFrom, Write};
+    let _disk = one_at_a_time();
+    let base = test_dir("truth-verify");
+    const SIZE: u64 = 64 << 20;
+    let backing = base.path().join("verify.img");
+    let lo = LoopDevice::new(&backing, SIZE, true);
+    let job = |extra: &str| {
+        let p = base.path().join(format!("verify{}.fio", extra.len()));
+        std::fs::write(
+            &p,
+            format!(
+                "[written]\nfilename={}\nrw=randwrite\nbs=4k\nsize=64m\nioengine=libaio\niodepth=8\ndirect=1\nverify=crc32c\n{extra}",
+                lo.device
+            ),
+        )
+        .unwrap();
+        p
+    };
+    // verify_only writes nothing: `--device` alone allows it.
+    let run_job = |file: &Path, name: &str, code: i32| -> (Run, String) {
+        let out = base.path().join(name);
+        let mut a = args(&[
+            "disk",
+            "--job",
+            file.to_str().unwrap(),
+            "--device",
+            &lo.device,
+        ]);
+        if code == 0 && name == "written.json" {
+            a.extend(args(&["--overwrite-device", &lo.device]));
+        }
+        a.extend(args(&["--output", out.to_str().unwrap()]));
+        let o = candor_cmd(&a).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(code), "{name}: {err}");
+        let text = String::from_utf8_lossy(&o.stdout).into_owned();
+        (read_run(&out).unwrap(), format!("{text}{err}"))
+    };
+    let written = run_job(&job("do_verify=0\n"), "written.json", 0).0;
+    let d = written.disk().next().unwrap();
+    assert_eq!(
+        d.write.as_ref().unwrap().bytes,
+        SIZE,
+        "each block once (random map)"
+    );
+    assert_eq!(d.verify.as_ref().unwrap().blocks_checked, 0, "do_verify=0");
+    let only = job("verify_only=1\n");
+    let (clean, _) = run_job(&only, "clean.json", 0);
+    let v = clean.disk().next().unwrap().verify.clone().unwrap();
+    assert_eq!((v.blocks_checked, v.blocks_bad), (SIZE / 4096, 0), "{v:?}");
+    assert!(finding(&clean, "data-verified").is_some());
+    assert!(finding(&clean, "data-corrupted").is_none());
+
+    // 6,000 bytes from 32 MiB + 1,000: two 4 KiB blocks, written beside the
+    // loop device into its backing file and synced.
+    let at = 32u64 << 20;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&backing)
+        .unwrap();
+    f.seek(SeekFrom::Start(at + 1000)).unwrap();
+    f.write_all(&[0xa5; 6000]).unwrap();
+    f.sync_all().unwrap();
+    drop(f);
+    let (bad, output) = run_job(&only, "bad.json", 3);
+    let v = bad.disk().next().unwrap().verify.clone().unwrap();
+    assert_eq!((v.blocks_checked, v.blocks_bad), (SIZE / 4096, 2), "{v:?}");
+    let offsets: Vec<u64> = v.first_bad.iter().map(|b| b.offset).collect();
+    assert_eq!(offsets, [at, at + 4096]);
+    // The first block's data changed (its header kept): the checksum; the
+    // second one's header overwritten: the magic.
+    let fields: Vec<&str> = v.first_bad.iter().map(|b| b.field.as_str()).collect();
+    assert_eq!(fields, ["checksum", "magic"], "{v:?}");
+    let f = finding(&bad, "data-corrupted").expect("data-corrupted");
+    assert_eq!(f.severity, Severity::Corruption);
+    assert!(f.verdict.contains(&at.to_string()), "{}", f.verdict);
+    // It leads the printed findings, and the error says why the exit is 3.
+    let first_finding = output
+        .lines()
+        .find(|l| l.contains("data-") || l.contains("job-") || l.contains("claims"))
+        .unwrap_or("");
+    assert!(first_finding.contains("data-corrupted"), "{output}");
+    assert!(output.contains("verify: 2 blocks read back"), "{output}");
+    truth_row(
+        "loop device (direct I/O on): candor writes 64 MiB with verify=crc32c do_verify=0; 6,000 bytes of its backing file changed at 32 MiB + 1,000; the same job with verify_only=1",
+        "before the change every block as written; after it data-corrupted naming the two changed blocks (the first's checksum, the second's header), exit 3",
+        &format!("before: {} blocks checked, 0 bad ({}); after: {} (exit 3)", SIZE / 4096, finding(&clean, "data-verified").unwrap().verdict, f.verdict),
+    );
+}

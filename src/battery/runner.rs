@@ -439,6 +439,7 @@ mod tests {
             block_stack: Vec::new(),
             beside_other_jobs: false,
             device: None,
+            verify: None,
         }
     }
 

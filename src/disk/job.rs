@@ -128,6 +128,9 @@ pub struct JobSpec {
     /// End the ramp as soon as the throughput has settled, at most after
     /// `ramp` (the battery's tests; fio's `ramp_time` is fixed: `settle`).
     pub settle_ramp: bool,
+    /// fio's `verify`: each written block carries a checked header, and
+    /// what the job wrote is read back after its writes (`disk/verify.rs`).
+    pub verify: Option<super::verify::Verify>,
 }
 
 /// fio's thinktime (backend.c, handle_thinktime): once `blocks` more I/Os
@@ -173,6 +176,7 @@ impl JobSpec {
             end_fsync: false,
             think: None,
             settle_ramp: false,
+            verify: None,
         }
     }
 
@@ -208,6 +212,12 @@ impl JobSpec {
     /// Where random offsets fall: multiples of this.
     pub fn unit(&self) -> u64 {
         self.align.unwrap_or_else(|| self.min_bs()).max(1)
+    }
+
+    /// True when the job writes its file or device: it writes, and is not
+    /// a `verify_only` job (which only reads back what an earlier run wrote).
+    pub fn writes_target(&self) -> bool {
+        self.rw.writes() && !self.verify.is_some_and(|v| v.only)
     }
 
     /// True when the job ends by what it issued (fio's size-bounded jobs), not only by time.

@@ -10,6 +10,7 @@
 //! thread; `assemble` merges the threads' records into one measurement.
 
 pub mod buffer;
+pub mod checksum;
 pub mod clock;
 pub mod cpu_usage;
 pub mod device;
@@ -25,6 +26,7 @@ pub mod rate;
 pub mod schedule;
 pub mod settle;
 pub mod steady;
+pub mod verify;
 pub mod worker;
 
 pub use device::DeviceTarget;
@@ -33,6 +35,7 @@ pub use distribution::Distribution;
 pub use file::{space_margin, TestFile};
 pub use job::{BlockSizes, EngineChoice, EngineKind, JobSpec, Modifier, Rw, Think};
 pub use made_dirs::MadeDirs;
+pub use verify::{Verify, VerifyAlg};
 
 use crate::host::blockstack;
 use crate::result::{
@@ -479,6 +482,14 @@ impl<'c> Crew<'c> {
             let at = clock::wait_for_start(&self.start);
             (!self.stop.load(Ordering::SeqCst)).then_some(at)
         };
+        // The thread's I/O is done before its read-back (`verify`), which
+        // the measured interval and the job's CPU do not include.
+        let counted = Cell::new(false);
+        let io_done = || {
+            if !counted.replace(true) {
+                self.finished.fetch_add(1, Ordering::SeqCst);
+            }
+        };
         let outcome = worker_main(
             file,
             device,
@@ -489,6 +500,7 @@ impl<'c> Crew<'c> {
             &self.registered,
             &self.stop,
             self.control.fadvise,
+            &io_done,
         );
         if !arrived.get() {
             // Setup failed: still meet the others at the gate, then stop them.
@@ -497,7 +509,7 @@ impl<'c> Crew<'c> {
         } else if outcome.is_err() {
             self.stop.store(true, Ordering::SeqCst);
         }
-        self.finished.fetch_add(1, Ordering::SeqCst);
+        io_done();
         outcome
     }
 
@@ -818,6 +830,20 @@ fn assemble(
         ramp_ns,
     } = driven;
     let written_bytes = results.iter().map(|r| r.written_bytes).sum();
+    let verify = job.verify.map(|v| {
+        let mut tally = verify::Tally::default();
+        for t in results.iter().filter_map(|r| r.verified.clone()) {
+            tally.add(t);
+        }
+        crate::result::VerifyRecord {
+            algorithm: v.alg.as_str().to_string(),
+            only: v.only,
+            blocks_checked: tally.checked,
+            bytes_checked: tally.bytes,
+            blocks_bad: tally.bad,
+            first_bad: tally.first_bad,
+        }
+    });
     let ended_by = if attained {
         "steadystate"
     } else if results.iter().all(|r| r.ended == Ended::Limit) {
@@ -898,6 +924,7 @@ fn assemble(
         block_stack: driven_stack,
         beside_other_jobs: driven_shared,
         device: None,
+        verify,
     };
     JobOutcome {
         measurement,
@@ -922,8 +949,11 @@ fn worker_main(
     registered: &AtomicUsize,
     stop: &AtomicBool,
     fadvise: Option<i32>,
+    io_done: &dyn Fn(),
 ) -> anyhow::Result<WorkerResult> {
     let job = &plan.job;
+    // verify_only writes nothing: the file or device is opened for reading.
+    let writes = job.writes_target();
     let mut buffers = AlignedBuf::new(
         worker::buffers_for(job)
             .checked_mul(worker::buffer_bytes(job))
@@ -931,8 +961,8 @@ fn worker_main(
         buffer_align,
     );
     let fd = match (file, device) {
-        (Some(f), _) => Some(f.open_for_io(job.rw.writes(), job.direct)?),
-        (None, Some(d)) => Some(d.open_for_io(job.rw.writes(), job.direct)?),
+        (Some(f), _) => Some(f.open_for_io(writes, job.direct)?),
+        (None, Some(d)) => Some(d.open_for_io(writes, job.direct)?),
         (None, None) => None,
     };
     if let (Some(fd), Some(advice)) = (fd.as_ref(), fadvise) {
@@ -940,16 +970,43 @@ fn worker_main(
         unsafe { libc::posix_fadvise64(fd.as_raw_fd(), 0, 0, advice) };
     }
     let raw = fd.as_ref().map_or(-1, |f| f.as_raw_fd());
-    fn go<E: Engine>(
-        mut engine: E,
-        plan: &ThreadWork,
-        buffers: &mut AlignedBuf,
-        gate: &dyn Fn() -> Option<Instant>,
-        stop: &AtomicBool,
-    ) -> anyhow::Result<WorkerResult> {
+    /// The job's I/O loop on an engine made for this thread.
+    type Drive<'d> = dyn FnMut(&mut AlignedBuf, Instant) -> anyhow::Result<WorkerResult> + 'd;
+    // Meets the others at the gate, runs the I/O (none for verify_only),
+    // then reads back what the job wrote (verify), its I/O counted done.
+    let go = |engine: &mut Drive<'_>, buffers: &mut AlignedBuf| -> anyhow::Result<WorkerResult> {
         let Some(start) = gate() else {
             return Ok(WorkerResult::default());
         };
+        let mut r = match job.verify {
+            Some(v) if v.only => WorkerResult {
+                last_writes: v.after_writes.then(|| worker::replay_writes(plan)),
+                ended: Ended::Limit,
+                stopped_early_ns: Some(0),
+                ..WorkerResult::default()
+            },
+            _ => engine(buffers, start)?,
+        };
+        io_done();
+        if let (Some(v), Some(writes)) = (job.verify, r.last_writes.take()) {
+            r.verified = Some(verify::check_all(
+                raw,
+                v.alg,
+                plan.thread,
+                &writes,
+                buffers,
+                v.fatal,
+            )?);
+        }
+        Ok(r)
+    };
+    fn drive<E: Engine>(
+        mut engine: E,
+        plan: &ThreadWork,
+        buffers: &mut AlignedBuf,
+        start: Instant,
+        stop: &AtomicBool,
+    ) -> anyhow::Result<WorkerResult> {
         match engine::fail_after() {
             Some(left) => {
                 let mut faulty = engine::Faulty {
@@ -969,14 +1026,32 @@ fn worker_main(
             if engine.registered_buffers() {
                 registered.fetch_add(1, Ordering::SeqCst);
             }
-            go(engine, plan, &mut buffers, gate, stop)
+            let mut engine = Some(engine);
+            go(
+                &mut |b: &mut AlignedBuf, at: Instant| {
+                    drive(engine.take().expect("driven once"), plan, b, at, stop)
+                },
+                &mut buffers,
+            )
         }
         EngineKind::Libaio => {
             let engine = AioEngine::new(raw, job.iodepth)
                 .map_err(|e| anyhow::anyhow!("libaio setup: {e}"))?;
-            go(engine, plan, &mut buffers, gate, stop)
+            let mut engine = Some(engine);
+            go(
+                &mut |b: &mut AlignedBuf, at: Instant| {
+                    drive(engine.take().expect("driven once"), plan, b, at, stop)
+                },
+                &mut buffers,
+            )
         }
-        EngineKind::Psync => go(PsyncEngine::new(raw), plan, &mut buffers, gate, stop),
-        EngineKind::Null => go(NullEngine, plan, &mut buffers, gate, stop),
+        EngineKind::Psync => go(
+            &mut |b: &mut AlignedBuf, at: Instant| drive(PsyncEngine::new(raw), plan, b, at, stop),
+            &mut buffers,
+        ),
+        EngineKind::Null => go(
+            &mut |b: &mut AlignedBuf, at: Instant| drive(NullEngine, plan, b, at, stop),
+            &mut buffers,
+        ),
     }
 }

@@ -24,6 +24,7 @@ use super::job::{JobSpec, Think};
 use super::latency::DirectionRecorder;
 use super::pattern::{Next, Pattern};
 use super::rate::Limiter;
+use super::verify::{LastWrites, Tally, VerifyAlg, WrittenBlock};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
@@ -85,6 +86,11 @@ pub struct WorkerResult {
     /// Time the thread was runnable but waiting for a CPU over its measured
     /// interval (ns; None without schedstats).
     pub run_wait_ns: Option<u64>,
+    /// A verifying job's last write of each offset (`do_verify`), for the
+    /// read-back after its writes.
+    pub last_writes: Option<LastWrites>,
+    /// What the read-back found.
+    pub verified: Option<Tally>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -272,6 +278,56 @@ struct Worker<'a, E: Engine> {
     /// When the last think pause ended: fio counts a pause after the last
     /// I/O in the job's time, and so does the measured interval.
     think_ended: u64,
+    /// A verifying job: the header each write carries, and the writes
+    /// remembered for the read-back (`do_verify`).
+    verify: Option<VerifyAlg>,
+    remember: Option<LastWrites>,
+    /// Writes issued so far: the next write's number in its header.
+    writes_issued: u64,
+}
+
+/// The generator of one thread of a job: its offsets, choices and payloads.
+/// A `verify_only` run draws the same writes again from it.
+pub fn thread_payload(job: &JobSpec, thread: u32) -> Payload {
+    Payload::new(
+        job.seed
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            .wrapping_add(thread as u64 + 1),
+    )
+}
+
+/// fio's dry run for `verify_only`: the writes a size-bounded run of this
+/// thread issues, drawn again in the same order from the same seed, without
+/// any I/O; the last write of each offset, as the run would have remembered it.
+pub fn replay_writes(work: &ThreadWork) -> LastWrites {
+    let job = &work.job;
+    let mut payload = thread_payload(job, work.thread);
+    let (region_start, region_len) = work.region;
+    let mut pattern = Pattern::new(job, region_start, region_len, job.seq_start, &mut payload);
+    let mut limiter = Limiter::of(job);
+    let (byte_cap, op_cap) = (
+        job.byte_limit.unwrap_or(u64::MAX),
+        job.op_limit.unwrap_or(u64::MAX),
+    );
+    let (mut bytes, mut ops, mut seq) = (0u64, 0u64, 0u64);
+    let mut writes = LastWrites::default();
+    if !job.is_bounded() {
+        // Lowering refuses verify_only for a job with no byte or operation budget.
+        return writes;
+    }
+    while bytes < byte_cap && ops < op_cap {
+        let next = pattern.next(&mut payload);
+        if let Some(l) = limiter.as_mut() {
+            l.book(next.write, next.len, &mut payload);
+        }
+        bytes += u64::from(next.len);
+        ops += 1;
+        if next.write {
+            writes.record(next.offset, next.len, seq);
+            seq += 1;
+        }
+    }
+    writes
 }
 
 impl<'a, E: Engine> Worker<'a, E> {
@@ -284,11 +340,7 @@ impl<'a, E: Engine> Worker<'a, E> {
     ) -> Worker<'a, E> {
         let job = &work.job;
         let depth = job.iodepth as usize;
-        let mut payload = Payload::new(
-            job.seed
-                .wrapping_mul(0x9e37_79b9_7f4a_7c15)
-                .wrapping_add(work.thread as u64 + 1),
-        );
+        let mut payload = thread_payload(job, work.thread);
         payload.fill(buffers.as_mut_slice());
         let (region_start, region_len) = work.region;
         let pattern = Pattern::new(job, region_start, region_len, job.seq_start, &mut payload);
@@ -330,6 +382,12 @@ impl<'a, E: Engine> Worker<'a, E> {
             think_last: 0,
             think_due: None,
             think_ended: 0,
+            verify: job.verify.map(|v| v.alg),
+            remember: job
+                .verify
+                .filter(|v| v.after_writes)
+                .map(|_| LastWrites::default()),
+            writes_issued: 0,
         }
     }
 
@@ -505,6 +563,26 @@ impl<'a, E: Engine> Worker<'a, E> {
                         .fill(unsafe { std::slice::from_raw_parts_mut(buf, next.len as usize) });
                     refreshed = true;
                 }
+            }
+            if let Some(alg) = self.verify {
+                let written = WrittenBlock {
+                    offset: next.offset,
+                    len: next.len,
+                    thread: self.work.thread,
+                    seq: self.writes_issued,
+                };
+                let buf = self.buffer_at(self.slots.buffer[slot as usize]);
+                // SAFETY: this slot is free and its buffer holds at least `len` bytes.
+                super::verify::stamp(
+                    unsafe { std::slice::from_raw_parts_mut(buf, next.len as usize) },
+                    alg,
+                    &written,
+                );
+                if let Some(m) = self.remember.as_mut() {
+                    m.record(next.offset, next.len, self.writes_issued);
+                }
+                self.writes_issued += 1;
+                refreshed = true;
             }
         }
         self.slots.state[slot as usize] = if next.write {
@@ -741,6 +819,7 @@ impl<'a, E: Engine> Worker<'a, E> {
         self.result.read.finish(measured);
         self.result.write.finish(measured);
         self.result.seq_bytes = self.pattern.moved();
+        self.result.last_writes = self.remember.take();
         self.result
     }
 }
@@ -909,6 +988,43 @@ mod tests {
         let mut small = JobSpec::new(Rw::Write, 4096, 1);
         small.runtime = Duration::from_millis(2);
         assert_eq!(buffers_for(&small), 1);
+    }
+
+    /// A verifying job stamps each write's header, remembers the last write
+    /// of each offset, and `verify_only`'s dry run draws exactly those
+    /// writes again (random offsets drawn independently, so they repeat and
+    /// overlap; sequential ones wrapping).
+    #[test]
+    fn verify_only_replays_the_writes_a_run_made() {
+        use super::super::verify::{Verify, VerifyAlg};
+        for rw in [Rw::Write, Rw::Randwrite] {
+            let mut job = JobSpec::new(rw.clone(), 4096, 4);
+            job.runtime = Duration::from_secs(5);
+            job.verify = Some(Verify {
+                alg: VerifyAlg::Crc32c,
+                after_writes: true,
+                only: false,
+                fatal: false,
+            });
+            let plan = plan_of(job, 64, 10, Some(300 * 4096));
+            let (engine, r) = drive_recording(&plan);
+            assert_eq!(engine.writes.len(), 300);
+            for (offset, head) in &engine.writes {
+                assert_eq!(&head[0..4], b"CNDV");
+                assert_eq!(u64::from_le_bytes(head[8..16].try_into().unwrap()), *offset);
+            }
+            let ran: Vec<WrittenBlock> = r.last_writes.unwrap().blocks(0).collect();
+            let replayed: Vec<WrittenBlock> = replay_writes(&plan).blocks(0).collect();
+            assert!(ran.len() <= 64 && !ran.is_empty(), "{rw}: {}", ran.len());
+            assert_eq!(ran, replayed, "{rw}");
+            // The last write of each block is the one remembered.
+            let last = engine
+                .writes
+                .iter()
+                .rposition(|w| w.0 == ran[0].offset)
+                .unwrap();
+            assert_eq!(ran[0].seq, last as u64, "{rw}");
+        }
     }
 
     /// A sequential job starts at its first block, stops at its byte limit,

@@ -46,6 +46,24 @@ const DRIFT_THRESHOLDS: &[(&str, f64)] = &[
 
 static CATALOGUE: &[FindingInfo] = &[
     FindingInfo {
+        id: "data-corrupted",
+        title: "the storage returned other data than was written",
+        severity: Severity::Corruption,
+        meaning: "blocks read back from the job's file or device are not what was written there: the storage under it loses or changes data, and no figure of it is worth having until that is explained",
+        not_proven: "which layer changed the data (the device, its cache, a controller, a virtual disk, the filesystem, the kernel, or another writer to the same blocks), or that blocks not read back are intact",
+        explanation: "A job with fio's `verify=` (crc32c, md5, sha256 or meta) puts a 64-byte header at the start of every block it writes: a magic, the block's length and offset, the writing thread and its write number, the algorithm, and a checksum of the rest of the block (none for meta). candor remembers the last write of each offset (a later write replaces every earlier one it overlaps, as fio's io log does) and, after the job's writes (`do_verify=1`, fio's default), reads each of those blocks back outside the measured interval and checks it; `verify_only=1` writes nothing and checks what an earlier run of the same size-bounded job wrote on a block device. The finding fires on one bad block: each is named by the first field that differs, in this order: magic (not a candor block at all: zeros of a lost or discarded write, or foreign data), length, offset (a block written for another offset, returned here: a misdirected write or read), algorithm, writer (another write's block at this offset: a lost later write, stale data), checksum (bytes of the block changed). The evidence keeps the first 8 bad blocks of each job (offset, length, thread, what was wanted and what was got) and counts all of them. The Run's exit status is 3 when any block was bad, after the Run is saved (fio ends such a job in error too). What to do: check the device's error counters and SMART log, the kernel log, and whether anything else writes the same device; run the job again on another device or host to tell the storage from candor.",
+        thresholds: &[],
+    },
+    FindingInfo {
+        id: "data-verified",
+        title: "every block read back was as written",
+        severity: Severity::Info,
+        meaning: "every block the job read back carried the header and checksum it was written with",
+        not_proven: "that the data survives a power loss or a longer time (it was read back minutes after it was written, perhaps from a cache), or that blocks not read back are intact",
+        explanation: "A verifying job (fio's `verify=`) read back the last write of every offset it wrote (or, with `verify_only`, that an earlier run wrote) and each block's magic, length, offset, writer and checksum were as written. The read-back may have been served by a cache on the way (the page cache for buffered jobs, a device's or a host's cache): it proves the path returned what it was given, not that the medium holds it. See `data-corrupted` for the header and what each mismatch means.",
+        thresholds: &[],
+    },
+    FindingInfo {
         id: "unixbench-page-cache",
         title: "UnixBench File Copy is mostly the page cache",
         severity: Severity::Info,

@@ -72,7 +72,7 @@ pub fn from_findings(run: &Run, findings: &[Finding]) -> Claims {
         ));
     }
     if has_disk {
-        let refused = findings.iter().any(|f| f.severity == Severity::Refusal);
+        let refused = findings.iter().any(|f| f.severity >= Severity::Refusal);
         if !refused {
             let target = if run.disk().any(|m| m.device.is_some()) {
                 "the block devices the jobs named"
@@ -119,6 +119,15 @@ pub fn from_findings(run: &Run, findings: &[Finding]) -> Claims {
             continue;
         }
         match f.id.as_str() {
+            "data-corrupted" => c.cannot.push(format!(
+                "{s}: that this storage keeps what it is given: it returned other data than was written ({} bad blocks), and no speed of it means anything until that is explained.",
+                e["blocks_bad"]
+            )),
+            "data-verified" => c.can.push(format!(
+                "{s}: every block read back was as written ({} blocks, {}).",
+                e["blocks_checked"],
+                e["algorithm"].as_str().unwrap_or("")
+            )),
             "host-cache" => c.cannot.push(format!(
                 "{s}: the figure is not the disk's; a file larger than RAM reads {}x slower, so the main figure came from a cache.",
                 crate::units::sig3(1.0 / e["control_over_main"].as_f64().unwrap_or(1.0).max(1e-9))

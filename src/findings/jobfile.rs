@@ -27,9 +27,13 @@ pub const SHORT_JOB_NS: u64 = 1_000_000_000;
 /// more memory than the VM.
 pub const HOST_CACHE_RAM_MULTIPLE: f64 = 2.0;
 
-/// The jobs of a job file, in order.
+/// The jobs of a job file that measured, in order: a `verify_only` job
+/// wrote nothing and measured nothing (it only read back what an earlier
+/// run wrote; `data-corrupted`/`data-verified` say what it found).
 fn jobs(run: &Run) -> Vec<&DiskMeasurement> {
-    run.disk().filter(|d| d.job.is_some()).collect()
+    run.disk()
+        .filter(|d| d.job.is_some() && !d.verify.as_ref().is_some_and(|v| v.only))
+        .collect()
 }
 
 fn section(d: &DiskMeasurement) -> &str {
@@ -273,9 +277,12 @@ pub fn randrepeat(run: &Run) -> Vec<Finding> {
     let names: Vec<(&str, u64)> = jobs(run)
         .into_iter()
         .filter(|d| {
+            // A verifying job's offsets repeat from run to run (lowering
+            // seeds them from its section, for verify_only).
             d.spec.rw.is_random()
                 && option(d, "randrepeat").is_none()
                 && option(d, "randseed").is_none()
+                && d.verify.is_none()
         })
         .map(|d| (section(d), d.spec.seed))
         .collect();
@@ -457,5 +464,29 @@ mod tests {
         assert_eq!(gtod_reduce(&run).len(), 1);
         assert!(reused_buffers(&run).is_empty());
         assert!(randrepeat(&run).is_empty());
+    }
+
+    /// A verifying random job repeats its offsets (no job-randrepeat); a
+    /// verify_only job measured nothing: no finding about its figures.
+    #[test]
+    fn verifying_jobs_and_verify_only() {
+        use crate::result::VerifyRecord;
+        let mut run = job_run(&[("v", "randwrite", 0, 1000, "size", true)]);
+        assert_eq!(randrepeat(&run).len(), 1);
+        assert_eq!(short(&run).len(), 1);
+        let d = synth::dm(&mut run.measurements[0]);
+        d.verify = Some(VerifyRecord {
+            algorithm: "crc32c".into(),
+            ..Default::default()
+        });
+        assert!(randrepeat(&run).is_empty());
+        assert_eq!(short(&run).len(), 1, "it wrote and measured");
+        synth::dm(&mut run.measurements[0])
+            .verify
+            .as_mut()
+            .unwrap()
+            .only = true;
+        assert!(short(&run).is_empty() && working_set(&run).is_empty());
+        assert!(reused_buffers(&run).is_empty());
     }
 }

@@ -32,6 +32,7 @@ mod stack;
 #[cfg(test)]
 pub(crate) mod synth;
 mod unixbench;
+mod verify;
 
 pub use catalogue::{catalogue, info, FindingInfo};
 pub use claims::{claims, Claims, CLAIMS_ID};
@@ -55,6 +56,8 @@ pub(crate) fn analyze_checks(run: &Run) -> Vec<Finding> {
     let mut out = Vec::new();
     let has_disk = run.disk().next().is_some();
     if has_disk {
+        // First: data that did not read back as written outweighs any figure.
+        out.extend(verify::verified(run));
         out.extend(file::tmpfs(run));
         out.extend(file::sparse_file(run));
         out.extend(cache::host_cache(run));

@@ -77,6 +77,7 @@ pub fn job(profile: Option<&str>, rw: &str, bs: u64, qd: u32, pass: u32, iops: f
         block_stack: Vec::new(),
         beside_other_jobs: false,
         device: None,
+        verify: None,
     })
 }
 

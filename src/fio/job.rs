@@ -273,6 +273,7 @@ pub(super) fn measurement(
             block_stack: Vec::new(),
             beside_other_jobs: false,
             device: None,
+            verify: None,
         },
         notes,
         error,

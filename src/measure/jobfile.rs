@@ -83,7 +83,7 @@ pub(super) fn run(
                     job.threads.iter().map(|t| t.1 + t.2).max().unwrap_or(0),
                 ],
             };
-            if job.spec.rw.writes() {
+            if job.spec.writes_target() {
                 if let Some(r) = recorder
                     .run_mut()
                     .devices

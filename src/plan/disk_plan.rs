@@ -128,7 +128,7 @@ impl DiskPlan {
             seed,
             fio_path: None,
             device: None,
-            written: jobs.iter().any(|j| j.spec.rw.writes()),
+            written: jobs.iter().any(|j| j.spec.writes_target()),
             needed,
         };
         DiskPlan {

@@ -209,7 +209,7 @@ fn check_devices(plan: &lower::LoweredJobs) -> anyhow::Result<()> {
             .jobs
             .iter()
             .map(|&j| &plan.jobs[j])
-            .find(|j| j.spec.rw.writes());
+            .find(|j| j.spec.writes_target());
         if let Some(job) = writer {
             writable_now(&grant.path)
                 .map_err(|why| usage(format!("{}: [{}] writes {why}", job.pos, job.section)))?;
@@ -245,6 +245,10 @@ fn check_memory(
     plan: &lower::LoweredJobs,
     available: Option<u64>,
 ) -> anyhow::Result<()> {
+    // Each job alone first: its own refusal names what it needs (buffers, verify's map).
+    for job in &plan.jobs {
+        super::preflight::check_memory(&job.spec, available).map_err(usage)?;
+    }
     let need: u64 = plan
         .jobs
         .iter()
@@ -252,14 +256,11 @@ fn check_memory(
         .sum();
     if let Some(avail) = available.filter(|avail| need > avail / 2) {
         return Err(usage(format!(
-            "{}: its jobs' I/O buffers need {} together; {} of memory is available (candor uses at most half)",
+            "{}: its jobs' I/O buffers (and verify's maps of the last writes) need {} together; {} of memory is available (candor uses at most half)",
             file.path,
             crate::units::fmt_bytes(need),
             crate::units::fmt_bytes(avail)
         )));
-    }
-    for job in &plan.jobs {
-        super::preflight::check_memory(&job.spec, available).map_err(usage)?;
     }
     Ok(())
 }
@@ -406,7 +407,7 @@ pub fn inputs(file: &JobFile) -> Vec<PathBuf> {
 /// True when some job that uses file `f` writes it (a device is then
 /// recorded, checked and opened as written).
 fn written(plan: &lower::LoweredJobs, f: &lower::FileUse) -> bool {
-    f.jobs.iter().any(|&j| plan.jobs[j].spec.rw.writes())
+    f.jobs.iter().any(|&j| plan.jobs[j].spec.writes_target())
 }
 
 /// True when some job that uses file `f` does I/O (the null engine needs no file).

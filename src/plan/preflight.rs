@@ -124,7 +124,21 @@ pub fn check_split(job: &JobSpec) -> Result<(), String> {
 pub fn memory_needed(job: &JobSpec) -> u64 {
     let per_thread = (crate::disk::worker::buffers_for(job) as u64)
         .saturating_mul(crate::disk::worker::buffer_bytes(job) as u64);
-    (per_thread.saturating_add(1 << 20)).saturating_mul(u64::from(job.numjobs))
+    (per_thread.saturating_add(1 << 20))
+        .saturating_mul(u64::from(job.numjobs))
+        .saturating_add(verify_map_bytes(job))
+}
+
+/// Memory a verifying job's threads need to remember their last write of
+/// each offset (`disk::verify::LastWrites`): at most the job's size over
+/// its smallest block per thread, the map's entries never overlapping.
+pub fn verify_map_bytes(job: &JobSpec) -> u64 {
+    match job.verify {
+        Some(v) if v.after_writes => (job.size / job.min_bs().max(1))
+            .saturating_mul(crate::disk::verify::BYTES_PER_WRITE)
+            .saturating_mul(u64::from(job.numjobs)),
+        _ => 0,
+    }
 }
 
 /// Refuses a job whose buffers would not fit in half the available
@@ -141,6 +155,23 @@ pub fn check_memory(job: &JobSpec, available: Option<u64>) -> Result<(), String>
 /// `check_memory` with the address room given (half of usize::MAX).
 fn check_memory_in(job: &JobSpec, available: Option<u64>, room: u64) -> Result<(), String> {
     let need = memory_needed(job);
+    let map = verify_map_bytes(job);
+    let over = |limit: u64| need > limit;
+    if map > 0 && (over(room) || available.is_some_and(|a| over(a / 2))) {
+        return Err(format!(
+            "verify: remembering the last write of each of up to {} blocks per thread ({} / {}) x {} threads for the read-back needs {}, {} with the I/O buffers; {} (candor uses at most half)",
+            job.size / job.min_bs().max(1),
+            crate::units::fmt_bytes(job.size),
+            crate::units::fmt_bytes(job.min_bs()),
+            job.numjobs,
+            crate::units::fmt_bytes(map),
+            crate::units::fmt_bytes(need),
+            match available {
+                Some(a) if a / 2 < room => format!("{} of memory is available", crate::units::fmt_bytes(a)),
+                _ => format!("the address space holds {}", crate::units::fmt_bytes(room * 2)),
+            }
+        ));
+    }
     if need > room {
         return Err(format!(
             "--numjobs {} x --iodepth {} x --bs {} needs {} of I/O buffers; a {}-bit candor can hold at most {} (half its address space)",
@@ -219,6 +250,42 @@ mod tests {
         let small = JobSpec::new(Rw::Randread, 4096, 32);
         assert!(check_memory(&small, Some(1 << 30)).is_ok());
         assert!(check_memory(&small, None).is_ok());
+    }
+
+    /// A verifying job remembers its last write of each block: 1 TiB in
+    /// 4 KiB blocks is 2^28 writes, 16 GiB of map, more than half of 24 GiB.
+    #[test]
+    fn the_verify_map_is_checked_before_anything_is_written() {
+        use crate::disk::{Verify, VerifyAlg};
+        let mut j = JobSpec::new(Rw::Randwrite, 4096, 8);
+        j.size = 1 << 40;
+        let verify = Verify {
+            alg: VerifyAlg::Crc32c,
+            after_writes: true,
+            only: false,
+            fatal: false,
+        };
+        assert!(
+            check_memory(&j, Some(24 << 30)).is_ok(),
+            "no verify, no map"
+        );
+        j.verify = Some(verify);
+        assert_eq!(verify_map_bytes(&j), (1 << 28) * 64);
+        let e = check_memory(&j, Some(24 << 30)).unwrap_err();
+        assert!(
+            e.starts_with("verify: remembering the last write of each of up to 268435456 blocks"),
+            "{e}"
+        );
+        // Not read back (do_verify=0): nothing remembered.
+        j.verify = Some(Verify {
+            after_writes: false,
+            ..verify
+        });
+        assert!(check_memory(&j, Some(24 << 30)).is_ok());
+        // 64 MiB: 16,384 blocks, 1 MiB of map.
+        j.verify = Some(verify);
+        j.size = 64 << 20;
+        assert!(check_memory(&j, Some(1 << 30)).is_ok());
     }
 
     /// A 32-bit build refuses buffers past half its address space even when

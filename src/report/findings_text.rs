@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 fn tag(f: &Finding) -> &'static str {
     match (f.status, f.severity) {
         (FindingStatus::NotChecked, _) => "NOT CHECKED",
+        (_, Severity::Corruption) => "CORRUPTED",
         (_, Severity::Refusal) => "REFUSED",
         (_, Severity::Warning) => "WARNING",
         (_, Severity::Info) => "INFO",

@@ -105,12 +105,13 @@ fn trim_float(f: f64) -> String {
     s.to_string()
 }
 
-/// `warning`, `refusal`, `info`.
+/// `info`, `warning`, `refusal`, `corruption`.
 pub fn severity(s: Severity) -> &'static str {
     match s {
         Severity::Info => "info",
         Severity::Warning => "warning",
         Severity::Refusal => "refusal",
+        Severity::Corruption => "corruption",
     }
 }
 

@@ -29,6 +29,9 @@ pub fn jobfile_plan(file: &JobFile, plan: &LoweredJobs) -> String {
         ));
         out.push_str(&format!("  {}\n", what(&job.spec)));
         out.push_str(&format!("  {}\n", ends(&job.spec)));
+        if let Some(v) = &job.spec.verify {
+            out.push_str(&format!("  {}\n", verify(v)));
+        }
         out.push_str(&format!("  {}\n", when(job, plan, &starts[i], i)));
         let mut used: Vec<usize> = job.threads.iter().map(|t| t.0).collect();
         used.sort_unstable();
@@ -42,7 +45,7 @@ pub fn jobfile_plan(file: &JobFile, plan: &LoweredJobs) -> String {
                     ""
                 };
             if let Some(g) = &use_.device {
-                let access = if g.writable && job.spec.rw.writes() {
+                let access = if g.writable && job.spec.writes_target() {
                     "WRITES it (--overwrite-device): what it holds there is destroyed"
                 } else {
                     "reads it (--device)"
@@ -144,6 +147,22 @@ fn what(spec: &JobSpec) -> String {
         }
     }
     parts.join(", ")
+}
+
+/// What a verifying job checks, and when.
+fn verify(v: &crate::disk::Verify) -> String {
+    let alg = v.alg.as_str();
+    let mut line = if v.only {
+        format!("verify_only ({alg}): writes nothing; draws the job's writes again and reads back what an earlier run of it wrote")
+    } else if v.after_writes {
+        format!("verify {alg}: every block written carries a checked header; read back after the job's writes, outside the measured interval")
+    } else {
+        format!("verify {alg}: every block written carries a checked header; not read back (do_verify=0: a later verify_only run checks it)")
+    };
+    if v.fatal && (v.only || v.after_writes) {
+        line.push_str("; stops at the first bad block (verify_fatal)");
+    }
+    line
 }
 
 /// How the job ends.

@@ -12,6 +12,7 @@ mod sane;
 mod spec;
 mod stack;
 mod stats;
+mod verify;
 
 pub use device::{DeviceJobIo, DeviceRecord};
 pub use file::{parse_run, read_run, run_json, write_run, ReadRunError};
@@ -22,3 +23,4 @@ pub use stack::{
     FioDiskAggregate, FioDiskUtil, LayerCounters, LayerIo, LayerSecond, StackLayer, StackRelation,
 };
 pub use stats::{median, Spread};
+pub use verify::{BadBlock, VerifyRecord, KEPT_BAD as VERIFY_KEPT_BAD};

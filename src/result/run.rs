@@ -542,6 +542,10 @@ pub struct DiskMeasurement {
     /// bytes it wrote there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<crate::result::DeviceJobIo>,
+    /// fio's `verify`: what the job read back of what it wrote, and what
+    /// was not what it wrote.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<crate::result::VerifyRecord>,
 }
 
 impl DiskMeasurement {
@@ -775,6 +779,9 @@ pub enum Severity {
     Info,
     Warning,
     Refusal,
+    /// The storage returned other data than was written (`data-corrupted`):
+    /// above every finding about speed.
+    Corruption,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -16,6 +16,7 @@ pub fn check(run: &Value) -> Result<(), String> {
             let at = format!("measurements[{i}]");
             date(m.get("started_at"), &format!("{at}.started_at"))?;
             non_negative(m, &at)?;
+            verify(m.get("verify"), &format!("{at}.verify"))?;
         }
     }
     Ok(())
@@ -57,6 +58,32 @@ fn non_negative(value: &Value, at: &str) -> Result<(), String> {
             }
             _ => {}
         }
+    }
+    Ok(())
+}
+
+/// A verify record that cannot be: more bad blocks than blocks checked,
+/// more bad blocks kept than found, or more kept than candor keeps.
+fn verify(value: Option<&Value>, at: &str) -> Result<(), String> {
+    let Some(v) = value.filter(|v| !v.is_null()) else {
+        return Ok(());
+    };
+    let n = |key: &str| v.get(key).and_then(Value::as_u64).unwrap_or(0);
+    let (checked, bad) = (n("blocks_checked"), n("blocks_bad"));
+    if bad > checked {
+        return Err(format!(
+            "{at}.blocks_bad: {bad} is more than the {checked} blocks checked"
+        ));
+    }
+    let kept = v
+        .get("first_bad")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    if kept as u64 > bad || kept > super::verify::KEPT_BAD {
+        return Err(format!(
+            "{at}.first_bad: {kept} blocks kept, of {bad} bad (at most {} are kept)",
+            super::verify::KEPT_BAD
+        ));
     }
     Ok(())
 }
@@ -143,5 +170,25 @@ mod tests {
                 .contains("measurements[0].started_at")
         );
         assert!(!bad(json!({"started_at": "\u{1b}[2J"})).contains('\u{1b}'));
+        let verify = |v: Value| json!({"measurements": [{"verify": v}]});
+        let bad_block =
+            json!({"offset": 0, "len": 4096, "field": "checksum", "wanted": "a", "got": "b"});
+        assert_eq!(
+            check(&verify(
+                json!({"blocks_checked": 4, "blocks_bad": 1, "first_bad": [bad_block]})
+            )),
+            Ok(())
+        );
+        assert!(bad(verify(json!({"blocks_checked": 4, "blocks_bad": 5})))
+            .starts_with("measurements[0].verify.blocks_bad: 5 is more than"));
+        assert!(bad(verify(
+            json!({"blocks_checked": 4, "blocks_bad": 0, "first_bad": [bad_block]})
+        ))
+        .contains("verify.first_bad: 1 blocks kept, of 0 bad"));
+        let nine: Vec<Value> = (0..9).map(|_| bad_block.clone()).collect();
+        assert!(bad(verify(
+            json!({"blocks_checked": 90, "blocks_bad": 9, "first_bad": nine})
+        ))
+        .contains("at most 8"));
     }
 }

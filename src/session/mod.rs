@@ -141,7 +141,8 @@ impl Session {
         if let Some(history) = &self.history {
             history.record(&run, file.as_deref(), self.quiet);
         }
-        printed.and(saved)
+        printed.and(saved)?;
+        corrupted(&run)
     }
 
     /// The Run as it ended elsewhere (`candor run`'s rounds finish it
@@ -155,4 +156,22 @@ impl Session {
         }
         printed
     }
+}
+
+/// A Run whose verifying jobs read back other data than they wrote ends in
+/// error (exit 3), as fio ends such a job, once it is saved and printed.
+fn corrupted(run: &Run) -> anyhow::Result<()> {
+    let (bad, jobs) = run
+        .disk()
+        .filter_map(|d| d.verify.as_ref())
+        .filter(|v| v.blocks_bad > 0)
+        .fold((0u64, 0usize), |(b, j), v| (b + v.blocks_bad, j + 1));
+    if bad == 0 {
+        return Ok(());
+    }
+    Err(anyhow::Error::new(crate::error::DataCorrupted(format!(
+        "verify: {bad} block{} read back in {jobs} job{} differ from what was written (data-corrupted: the storage returned other data)",
+        if bad == 1 { "" } else { "s" },
+        if jobs == 1 { "" } else { "s" },
+    ))))
 }

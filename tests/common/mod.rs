@@ -119,6 +119,7 @@ fn disk(
         block_stack: Vec::new(),
         beside_other_jobs: false,
         device: None,
+        verify: None,
     })
 }
 

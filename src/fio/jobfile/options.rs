@@ -143,7 +143,10 @@ pub fn all() -> &'static [OptionDef] {
 use Kind::*;
 use Support::*;
 
-const VERIFY: Support = Refuse("candor does not verify written data");
+const VERIFY_INLINE: Support =
+    Refuse("candor reads back and checks in the job's own threads, after their writes");
+const BACKLOG: Support =
+    Refuse("candor reads back once the job's writes are done, not while it writes");
 const TRIM: Support = Refuse("candor does not trim");
 const IOLOG: Support = Refuse("candor does not record or replay I/O logs");
 const ZONES: Support = Refuse("candor does not run fio's zone modes (strided: zonesize and zoneskip stride over the file; zbd: zoned block devices)");
@@ -230,26 +233,26 @@ static OPTIONS: &[OptionDef] = &[
     def("startdelay", None, TimeRange, Run, Some("0")),
     def("runtime", Some("timeout"), Time(SECONDS), Run, Some("0")),
     def("time_based", None, Flag, Run, None),
-    def("verify_only", None, Flag, VERIFY, None),
+    def("verify_only", None, Flag, Run, None),
     def("ramp_time", None, Time(SECONDS), Run, Some("0")),
     def("clocksource", None, Choice, Note("candor times with the kernel's monotonic clock whatever fio's clocksource says"), None),
     def("mem", Some("iomem"), Choice, Run, Some("malloc")),
     def("iomem_align", Some("mem_align"), Number, Quiet, Some("0")),
-    def("verify", None, Choice, VERIFY, Some("0")),
-    def("do_verify", None, Bool, Quiet, Some("1")),
+    def("verify", None, Choice, Run, Some("0")),
+    def("do_verify", None, Bool, Run, Some("1")),
     def("verifysort", None, SoftDeprecated, Quiet, None),
     def("verifysort_nr", None, SoftDeprecated, Quiet, None),
-    def("verify_interval", None, Number, VERIFY, None),
-    def("verify_offset", None, Number, VERIFY, None),
-    def("verify_pattern", None, Choice, VERIFY, None),
-    def("verify_fatal", None, Bool, VERIFY, Some("0")),
-    def("verify_dump", None, Bool, VERIFY, Some("0")),
-    def("verify_async", None, Number, VERIFY, Some("0")),
-    def("verify_backlog", None, Number, VERIFY, None),
-    def("verify_backlog_batch", None, Number, VERIFY, None),
-    def("verify_async_cpus", None, Choice, VERIFY, None),
-    def("experimental_verify", None, Bool, VERIFY, None),
-    def("verify_state_load", None, Bool, VERIFY, None),
+    def("verify_interval", None, Number, Refuse("candor puts one header at the start of each written block (fio's verify_interval equal to the block size)"), None),
+    def("verify_offset", None, Number, Refuse("candor's verify header sits at the start of each block"), None),
+    def("verify_pattern", None, Choice, Refuse("candor writes random data under a checksummed header; it does not write or check a pattern"), None),
+    def("verify_fatal", None, Bool, Run, Some("0")),
+    def("verify_dump", None, Bool, Refuse("candor writes no dump files; the Run keeps the first bad blocks, where they are and what differs"), Some("0")),
+    def("verify_async", None, Number, VERIFY_INLINE, Some("0")),
+    def("verify_backlog", None, Number, BACKLOG, None),
+    def("verify_backlog_batch", None, Number, BACKLOG, None),
+    def("verify_async_cpus", None, Choice, VERIFY_INLINE, None),
+    def("experimental_verify", None, Bool, Refuse("candor remembers each write's offset and number (fio's io log), not experimental_verify's replay of its random sequence"), None),
+    def("verify_state_load", None, Bool, Refuse("candor saves and loads no verify state; verify_only replays a size-bounded job whole"), None),
     def("verify_state_save", None, Bool, Quiet, Some("1")),
     def("trim_percentage", None, Number, TRIM, Some("0")),
     def("trim_verify_zero", None, Bool, Quiet, Some("1")),

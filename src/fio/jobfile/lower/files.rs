@@ -3,7 +3,6 @@
 //! `offset_increment`); candor makes its own file beside each.
 
 use super::{FileUse, Lowering};
-use crate::disk::Rw;
 use crate::disk::{EngineChoice, EngineKind, JobSpec};
 use crate::fio::jobfile::device::{self, DeviceGrant};
 use crate::fio::jobfile::parse::Setting;
@@ -14,7 +13,7 @@ impl<'a> Lowering<'a> {
     /// The block device this job's `filename=` names, if it is one: allowed
     /// by the command line (`--device`, and `--overwrite-device` for a job
     /// that writes) or refused here.
-    pub(super) fn device(&mut self, rw: &Rw) -> Result<Option<DeviceGrant>, JobFileError> {
+    pub(super) fn device(&mut self, writes: bool) -> Result<Option<DeviceGrant>, JobFileError> {
         let Some((name, s)) = self.text("filename") else {
             return Ok(None);
         };
@@ -30,7 +29,7 @@ impl<'a> Lowering<'a> {
         let Some(meta) = device::block_device(&path) else {
             return Ok(None);
         };
-        device::grant_for(&self.ctx.devices, &path, &meta, rw.writes())
+        device::grant_for(&self.ctx.devices, &path, &meta, writes)
             .map(|g| Some(g.clone()))
             .map_err(|why| Self::bad(s, why))
     }
@@ -164,13 +163,16 @@ impl<'a> Lowering<'a> {
                 let grant = match device {
                     Some(g) if g.rdev == std::os::unix::fs::MetadataExt::rdev(&meta) => g,
                     _ => {
-                        let why =
-                            device::grant_for(&self.ctx.devices, &path, &meta, spec.rw.writes())
-                                .err()
-                                .unwrap_or_else(|| {
-                                    "a device named through filename_format: name it with filename="
-                                        .into()
-                                });
+                        let why = device::grant_for(
+                            &self.ctx.devices,
+                            &path,
+                            &meta,
+                            spec.writes_target(),
+                        )
+                        .err()
+                        .unwrap_or_else(|| {
+                            "a device named through filename_format: name it with filename=".into()
+                        });
                         return Err(at(why));
                     }
                 };

@@ -17,7 +17,8 @@
 //! randomness), `engine` (engine, queue, direct and sync, cache), `timing`
 //! (rates, size, how long, steady state), `files` (the files and regions
 //! fio would use), `order` (stonewall phases, `wait_for`, `startdelay`),
-//! `notes` (where candor differs from fio, said in words).
+//! `notes` (where candor differs from fio, said in words), `verify` (the
+//! checksum each written block carries and the read-back).
 
 mod engine;
 mod files;
@@ -27,6 +28,7 @@ mod pattern;
 #[cfg(test)]
 mod tests;
 mod timing;
+mod verify;
 
 use super::device::DeviceGrant;
 use super::options::{Kind, Support};
@@ -175,6 +177,7 @@ pub fn lower(file: &JobFile, ctx: &Context) -> Result<LoweredJobs, JobFileError>
         plan.jobs.push(lowered);
     }
     timing::check_steady_groups(&plan, file)?;
+    verify::refuse_shared_blocks(&mut plan, file, ctx.ignore_unsupported)?;
     notes::overwrite_notes(&mut plan, file);
     Ok(plan)
 }
@@ -270,8 +273,10 @@ impl<'a> Lowering<'a> {
         self.rate(&mut spec, &sizes)?;
         self.think(&mut spec)?;
         self.randomness(&mut spec, seed)?;
-        let device = self.device(&rw)?;
+        // A verify_only job writes nothing: its device needs only --device.
+        let device = self.device(rw.writes() && !self.verify_only())?;
         let size = self.timing_and_size(&mut spec, device.as_ref())?;
+        self.verify(&mut spec, device.is_some())?;
         if let (Some(span), Some(s)) = (
             spec.distribution.absolute_span(),
             self.get("random_distribution"),

@@ -237,7 +237,7 @@ impl Lowering<'_> {
 
 /// The seed of a job that asks for repeatable offsets: from its name, so
 /// every run of the job file draws the same ones.
-fn name_seed(section: &str) -> u64 {
+pub(super) fn name_seed(section: &str) -> u64 {
     section.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
     })

@@ -389,3 +389,75 @@ fn random_distributions_lower_with_fio_defaults_and_reasons() {
         );
     }
 }
+
+#[test]
+fn verify_settings_lower_faithfully() {
+    use crate::disk::{Verify, VerifyAlg};
+    let p = plan(
+        "[global]\nsize=4m\ndirect=1\n[a]\nrw=write\nverify=crc32c-intel\n[b]\nrw=randwrite\nverify=md5\ndo_verify=0\nverify_fatal=1\n[c]\nrw=write\nverify=0\n[d]\nrw=randwrite\nverify=sha256\nrandseed=99\n",
+    )
+    .unwrap();
+    let v = |i: usize| p.jobs[i].spec.verify;
+    assert_eq!(
+        v(0),
+        Some(Verify {
+            alg: VerifyAlg::Crc32c,
+            after_writes: true,
+            only: false,
+            fatal: false
+        })
+    );
+    assert_eq!(
+        v(1),
+        Some(Verify {
+            alg: VerifyAlg::Md5,
+            after_writes: false,
+            only: false,
+            fatal: true
+        })
+    );
+    assert_eq!(v(2), None, "verify=0 is fio's default: no verify");
+    // A random verifying job repeats its offsets from run to run (for a
+    // later verify_only), unless its file fixes a seed.
+    assert_eq!(p.jobs[1].spec.seed, super::pattern::name_seed("b"));
+    assert!(p.jobs[1]
+        .notes
+        .iter()
+        .any(|n| n.starts_with("verify on random offsets")));
+    assert_eq!(p.jobs[3].spec.seed, 99);
+    assert!(p.jobs[1]
+        .fio_command
+        .contains("--verify=md5 --do_verify=0 --verify_fatal=1"));
+
+    let refused = |text: &str| plan(text).unwrap_err().to_string();
+    let e = refused("[a]\nsize=4m\nrw=write\nverify=md5\ntime_based\nruntime=1s\nverify_only=1\n");
+    assert!(e.contains("verify_only=1: with time_based"), "{e}");
+    let e = refused("[a]\nsize=4m\nrw=write\nverify=md5\nverify_only=1\n");
+    assert!(e.contains("verify_only=1: on a file"), "{e}");
+    let e = refused("[a]\nsize=4m\nrw=write\nverify=md5\nloops=2\n");
+    assert!(
+        e.contains("loops=2: not supported: loops=2 with verify"),
+        "{e}"
+    );
+    // Two jobs writing the same bytes of one file: the verifying one is refused.
+    let e = refused(
+        "[global]\nsize=4m\nfilename=/var/tmp/f\n[a]\nrw=write\nverify=md5\n[b]\nrw=randwrite\n",
+    );
+    assert!(
+        e.contains("[b] also writes bytes of this job's file while it runs"),
+        "{e}"
+    );
+    // Ordered (a prefill before it, a job after it): no writer meanwhile.
+    let p = plan("[global]\nsize=4m\nfilename=/var/tmp/f\n[fill]\nrw=write\n[a]\nstonewall\nrw=write\nverify=md5\n[b]\nstonewall\nrw=randwrite\n").unwrap();
+    assert!(p.jobs[1].spec.verify.is_some());
+    let p = plan("[global]\nsize=4m\nfilename=/var/tmp/f\n[a]\nrw=write\nverify=md5\n[b]\nwait_for=a\nrw=randwrite\n").unwrap();
+    assert!(p.jobs[0].spec.verify.is_some());
+    // Ignored on request: the job runs without verify, and says so.
+    let p = plan_with(
+        "[global]\nsize=4m\nfilename=/var/tmp/f\n[a]\nrw=write\nverify=md5\n[b]\nrw=randwrite\n",
+        true,
+    )
+    .unwrap();
+    assert_eq!(p.jobs[0].spec.verify, None);
+    assert_eq!(p.ignored.len(), 1, "{:?}", p.ignored);
+}
