@@ -35,6 +35,11 @@ pub const COMPILER: &str = env!("CANDOR_RUSTC");
 /// unixbench-compiler finding.
 pub const BENCH_GAP: &str = "on candor's 2-vCPU bench VM, 2026-12-04, candor's Dhrystone scored 0.69x and its Whetstone 0.92x of UnixBench 5.1 built there by gcc 12.2 -O3 -ffast-math -march=native, 1 copy (2 copies: 0.66x and 0.93x)";
 
+/// What Process Creation's figure owes to the program that forks, on
+/// candor's bench machine (bench/spawn-cost.sh, BENCHMARKS.md "UnixBench's
+/// index"). Quoted by the spawn measurement's note.
+pub const FORK_COST: &str = "on candor's 2-vCPU bench VM, 2026-12-05, 10 s passes: UnixBench's own spawn.c made 5,743 forks/s dynamically linked as its Makefile builds it, 7,402 built static (1.29x) and 6,535 with _exit in its child (1.14x); candor's static build 8,347 (1.45x) and its dynamic build 6,233 (1.09x)";
+
 pub use catalogue::{Test, Unit, TESTS};
 pub use kernels::shell_input;
 
@@ -248,6 +253,13 @@ fn measure(
         );
         params.insert("faults_per_exec".into(), faults.into());
         notes.push(binary.note(faults));
+    }
+    if test.name == "spawn" {
+        let linking = execl::ExeclBinary::own().linking();
+        notes.push(format!(
+            "Process Creation forks candor's own copy process ({linking}), whose child leaves at once with _exit, where UnixBench forks its small C program (dynamically linked as its Makefile builds it), whose child calls exit(): how the forking program is linked and how its child leaves move the figure ({FORK_COST})"
+        ));
+        params.insert("linking".into(), linking.into());
     }
     if is_compiler_bound(test.name) {
         params.insert("compiler".into(), COMPILER.into());
