@@ -9,10 +9,13 @@
 #     DIR     a directory of *.fio files, e.g. fio's examples/
 #             (git archive of github.com/axboe/fio; never committed here)
 #     CANDOR  the candor binary (default: target/debug/candor)
-# Prints one line per file (fio:ok|no candor:ok|no reason), then the counts.
+# Prints one line per file (fio:ok|no candor:ok|no reason), then the counts,
+# then how many of the files both accept candor reads otherwise than fio.
 set -u
 dir=${1:?usage: bench/jobfile-corpus.sh DIR [CANDOR]}
 bin=$(realpath "${2:-target/debug/candor}")
+repo=$(cd "$(dirname "$0")/.." && pwd)
+corpus=$(realpath "$dir")
 scratch=$(mktemp -d /var/tmp/candor-corpus.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT INT TERM
 total=0 fio_ok=0 both=0 refused=0 fio_only_no=0
@@ -33,3 +36,9 @@ for f in *.fio; do
 done
 printf '\nfiles %d; fio accepts %d (refuses %d); of those candor accepts %d, refuses %d\n' \
     "$total" "$fio_ok" "$fio_only_no" "$both" "$refused"
+# Accepted but read differently: each file both accept, read by candor's
+# parser as `fio --showcmd` and `fio --debug=parse` read it (an ignored test
+# of tests/jobfile.rs, given the corpus; its CORPUS| line has the count).
+cd "$repo" || exit 2
+CANDOR_JOBFILE_CORPUS=$corpus cargo test -q --test jobfile a_corpus_reads_as_fio_reads_it -- --ignored --nocapture 2>&1 |
+    grep -E '^CORPUS|panicked|test result'

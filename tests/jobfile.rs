@@ -69,6 +69,8 @@ fn expected_showcmd(file: &jobfile::JobFile) -> String {
     let mut globals: Vec<&Setting> = Vec::new();
     let mut done_globals = 0;
     let dump = |s: &Setting| match &s.raw {
+        // fio quotes one option's value, description's (init.c, dump_print_option).
+        Some(v) if s.def.name == "description" => format!("--description=\"{v}\" "),
         Some(v) => format!("--{}={v} ", s.def.name),
         None => format!("--{} ", s.def.name),
     };
@@ -174,6 +176,74 @@ fn agrees_with_fio(name: &str) {
         fio_debug(&debug),
         "fio --debug=parse {name}"
     );
+}
+
+/// The corpus count "accepted but read differently" (BENCHMARKS.md, issue
+/// 20): every file of the directory CANDOR_JOBFILE_CORPUS (fio's examples/,
+/// never committed) that fio (`--parse-only`) and candor (`disk --job F
+/// --parse-only`) both accept, read by candor's parser as `fio --showcmd`
+/// and `fio --debug=parse` read it. Ignored in the suite, which has no
+/// corpus; `bench/jobfile-corpus.sh DIR` runs it after its counts.
+#[test]
+#[ignore]
+fn a_corpus_reads_as_fio_reads_it() {
+    let dir = PathBuf::from(
+        std::env::var("CANDOR_JOBFILE_CORPUS").expect("CANDOR_JOBFILE_CORPUS=DIR of *.fio files"),
+    );
+    let scratch = tempfile::tempdir_in("/var/tmp").unwrap();
+    let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "fio"))
+        .collect();
+    names.sort();
+    let fio_in = |args: &[&str]| {
+        let out = Command::new("fio")
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .expect("run fio");
+        let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+        text.push_str(&String::from_utf8_lossy(&out.stderr));
+        (out.status.success(), text)
+    };
+    let (mut both, mut differ) = (0, Vec::new());
+    for path in &names {
+        let name = path.file_name().unwrap().to_str().unwrap();
+        if !fio_in(&["--parse-only", name]).0 {
+            continue;
+        }
+        let candor = common::plant::candor_cmd(&[
+            "disk".into(),
+            "--job".into(),
+            path.display().to_string(),
+            "--parse-only".into(),
+            "--dir".into(),
+            scratch.path().display().to_string(),
+        ])
+        .env("CANDOR_NO_HISTORY", "1")
+        .output()
+        .unwrap();
+        if !candor.status.success() {
+            continue;
+        }
+        both += 1;
+        let file = jobfile::read(&FileSystem, path, &[], &Env::of_this_host())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let shown = fio_in(&["--showcmd", name]).1;
+        if shown.lines().next().unwrap_or("").trim_end() != expected_showcmd(&file) {
+            differ.push(format!("{name}: fio --showcmd"));
+        }
+        if candor_debug(&file) != fio_debug(&fio_in(&["--debug=parse", "--parse-only", name]).1) {
+            differ.push(format!("{name}: fio --debug=parse"));
+        }
+    }
+    println!(
+        "CORPUS|accepted by both {both}|read differently {}|{}",
+        differ.len(),
+        differ.join("; ")
+    );
+    assert!(differ.is_empty(), "{differ:?}");
 }
 
 #[test]
