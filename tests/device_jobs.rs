@@ -409,3 +409,132 @@ fn a_device_being_written_is_held_exclusively() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(String::from_utf8_lossy(&probe.stdout).trim(), "busy");
 }
+
+/// A loop device stacked on another claims nothing: the lower device shows
+/// no holder and opens exclusively as if unused. Writing the lower device
+/// while the upper one is mounted corrupted that filesystem (issue 36);
+/// so did writing the upper one while the lower is mounted. Both are
+/// refused, naming the stack, the filesystem stays clean (`fsck -n`), and
+/// so does a device whose filesystem holds a loop's backing file after a
+/// lazy unmount (mounted nowhere, still in use).
+#[test]
+fn a_write_through_a_stacked_loop_device_is_refused_and_the_filesystem_stays_clean() {
+    let _disk = one_at_a_time();
+    let dir = test_dir("devjob-stack");
+    let lower = Loop::new(dir.path(), "lower.img", 64 * MIB);
+    let upper = sh("losetup", &["--find", "--show", &lower.device]);
+    struct Detach(String);
+    impl Drop for Detach {
+        fn drop(&mut self) {
+            let _ = Command::new("losetup").args(["-d", &self.0]).status();
+        }
+    }
+    let upper_guard = Detach(upper.clone());
+    let write_job = |name: &str, device: &str| {
+        job_file(
+            dir.path(),
+            name,
+            &format!("[w]\nfilename={device}\nrw=randwrite\nbs=4k\nsize=4m\n"),
+        )
+    };
+    let fsck_clean = |device: &str| {
+        let out = Command::new("fsck.ext4")
+            .args(["-n", "-f", device])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "fsck {device}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+
+    // The upper device mounted read-write with a file in it; the lower written.
+    sh("mkfs.ext4", &["-F", "-q", &upper]);
+    let m = Mount::new("ext4", &upper, &dir.path().join("upper"), None);
+    std::fs::write(m.dir.join("kept"), vec![7u8; 1 << 20]).unwrap();
+    let jf = write_job("lower.fio", &lower.device);
+    let d = lower.device.as_str();
+    // (No byte hash here: the mounted filesystem may write its own journal.)
+    let out = candor(&["disk", "--job", &jf, "--device", d, "--overwrite-device", d]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&format!("{upper} is a loop device backed by {d}")),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("{upper} (on {d}) is mounted on")),
+        "{err}"
+    );
+    drop(m);
+    fsck_clean(&upper);
+
+    // The lower device mounted; the upper (which writes the lower's bytes) written.
+    let m = Mount::new("ext4", &upper, &dir.path().join("upper"), Some("ro"));
+    drop(m);
+    drop(upper_guard);
+    sh("mkfs.ext4", &["-F", "-q", d]);
+    let m = Mount::new("ext4", d, &dir.path().join("lower"), None);
+    std::fs::write(m.dir.join("kept"), vec![9u8; 1 << 20]).unwrap();
+    let upper = sh("losetup", &["--find", "--show", d]);
+    let upper_guard = Detach(upper.clone());
+    let jf = write_job("upper.fio", &upper);
+    let out = candor(&[
+        "disk",
+        "--job",
+        &jf,
+        "--device",
+        &upper,
+        "--overwrite-device",
+        &upper,
+    ]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "{d} (under {upper}: writing {upper} writes it) is mounted on"
+        )),
+        "{err}"
+    );
+    drop(upper_guard);
+    drop(m);
+    fsck_clean(d);
+
+    // A loop over a file on the device's filesystem, the filesystem lazily
+    // unmounted: mounted nowhere, still in use.
+    let m = Mount::new("ext4", d, &dir.path().join("lower"), None);
+    let img = m.dir.join("inner.img");
+    std::fs::write(&img, vec![0u8; 8 << 20]).unwrap();
+    let inner = sh("losetup", &["--find", "--show", img.to_str().unwrap()]);
+    let inner_guard = Detach(inner.clone());
+    sh("umount", &["-l", m.dir.to_str().unwrap()]);
+    std::mem::forget(m);
+    let jf = write_job("lower2.fio", d);
+    let out = candor(&["disk", "--job", &jf, "--device", d, "--overwrite-device", d]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("{inner} is a loop device backed by a file on {d}")),
+        "{err}"
+    );
+    drop(inner_guard);
+    // The lazily unmounted filesystem is released once the loop lets go.
+    for _ in 0..50 {
+        if Command::new("fsck.ext4")
+            .args(["-n", "-f", d])
+            .output()
+            .unwrap()
+            .status
+            .success()
+        {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    fsck_clean(d);
+    let _ = std::fs::remove_dir(dir.path().join("lower"));
+}

@@ -24,20 +24,25 @@ pub struct DeviceTarget {
 
 impl DeviceTarget {
     /// Opens the device at `path` (device number `rdev`). With `writable`,
-    /// `in_use` (the plan's check: `Err` names what uses it) is asked
+    /// `in_use` (the plan's check: `Err` names what uses it; its second
+    /// argument says whether the caller already holds the device) is asked
     /// again first, then the device is claimed with `O_EXCL`, which the
-    /// kernel refuses while it is mounted, swap, stacked on or claimed.
+    /// kernel refuses while it is mounted, swap, stacked on by dm or md, or
+    /// claimed, and then `in_use` is asked once more: a loop device can be
+    /// set up over a claimed device (loop claims nothing), so what appeared
+    /// between the first check and the claim is caught before any write.
     pub fn open(
         path: &Path,
         rdev: u64,
         size: u64,
         writable: bool,
-        in_use: impl Fn(&Path) -> Result<(), String>,
+        in_use: impl Fn(&Path, bool) -> Result<(), String>,
     ) -> anyhow::Result<DeviceTarget> {
         let claim = if writable {
-            in_use(path).map_err(|why| {
+            let refuse = |why: String| {
                 crate::error::usage(format!("writing {why} (found right before opening it)"))
-            })?;
+            };
+            in_use(path, false).map_err(refuse)?;
             let fd = open_checked(path, rdev, libc::O_RDWR | libc::O_EXCL).map_err(|e| {
                 if e.raw_os_error() == Some(libc::EBUSY) {
                     crate::error::usage(format!(
@@ -48,6 +53,7 @@ impl DeviceTarget {
                     anyhow::anyhow!("cannot open {} for writing: {e}", path.display())
                 }
             })?;
+            in_use(path, true).map_err(refuse)?;
             Some(fd)
         } else {
             None

@@ -211,7 +211,7 @@ fn check_devices(plan: &lower::LoweredJobs) -> anyhow::Result<()> {
             .map(|&j| &plan.jobs[j])
             .find(|j| j.spec.writes_target());
         if let Some(job) = writer {
-            writable_now(&grant.path)
+            writable_now(&grant.path, false)
                 .map_err(|why| usage(format!("{}: [{}] writes {why}", job.pos, job.section)))?;
         }
     }
@@ -220,9 +220,15 @@ fn check_devices(plan: &lower::LoweredJobs) -> anyhow::Result<()> {
 
 /// Refuses writing the device at `path` when the kernel marks it read-only
 /// or anything uses it, in words that name what (the reason follows
-/// "[job] writes ").
-pub fn writable_now(path: &Path) -> Result<(), String> {
-    let facts = block_device::inspect(path).map_err(|e| e.to_string())?;
+/// "[job] writes "). `held`: the caller holds the device with `O_EXCL`
+/// (the kernel's exclusive-open answer for it would be the caller's own).
+pub fn writable_now(path: &Path, held: bool) -> Result<(), String> {
+    let facts = if held {
+        block_device::inspect_claimed(path)
+    } else {
+        block_device::inspect(path)
+    }
+    .map_err(|e| e.to_string())?;
     let shown = path.display();
     if facts.read_only {
         return Err(format!("{shown}, which the kernel marks read-only"));
