@@ -40,6 +40,7 @@ pub mod cli;
 pub mod commands;
 pub mod compute;
 pub mod disk;
+pub mod diskspd;
 pub mod error;
 pub mod findings;
 pub mod fio;

@@ -1323,3 +1323,107 @@ fn random_distributions_hit_the_hot_blocks_fio_hits() {
         assert_eq!(d.read.as_ref().unwrap().ops, 12_000, "[{section}]");
     }
 }
+
+/// `candor disk --diskspd` (issue 38): the write-up's DiskSpd line runs as
+/// the fio job that does its I/O: fio itself accepts that job (`fio
+/// --parse-only`), the Run records the DiskSpd command, eight threads of
+/// two I/Os each, and write-through (-Suw) as O_DSYNC on the open test
+/// file (read from /proc/PID/fdinfo while it runs); a flag candor does not
+/// run is refused by name, exit 2, and nothing is created.
+#[test]
+fn a_diskspd_line_runs_as_the_fio_job_that_does_its_io() {
+    let _disk = one_at_a_time();
+    let dir = common::plant::test_dir("diskspd");
+    let d = dir.path().to_str().unwrap();
+    let run = dir.path().join("run.json");
+    let line = "diskspd.exe -t8 -w100 -b4k -W1 -o2 -d3 -Suw -c16M -D -L testfile.dat";
+    let child = common::plant::candor_cmd(&common::plant::args(&[
+        "disk",
+        "--diskspd",
+        line,
+        "--dir",
+        d,
+        "-o",
+        run.to_str().unwrap(),
+    ]))
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    // The test file's open flags while the job writes.
+    let mut dsync = None;
+    for _ in 0..40 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let fds = Path::new("/proc").join(child.id().to_string()).join("fd");
+        for fd in std::fs::read_dir(&fds).into_iter().flatten().flatten() {
+            let target = std::fs::read_link(fd.path()).unwrap_or_default();
+            if !target.to_string_lossy().contains("candor-diskspd.dat") {
+                continue;
+            }
+            let info = fds.with_file_name("fdinfo").join(fd.file_name());
+            let text = std::fs::read_to_string(info).unwrap_or_default();
+            let flags = text
+                .lines()
+                .find_map(|l| l.strip_prefix("flags:"))
+                .and_then(|f| u32::from_str_radix(f.trim(), 8).ok());
+            if let Some(f) = flags.filter(|f| f & 0o3 != 0) {
+                // Opened for writing: O_DSYNC (0o10000) must be on it.
+                dsync = Some(f & 0o10000 != 0);
+            }
+        }
+        if dsync.is_some() {
+            break;
+        }
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        dsync,
+        Some(true),
+        "the test file opened for writing without O_DSYNC"
+    );
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&run).unwrap()).unwrap();
+    assert_eq!(r["job_file"]["diskspd"], line);
+    let spec = &r["measurements"][0]["spec"];
+    assert_eq!(spec["numjobs"], 8);
+    assert_eq!(spec["bs"], 4096);
+    assert_eq!(spec["rw"], "write");
+    assert_eq!(spec["direct"], true);
+    assert_eq!(spec["write_sync"], "dsync");
+    let notes = r["notes"].to_string();
+    assert!(notes.contains("pins its threads"), "{notes}");
+    // fio accepts the job candor ran.
+    if have_fio() {
+        let text = r["job_file"]["files"][0]["text"].as_str().unwrap();
+        let job = dir.path().join("lowered.fio");
+        std::fs::write(&job, text).unwrap();
+        let (ok, said) = fio(&["--parse-only", job.to_str().unwrap()]);
+        assert!(ok, "fio refused the lowered job: {said}");
+    }
+    std::fs::remove_file(&run).unwrap();
+    let _ = std::fs::remove_file(dir.path().join("lowered.fio"));
+    assert!(
+        candor_files(dir.path()).is_empty(),
+        "{:?}",
+        candor_files(dir.path())
+    );
+    // Refused by name, nothing created.
+    let out = common::plant::candor_cmd(&common::plant::args(&[
+        "disk",
+        "--diskspd",
+        "-b4k -Sm t.dat",
+        "--dir",
+        d,
+    ]))
+    .output()
+    .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--diskspd: -Sm: memory-mapped I/O"), "{err}");
+    assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
+}

@@ -25,6 +25,17 @@ pub struct Args {
         "runtime", "ramp", "engine", "fsync", "buffered", "random_distribution"
     ])]
     pub job: Option<PathBuf>,
+    /// Run a DiskSpd command line with DiskSpd's meaning (as one quoted
+    /// argument: "-t8 -w0 -b4k -W10 -o2 -d10 -Suw -D -L testfile.dat"):
+    /// candor runs it as the fio job that does the same I/O, on a test
+    /// file it creates in --dir (of -c's size, else --size); what DiskSpd
+    /// does differently is said in the Run's notes, and what candor cannot
+    /// run as DiskSpd does is refused by name. --parse-only shows the job.
+    #[arg(long, value_name = "LINE", allow_hyphen_values = true, conflicts_with_all = [
+        "job", "rw", "rwmixread", "bs", "iodepth", "iodepth_batch", "numjobs",
+        "runtime", "ramp", "engine", "fsync", "buffered", "random_distribution"
+    ])]
+    pub diskspd: Option<String>,
     /// With --job: run only this section (fio's --section); repeat for several.
     #[arg(long, value_name = "NAME", requires = "job")]
     pub section: Vec<String>,
@@ -33,9 +44,10 @@ pub struct Args {
     /// refusing the job file.
     #[arg(long, requires = "job")]
     pub ignore_unsupported: bool,
-    /// With --job: print the jobs as candor reads them, with the files it
-    /// would create, and exit without creating anything (fio's --parse-only).
-    #[arg(long, requires = "job")]
+    /// With --job or --diskspd: print the jobs as candor reads them, with
+    /// the files it would create, and exit without creating anything (fio's
+    /// --parse-only).
+    #[arg(long)]
     pub parse_only: bool,
     /// With --job: let jobs whose filename= is this block device READ it
     /// (compared by device number: a symlink to it is the same device).
@@ -154,6 +166,14 @@ pub fn job_from_args(args: &Args) -> anyhow::Result<JobSpec> {
 pub fn execute(args: Args) -> anyhow::Result<()> {
     if let Some(path) = args.job.clone() {
         return super::jobfile::execute(&args, &path);
+    }
+    if let Some(line) = args.diskspd.clone() {
+        return super::jobfile::execute_diskspd(&args, &line);
+    }
+    if args.parse_only {
+        return Err(usage(
+            "--parse-only shows the jobs of --job or --diskspd; give one",
+        ));
     }
     let job = job_from_args(&args)?;
     let dir = session::test_dir_or_default(args.dir.as_deref());

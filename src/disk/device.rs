@@ -82,14 +82,23 @@ impl DeviceTarget {
     /// Opens the device again for one worker; writing only on a device
     /// opened writable (the plan refuses such a job before; this is the
     /// last guard).
-    pub fn open_for_io(&self, write: bool, direct: bool) -> anyhow::Result<OwnedFd> {
+    pub fn open_for_io(
+        &self,
+        write: bool,
+        direct: bool,
+        sync: crate::disk::WriteSync,
+    ) -> anyhow::Result<OwnedFd> {
         if write && !self.writable {
             return Err(anyhow::anyhow!(
                 "{} was not named by --overwrite-device: refusing to write it",
                 self.path.display()
             ));
         }
-        let mut flags = if write { libc::O_RDWR } else { libc::O_RDONLY };
+        let mut flags = if write {
+            libc::O_RDWR | sync.open_flag()
+        } else {
+            libc::O_RDONLY
+        };
         if direct {
             flags |= libc::O_DIRECT;
         }

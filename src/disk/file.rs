@@ -186,9 +186,18 @@ impl TestFile {
 
     /// Opens the file again for I/O (per worker), refusing symlinks and
     /// checking that it is still the very file candor created.
-    pub fn open_for_io(&self, write: bool, direct: bool) -> anyhow::Result<OwnedFd> {
+    pub fn open_for_io(
+        &self,
+        write: bool,
+        direct: bool,
+        sync: crate::disk::WriteSync,
+    ) -> anyhow::Result<OwnedFd> {
         let mut flags = libc::O_NOFOLLOW | libc::O_CLOEXEC;
-        flags |= if write { libc::O_RDWR } else { libc::O_RDONLY };
+        flags |= if write {
+            libc::O_RDWR | sync.open_flag()
+        } else {
+            libc::O_RDONLY
+        };
         if direct {
             flags |= libc::O_DIRECT;
         }
@@ -230,7 +239,7 @@ impl TestFile {
     /// from the disk and not from what an earlier job left in memory. Dirty
     /// pages stay until written back, as with fio.
     pub fn drop_cached(&self, start: u64, len: u64) {
-        if let Ok(fd) = self.open_for_io(false, false) {
+        if let Ok(fd) = self.open_for_io(false, false, crate::disk::WriteSync::None) {
             // SAFETY: advice on a valid descriptor; nothing is read or written.
             unsafe {
                 libc::posix_fadvise64(

@@ -120,6 +120,9 @@ pub struct JobSpec {
     pub modifier: Option<Modifier>,
     /// Sync with fdatasync instead of fsync.
     pub datasync: bool,
+    /// How written files are opened: every write returns once stable
+    /// (fio's `sync=dsync`/`sync=1`; DiskSpd's write-through, `-Sw`).
+    pub write_sync: WriteSync,
     /// fsync the file once the job's I/O is done; the job's measured
     /// interval runs until that sync completes (fio's `end_fsync`).
     pub end_fsync: bool,
@@ -131,6 +134,37 @@ pub struct JobSpec {
     /// fio's `verify`: each written block carries a checked header, and
     /// what the job wrote is read back after its writes (`disk/verify.rs`).
     pub verify: Option<super::verify::Verify>,
+}
+
+/// Whether each write returns only once it is stable (fio's `sync=`):
+/// the file opened with `O_DSYNC` (data, and the metadata needed to read
+/// it back) or `O_SYNC` (all metadata too). Reads are unaffected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WriteSync {
+    #[default]
+    None,
+    Dsync,
+    Sync,
+}
+
+impl WriteSync {
+    /// fio's word for it (`sync=dsync`, `sync=sync`); `None` when off.
+    pub fn fio(self) -> Option<&'static str> {
+        match self {
+            WriteSync::None => None,
+            WriteSync::Dsync => Some("dsync"),
+            WriteSync::Sync => Some("sync"),
+        }
+    }
+
+    /// The `open` flag.
+    pub fn open_flag(self) -> i32 {
+        match self {
+            WriteSync::None => 0,
+            WriteSync::Dsync => libc::O_DSYNC,
+            WriteSync::Sync => libc::O_SYNC,
+        }
+    }
 }
 
 /// fio's thinktime (backend.c, handle_thinktime): once `blocks` more I/Os
@@ -173,6 +207,7 @@ impl JobSpec {
             distribution: Distribution::Uniform,
             modifier: None,
             datasync: false,
+            write_sync: WriteSync::None,
             end_fsync: false,
             think: None,
             settle_ramp: false,
@@ -259,6 +294,7 @@ impl JobSpec {
                 Modifier::Holes(b) => format!("{b} bytes skipped"),
             }),
             sync: self.datasync.then(|| "fdatasync".to_string()),
+            write_sync: self.write_sync.fio().map(str::to_string),
             end_fsync: self.end_fsync.then_some(true),
         }
     }

@@ -33,7 +33,7 @@ pub use device::DeviceTarget;
 pub use dir::TestDir;
 pub use distribution::Distribution;
 pub use file::{space_margin, TestFile};
-pub use job::{BlockSizes, EngineChoice, EngineKind, JobSpec, Modifier, Rw, Think};
+pub use job::{BlockSizes, EngineChoice, EngineKind, JobSpec, Modifier, Rw, Think, WriteSync};
 pub use made_dirs::MadeDirs;
 pub use verify::{Verify, VerifyAlg};
 
@@ -961,8 +961,8 @@ fn worker_main(
         buffer_align,
     );
     let fd = match (file, device) {
-        (Some(f), _) => Some(f.open_for_io(writes, job.direct)?),
-        (None, Some(d)) => Some(d.open_for_io(writes, job.direct)?),
+        (Some(f), _) => Some(f.open_for_io(writes, job.direct, job.write_sync)?),
+        (None, Some(d)) => Some(d.open_for_io(writes, job.direct, job.write_sync)?),
         (None, None) => None,
     };
     if let (Some(fd), Some(advice)) = (fd.as_ref(), fadvise) {

@@ -108,6 +108,9 @@ pub fn for_candor_job(job: &JobSpec, engine: &str, dir: &Path) -> String {
     if job.fsync > 0 {
         cmd.set("fsync", job.fsync);
     }
+    if let Some(mode) = job.write_sync.fio() {
+        cmd.set("sync", mode);
+    }
     if job.rw.writes() {
         // candor overwrites a file it filled first; without --overwrite=1 a
         // write-only fio job writes into a freshly fallocated (unwritten)

@@ -11,6 +11,7 @@ use super::{dir_index, DiskJobs, DiskPlan, PlanDir, PlanFile};
 use crate::disk::{BlockSizes, EngineChoice, EngineKind, TestDir};
 use crate::error::usage;
 use crate::fio::jobfile::device::DeviceGrant;
+use crate::fio::jobfile::source::{InMemory, Reader};
 use crate::fio::jobfile::{self, lower, Env, FileSystem, JobFile, JobFileError};
 use crate::host::block_device::{self, BlockDeviceFacts};
 use crate::result::{DeviceRecord, JobFileRecord, JobFileText};
@@ -21,6 +22,9 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone)]
 pub struct JobFileRequest<'a> {
     pub path: &'a Path,
+    /// The job file's text when it was made in memory (`--diskspd`), not
+    /// read from `path`.
+    pub text: Option<&'a str>,
     /// fio's `--section`: only these sections.
     pub sections: &'a [String],
     /// `--dir`: where jobs whose file names no directory put it (else the
@@ -37,13 +41,15 @@ pub struct JobFileRequest<'a> {
 /// Reads the job file and lowers it, each job's values checked; every
 /// problem is a usage error.
 pub fn read(request: &JobFileRequest) -> anyhow::Result<(JobFile, lower::LoweredJobs)> {
-    let file = jobfile::read(
-        &FileSystem,
-        request.path,
-        request.sections,
-        &Env::of_this_host(),
-    )
-    .map_err(|e| usage(e.to_string()))?;
+    let in_memory = request
+        .text
+        .map(|text| InMemory([(request.path.to_path_buf(), text.to_string())].into()));
+    let reader: &dyn Reader = match &in_memory {
+        Some(m) => m,
+        None => &FileSystem,
+    };
+    let file = jobfile::read(reader, request.path, request.sections, &Env::of_this_host())
+        .map_err(|e| usage(e.to_string()))?;
     // Absolute, so that a relative --dir (`--dir .`) names its files' parent.
     let default_dir = match request.dir {
         Some(d) => {
@@ -382,6 +388,7 @@ pub fn record(file: &JobFile, plan: &lower::LoweredJobs, sections: &[String]) ->
             .collect(),
         sections: sections.to_vec(),
         ignored: plan.ignored.clone(),
+        diskspd: None,
     }
 }
 

@@ -131,6 +131,15 @@ fn what(spec: &JobSpec) -> String {
             "buffered (page cache)".into()
         },
     ];
+    match spec.write_sync {
+        crate::disk::WriteSync::Dsync => {
+            parts.push("writes O_DSYNC (each returns once stable)".into())
+        }
+        crate::disk::WriteSync::Sync => {
+            parts.push("writes O_SYNC (each returns once stable)".into())
+        }
+        crate::disk::WriteSync::None => {}
+    }
     if spec.fsync > 0 {
         let kind = if spec.datasync { "fdatasync" } else { "fsync" };
         parts.push(format!("{kind} every {} writes", spec.fsync));

@@ -98,6 +98,10 @@ pub struct JobFileRecord {
     /// `file:line: option: why`.
     #[serde(default)]
     pub ignored: Vec<String>,
+    /// The DiskSpd command the job file was lowered from (`candor disk
+    /// --diskspd`); absent for a job file the user wrote.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diskspd: Option<String>,
 }
 
 /// One file of a job file, as read.

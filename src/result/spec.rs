@@ -280,6 +280,11 @@ pub struct DiskSpec {
     /// True when the job fsynced its file at the end, inside its measured interval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end_fsync: Option<bool>,
+    /// fio's `sync=`: `dsync` (opened with O_DSYNC) or `sync` (O_SYNC):
+    /// every write returned once stable; absent: writes could return from
+    /// a volatile cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_sync: Option<String>,
 }
 
 impl DiskSpec {
@@ -300,6 +305,9 @@ impl DiskSpec {
         }
         if self.fsync > 0 {
             label.push_str(&format!(" fsync={}", self.fsync));
+        }
+        if let Some(mode) = &self.write_sync {
+            label.push_str(&format!(" {mode}"));
         }
         if let Some(dist) = &self.random_distribution {
             label.push_str(&format!(" {dist}"));

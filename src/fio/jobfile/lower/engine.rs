@@ -82,10 +82,20 @@ impl Lowering<'_> {
             (None, None) => false,
         };
         if let Some((mode, s)) = self.text("sync") {
-            if !matches!(mode, "none" | "0") {
-                let s = s.clone();
-                self.refuse(&s, "candor does not open its files with O_SYNC or O_DSYNC")?;
-            }
+            // fio's options.c: 0/none, 1/sync (O_SYNC), dsync (O_DSYNC).
+            spec.write_sync = match mode {
+                "none" | "0" => crate::disk::WriteSync::None,
+                "sync" | "1" => crate::disk::WriteSync::Sync,
+                "dsync" => crate::disk::WriteSync::Dsync,
+                other => {
+                    return Err(Self::bad(
+                        s,
+                        format!(
+                            "'{other}' is not one of fio's sync modes (0, none, 1, sync, dsync)"
+                        ),
+                    ))
+                }
+            };
         }
         let fsync = self.number("fsync").filter(|(n, _)| *n > 0);
         let fdatasync = self.number("fdatasync").filter(|(n, _)| *n > 0);
