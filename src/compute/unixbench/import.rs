@@ -286,8 +286,12 @@ fn sections(text: &str) -> Result<(Vec<ReportSection>, usize), String> {
                 .split_whitespace()
                 .last()
                 .and_then(|v| v.parse::<f64>().ok());
-            if let Some(v) = value.filter(|v| !(v.is_finite() && (0.0..=MAX_SCORE).contains(v))) {
-                return Err(format!("line {}: Index Score {v} is no machine's", n + 1));
+            if value.is_some_and(|v| !(v.is_finite() && (0.0..=MAX_SCORE).contains(&v))) {
+                return Err(format!(
+                    "line {}: Index Score {} is no machine's",
+                    n + 1,
+                    rest.split_whitespace().last().unwrap_or("")
+                ));
             }
             s.index_score = value;
             continue;
@@ -301,8 +305,9 @@ fn sections(text: &str) -> Result<(Vec<ReportSection>, usize), String> {
                     if catalogue::TESTS.iter().any(|t| t.title == title) {
                         if !(index.is_finite() && (0.0..=MAX_SCORE).contains(&index)) {
                             return Err(format!(
-                                "line {}: {title}: index {index} is no machine's",
-                                n + 1
+                                "line {}: {title}: index {} is no machine's",
+                                n + 1,
+                                words[words.len() - 1]
                             ));
                         }
                         if s.indexes.insert(title.clone(), index).is_some() {
@@ -359,6 +364,7 @@ fn result_line(line: &str) -> Result<Option<Result<ReportLine, String>>, String>
         words[words.len() - 2],
         words[words.len() - 1],
     );
+    let score_text = score;
     let Ok(score) = score.parse::<f64>() else {
         return Ok(None);
     };
@@ -383,7 +389,7 @@ fn result_line(line: &str) -> Result<Option<Result<ReportLine, String>>, String>
         .parse()
         .map_err(|_| format!("{title}: '{samples}' is not a sample count"))?;
     if !(score.is_finite() && (0.0..=MAX_SCORE).contains(&score)) {
-        return Err(format!("{title}: score {score} is no machine's"));
+        return Err(format!("{title}: score {score_text} is no machine's"));
     }
     if !(pass_secs.is_finite() && (0.0..=MAX_PASS_SECS).contains(&pass_secs)) {
         return Err(format!("{title}: a pass of {secs} s is no UnixBench pass"));
@@ -477,6 +483,40 @@ mod tests {
             "{:?}",
             run.notes
         );
+    }
+
+    /// Both shell tests are read ("Shell Scripts (1 concurrent)" has its own
+    /// parentheses), and a score or a report no machine makes is refused in
+    /// one line, not written as a Run.
+    #[test]
+    fn shell_tests_are_read_and_impossible_reports_refused() {
+        let shell = REPORT.replace(
+            "Pipe Throughput                              480056.0 lps   (10.0 s, 1 samples)",
+            "Shell Scripts (8 concurrent)                    899.2 lpm   (60.1 s, 2 samples)",
+        );
+        let run = import(&shell, Path::new("r"), None).unwrap();
+        let m = run.compute().find(|m| m.spec.test == "shell8").unwrap();
+        assert_eq!(m.spec.params["score"], 899.2);
+        assert_eq!(m.spec.params["passes_kept"], 2);
+
+        let huge = REPORT.replacen("480056.0 lps", "1e308 lps", 1);
+        let e = import(&huge, Path::new("r"), None).unwrap_err().to_string();
+        assert!(e.contains("score 1e308 is no machine's"), "{e}");
+        assert_eq!(e.lines().count(), 1);
+        // 200,000 result lines: a test twice in one Benchmark Run.
+        let line =
+            "Pipe Throughput                              480056.0 lps   (10.0 s, 1 samples)\n";
+        let long = REPORT.replacen(line, &line.repeat(200_000), 1);
+        let e = import(&long, Path::new("r"), None).unwrap_err().to_string();
+        assert!(
+            e.contains("Pipe Throughput twice in one Benchmark Run"),
+            "{e}"
+        );
+        // 200,000 sections.
+        let section = "Benchmark Run: Fri Dec 04 2026 00:54:34 - 00:55:00\n2 CPUs in system; running 1 parallel copy of tests\n";
+        let many = format!("{REPORT}{}", section.repeat(100_000));
+        let e = import(&many, Path::new("r"), None).unwrap_err().to_string();
+        assert!(e.contains("more than 64 'Benchmark Run' sections"), "{e}");
     }
 
     #[test]
