@@ -734,6 +734,19 @@ fn options_fio_did_not_print_are_unknown() {
             .any(|l| l.contains("sequential_write") && l.contains(" read")),
         "{text}"
     );
+    // The report does not say "buffered" of a job whose O_DIRECT is unknown.
+    let out = Command::cargo_bin("candor")
+        .unwrap()
+        .args(["report", f.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let engine = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("Engine"))
+        .unwrap();
+    assert!(engine.contains("fio printed no job options"), "{engine}");
+    assert!(!text.contains("buffered"), "{text}");
 }
 
 /// Why a figure is missing is named: gtod_reduce turns latency off, a
