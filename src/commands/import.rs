@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 pub struct Args {
     /// fio output files (json or json+; lines fio printed before the JSON are
     /// kept as notes; a job name found in several files becomes several
-    /// passes), or one UnixBench text report (its results/HOST-DATE-NN file).
+    /// passes), or one UnixBench report (its results/HOST-DATE-NN file, its
+    /// .html, or the console log of ./Run). fio's client/server output
+    /// (client_stats) gives one Run per host: RUN.<host>.json beside --output.
     #[arg(value_name = "FIO.json|UNIXBENCH-REPORT")]
     pub files: Vec<PathBuf>,
     /// A name for this host or run (reports and comparisons show it); default:
