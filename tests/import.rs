@@ -773,6 +773,16 @@ fn the_cause_of_missing_latency_is_named() {
         "{notes}"
     );
     assert!(!notes.contains("percentile_list"), "{notes}");
+    // The same with disable_lat=1 instead: that option is named.
+    let j = &mut reduced["jobs"][0]["job options"];
+    j.as_object_mut().unwrap().remove("gtod_reduce");
+    j["disable_lat"] = "1".into();
+    let out = import_text(&reduced.to_string()).unwrap();
+    let notes = out["measurements"][0]["notes"].to_string();
+    assert!(
+        notes.contains("disable_lat=1 turns off fio's latency timing"),
+        "{notes}"
+    );
     // percentile_list=50:99: fio prints only those.
     let mut listed = run.clone();
     let j = &mut listed["jobs"][0];
