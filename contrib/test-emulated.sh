@@ -50,7 +50,7 @@ command -v "$runner" >/dev/null || { echo "error: $runner is not installed (READ
 skips=contrib/emulated-skips.txt
 # The integration tests run emulated; every other file of tests/ must be in
 # $skips as `tests/FILE.rs  # why` (checked below), so none is left out unsaid.
-INTEGRATION=(golden import history jobfile report properties block_device device_jobs compute findings inventory verify)
+INTEGRATION=(golden import import_corpus history jobfile report properties block_device device_jobs compute findings inventory verify)
 
 # The entries of $skips for one test binary: "lib" (bare names) or a file
 # stem of tests/ (`tests/STEM.rs NAME`), without their reasons.

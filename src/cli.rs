@@ -49,7 +49,7 @@ pub enum Command {
     Report(crate::commands::report::Args),
     /// Put several Runs side by side, one row per host.
     Compare(crate::commands::compare::Args),
-    /// Import fio JSON output as a Run.
+    /// Import fio JSON output (or a UnixBench report) as a Run.
     Import(crate::commands::import::Args),
     /// The history of every Run: add, list, show a host, trends, drift, export, an HTML report.
     History(crate::commands::history::Args),

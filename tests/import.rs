@@ -642,3 +642,232 @@ fn a_bad_disk_util_is_refused_by_name() {
         assert_eq!(err.lines().count(), 1, "{err}");
     }
 }
+
+/// candor's import on `text` written to a file: the Run, or the one-line refusal.
+fn import_text(text: &str) -> Result<Value, String> {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("in.json");
+    std::fs::write(&f, text).unwrap();
+    let out = Command::cargo_bin("candor")
+        .unwrap()
+        .args(["import", f.to_str().unwrap(), "--no-history"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    if out.status.success() {
+        return Ok(serde_json::from_slice(&out.stdout).unwrap());
+    }
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    Err(err)
+}
+
+fn corpus(name: &str) -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/corpus/fio")
+            .join(name),
+    )
+    .unwrap()
+}
+
+/// fio 2.1's latency (µs) and io_bytes (KiB) read in fio's units: the
+/// yardstick file's read clat p99 of 342 µs is 342,000 ns, its 839,056 KiB
+/// are 859,193,344 bytes; a file whose keys are not its version's is refused.
+#[test]
+fn fio_2_units_are_read_as_fio_2_printed_them() {
+    let run = import_text(&corpus("yardstick-2.1.3-rw.json")).unwrap();
+    let read = &run["measurements"][0]["read"];
+    assert_eq!(read["lat_ns"]["p99"], 342_000);
+    assert_eq!(read["lat_ns"]["p50"], 175_000);
+    assert_eq!(read["bytes"], 839_056u64 * 1024);
+    assert_eq!(read["iops"], 20972.0);
+    // yardstick's copy of its read output lost fio's version line: the
+    // keys tell the units, and a note says so.
+    let read_only = corpus("yardstick-2.1.3-read.json");
+    let run = import_text(&read_only).unwrap();
+    let notes = run["notes"].to_string();
+    assert!(notes.contains("units taken from the keys"), "{notes}");
+    // The same keys under a 3.x version are not what fio 3 prints.
+    let text = read_only.replacen("{", "{\"fio version\": \"fio-3.33\", ", 1);
+    let e = import_text(&text).unwrap_err();
+    assert!(e.contains("fio-3.33 prints latency as clat_ns (nanoseconds), but this file has clat (microseconds)"), "{e}");
+    let text = read_only.replacen("{", "{\"fio version\": \"fio-2.21\", ", 1);
+    let e = import_text(&text).unwrap_err();
+    assert!(
+        e.contains(
+            "fio-2.21 prints io_bytes in bytes (beside io_kbytes), but this file has no io_kbytes"
+        ),
+        "{e}"
+    );
+}
+
+/// fio before 2.3 prints no job options: the pattern is unknown, never
+/// fio's default `read` for a job that wrote; 2.1.4 prints no total_ios.
+#[test]
+fn options_fio_did_not_print_are_unknown() {
+    let run = import_text(&corpus("pkb-2.1.4.json")).unwrap();
+    let write = run["measurements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["profile"] == "sequential_write")
+        .unwrap();
+    assert_eq!(write["spec"]["rw"], "unknown");
+    assert_eq!(write["spec"]["bs"], 0);
+    assert!(write["read"].is_null());
+    // 133 IOPS over 5,303 ms: 705 I/Os (fio 2.1.4 prints no total_ios).
+    assert!(write["write"]["ops"].as_u64().unwrap() > 0);
+    assert!(write["notes"].to_string().contains("prints no job options"));
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("r.json");
+    std::fs::write(&f, serde_json::to_string(&run).unwrap()).unwrap();
+    let out = Command::cargo_bin("candor")
+        .unwrap()
+        .args(["analyze", f.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !text
+            .lines()
+            .any(|l| l.contains("sequential_write") && l.contains(" read")),
+        "{text}"
+    );
+    // The report does not say "buffered" of a job whose O_DIRECT is unknown.
+    let out = Command::cargo_bin("candor")
+        .unwrap()
+        .args(["report", f.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let engine = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("Engine"))
+        .unwrap();
+    assert!(engine.contains("fio printed no job options"), "{engine}");
+    assert!(!text.contains("buffered"), "{text}");
+}
+
+/// Why a figure is missing is named: gtod_reduce turns latency off, a
+/// percentile_list leaves p99.9 out, fio's Mi suffix is a size.
+#[test]
+fn the_cause_of_missing_latency_is_named() {
+    let base = corpus("benson-3.33.json");
+    let run: Value = serde_json::from_str(&base[base.find("\n{").unwrap() + 1..]).unwrap();
+    let job = &run["jobs"][0];
+    // gtod_reduce=1: fio times nothing (what a 3.x file then holds: N 0, no percentiles).
+    let mut reduced = run.clone();
+    let j = &mut reduced["jobs"][0];
+    j["job options"]["gtod_reduce"] = "1".into();
+    for dir in ["read", "write"] {
+        for lat in ["clat_ns", "lat_ns", "slat_ns"] {
+            j[dir][lat] =
+                serde_json::json!({"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0});
+        }
+    }
+    let out = import_text(&reduced.to_string()).unwrap();
+    let notes = out["measurements"][0]["notes"].to_string();
+    assert!(
+        notes.contains("gtod_reduce=1 turns off fio's latency timing"),
+        "{notes}"
+    );
+    assert!(!notes.contains("percentile_list"), "{notes}");
+    // The same with disable_lat=1 instead: that option is named.
+    let j = &mut reduced["jobs"][0]["job options"];
+    j.as_object_mut().unwrap().remove("gtod_reduce");
+    j["disable_lat"] = "1".into();
+    let out = import_text(&reduced.to_string()).unwrap();
+    let notes = out["measurements"][0]["notes"].to_string();
+    assert!(
+        notes.contains("disable_lat=1 turns off fio's latency timing"),
+        "{notes}"
+    );
+    // percentile_list=50:99: fio prints only those.
+    let mut listed = run.clone();
+    let j = &mut listed["jobs"][0];
+    j["job options"]["percentile_list"] = "50:99".into();
+    for dir in ["read", "write"] {
+        if let Some(p) = j[dir]["clat_ns"]["percentile"].as_object_mut() {
+            p.retain(|k, _| k == "50.000000" || k == "99.000000");
+        }
+    }
+    let out = import_text(&listed.to_string()).unwrap();
+    let notes = out["measurements"][0]["notes"].to_string();
+    assert!(
+        notes.contains("p99.9 percentile (percentile_list=50:99: fio printed only those)"),
+        "{notes}"
+    );
+    // size=16Mi: fio reads Mi as MiB (k, m, g with i and b, under kb_base).
+    let mut sized = run.clone();
+    sized["jobs"][0]["job options"]["size"] = "16Mi".into();
+    let out = import_text(&sized.to_string()).unwrap();
+    assert_eq!(out["measurements"][0]["spec"]["size"], 16u64 << 20);
+    // fio's compatibility rule: under the default kb_base, 4KiB is 4000 bytes.
+    sized["jobs"][0]["job options"]["size"] = "4KiB".into();
+    let out = import_text(&sized.to_string()).unwrap();
+    assert_eq!(out["measurements"][0]["spec"]["size"], 4000);
+    assert!(job["job options"].is_object());
+}
+
+/// fio's client/server output: one Run per host, each labelled with it,
+/// written beside --output; without --output, one line saying so.
+#[test]
+fn client_server_output_gives_one_run_per_host() {
+    let text = corpus("pbench-3.7-clients.json");
+    let e = import_text(&text).unwrap_err();
+    assert!(
+        e.contains("client/server output from 2 host(s) (perf36, perf84)"),
+        "{e}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("clients.json");
+    std::fs::write(&f, &text).unwrap();
+    let out = Command::cargo_bin("candor")
+        .unwrap()
+        .args(["import", "--no-history", "-o"])
+        .arg(dir.path().join("fleet.json"))
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fio: Value = serde_json::from_str(&text[text.find("\n{").unwrap() + 1..]).unwrap();
+    for host in ["perf84", "perf36"] {
+        let run: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join(format!("fleet.{host}.json"))).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(run["label"], host);
+        assert_eq!(run["host"]["hostname"], host);
+        let theirs: f64 = fio["client_stats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|j| j["hostname"] == host && j["jobname"] != "All clients")
+            .map(|j| j["read"]["iops"].as_f64().unwrap())
+            .sum();
+        let ours: f64 = run["measurements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["read"]["iops"].as_f64().unwrap_or(0.0))
+            .sum();
+        assert!(
+            (ours - theirs).abs() < 1e-6 * theirs,
+            "{host}: {ours} vs {theirs}"
+        );
+    }
+    // Written again without --force: refused, nothing replaced.
+    let again = Command::cargo_bin("candor")
+        .unwrap()
+        .args(["import", "--no-history", "-o"])
+        .arg(dir.path().join("fleet.json"))
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(2));
+}

@@ -625,6 +625,35 @@ fn a_real_unixbench_report_imports_into_a_run_and_the_history() {
         run["plan"]["index"]["1"].as_f64(),
         Some(theirs("System Benchmarks Index Score"))
     );
+    // The same run as ./Run printed it on the console (its progress lines,
+    // then the report) and as its HTML report: the same score and index.
+    let console = dir.join("console.log");
+    std::fs::write(&console, &out.stdout).unwrap();
+    let html = std::fs::read_dir(ub.join("results"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "html"))
+        .expect("UnixBench wrote its HTML report");
+    for other in [&console, &html] {
+        let out = Command::cargo_bin("candor")
+            .unwrap()
+            .args(["import", "--no-history"])
+            .arg(other)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{}: {err}", other.display());
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let m = &r["measurements"][0];
+        assert_eq!(m["spec"]["test"], "syscall", "{}", other.display());
+        assert_eq!(m["spec"]["params"]["score"].as_f64(), Some(score));
+        assert_eq!(
+            r["plan"]["index"]["1"].as_f64(),
+            Some(theirs("System Benchmarks Index Score")),
+            "{}",
+            other.display()
+        );
+    }
     let report_text = Command::cargo_bin("candor")
         .unwrap()
         .arg("report")

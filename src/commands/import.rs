@@ -1,5 +1,7 @@
 //! `candor import`: fio JSON output (`--output-format=json` or `json+`), or
-//! one UnixBench text report (`results/HOST-DATE-NN`), into a Run.
+//! one UnixBench report (its text `results/HOST-DATE-NN`, its HTML, or the
+//! console log of `./Run`), into a Run; fio's client/server output into one
+//! Run per host.
 
 use crate::error::usage;
 use crate::output::{prepare, write_text, Replace};
@@ -11,7 +13,9 @@ use std::path::{Path, PathBuf};
 pub struct Args {
     /// fio output files (json or json+; lines fio printed before the JSON are
     /// kept as notes; a job name found in several files becomes several
-    /// passes), or one UnixBench text report (its results/HOST-DATE-NN file).
+    /// passes), or one UnixBench report (its results/HOST-DATE-NN file, its
+    /// .html, or the console log of ./Run). fio's client/server output
+    /// (client_stats) gives one Run per host: RUN.<host>.json beside --output.
     #[arg(value_name = "FIO.json|UNIXBENCH-REPORT")]
     pub files: Vec<PathBuf>,
     /// A name for this host or run (reports and comparisons show it); default:
@@ -57,7 +61,11 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
         crate::compute::unixbench::import::import(&first, &args.files[0], args.label)
             .map_err(|e| usage(e.to_string()))?
     } else {
-        crate::fio::import_files(&args.files, label).map_err(|e| usage(e.to_string()))?
+        let outputs = crate::fio::parse_files(&args.files).map_err(|e| usage(e.to_string()))?;
+        if outputs.iter().any(|o| o.client_server) {
+            return write_per_host(&args, &outputs);
+        }
+        crate::fio::import(&outputs, label).map_err(|e| usage(e.to_string()))?
     };
     let printed = match &args.output {
         None => write_text(None, &render(&run, Format::Json), false),
@@ -70,4 +78,65 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     };
     args.history.record(&run, args.output.as_deref(), false);
     printed
+}
+
+/// fio's client/server output: one Run per server host, each written
+/// beside RUN.json as RUN.<host>.json (`candor compare RUN.*.json` then
+/// sets the hosts side by side). Every file is checked before any is written.
+fn write_per_host(args: &Args, outputs: &[crate::fio::FioOutput]) -> anyhow::Result<()> {
+    let path = &outputs[0].path;
+    if outputs.len() > 1 {
+        return Err(usage(format!(
+            "{} is fio client/server output (client_stats): import it alone (one Run per host)",
+            path.display()
+        )));
+    }
+    let runs = crate::fio::import_hosts(&outputs[0]).map_err(|e| usage(e.to_string()))?;
+    let hosts: Vec<&str> = runs.iter().map(|(h, _)| h.as_str()).collect();
+    let Some(out) = &args.output else {
+        return Err(usage(format!(
+            "{} is fio client/server output from {} host(s) ({}): give --output RUN.json, and candor writes RUN.<host>.json for each",
+            path.display(),
+            hosts.len(),
+            hosts.join(", ")
+        )));
+    };
+    let stem = out
+        .file_name()
+        .map(|n| n.to_string_lossy().trim_end_matches(".json").to_string())
+        .unwrap_or_default();
+    let db = args.history.inputs();
+    let inputs: Vec<&Path> = args.files.iter().chain(&db).map(PathBuf::as_path).collect();
+    let targets: Vec<PathBuf> = runs
+        .iter()
+        .map(|(host, _)| {
+            out.with_file_name(format!(
+                "{stem}.{}.json",
+                crate::output::file_name_part(host)
+            ))
+        })
+        .collect();
+    for (i, t) in targets.iter().enumerate() {
+        if targets[..i].contains(t) {
+            return Err(usage(format!(
+                "two hosts of {} give the same file name {}",
+                path.display(),
+                t.display()
+            )));
+        }
+        prepare(t, "--output", Replace::from_force(args.force), &inputs)?;
+    }
+    let mut summary = String::new();
+    for ((_, run), target) in runs.iter().zip(&targets) {
+        let _lock = crate::result::RunLock::acquire(target)?;
+        crate::result::write_run(run, target, Replace::from_force(args.force))
+            .map_err(|e| anyhow::anyhow!("--output {}: cannot write: {e}", target.display()))?;
+        args.history.record(run, Some(target), false);
+        summary.push_str(&format!(
+            "{}: {}\n",
+            target.display(),
+            run.label.as_deref().unwrap_or("")
+        ));
+    }
+    write_text(None, &summary, false)
 }

@@ -74,7 +74,10 @@ pub fn from_findings(run: &Run, findings: &[Finding]) -> Claims {
     if has_disk {
         let refused = findings.iter().any(|f| f.severity >= Severity::Refusal);
         if !refused {
-            let target = if run.disk().any(|m| m.device.is_some()) {
+            // An import's files were fio's, not candor's.
+            let target = if run.source == "fio-import" {
+                "the files or devices fio's jobs named"
+            } else if run.disk().any(|m| m.device.is_some()) {
                 "the block devices the jobs named"
             } else {
                 "candor's test file"

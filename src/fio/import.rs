@@ -28,11 +28,73 @@ use std::path::PathBuf;
 /// Reads fio output files into one Run (`source` = `fio-import`). A job
 /// name seen in several files becomes several passes of that test.
 pub fn import_files(paths: &[PathBuf], label: Option<String>) -> Result<Run, ImportError> {
-    let mut outputs = Vec::new();
-    for path in paths {
-        outputs.push(parse_fio(&crate::input::read_text(path)?, path)?);
+    let outputs = parse_files(paths)?;
+    if let Some(cs) = outputs.iter().find(|o| o.client_server) {
+        return Err(super::output::bad(
+            &cs.path,
+            "fio client/server output (client_stats): it is imported as one Run per host, alone (candor import FILE --output RUN.json)",
+        ));
     }
     import(&outputs, label)
+}
+
+/// Parses fio output files (each checked, in its version's units).
+pub fn parse_files(paths: &[PathBuf]) -> Result<Vec<FioOutput>, ImportError> {
+    paths
+        .iter()
+        .map(|path| parse_fio(&crate::input::read_text(path)?, path))
+        .collect()
+}
+
+/// fio's client/server output (`fio --client a --client b`) as one Run per
+/// server host, in the order fio printed them, each labelled with its host,
+/// so that the hosts compare as a fleet does. fio's "All clients" sum is
+/// left out (it is no host's).
+pub fn import_hosts(out: &FioOutput) -> Result<Vec<(String, Run)>, ImportError> {
+    let host_of = |v: &Value| {
+        v.get("hostname")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let mut hosts: Vec<String> = Vec::new();
+    for job in &out.jobs {
+        let h = host_of(job);
+        if !hosts.contains(&h) {
+            hosts.push(h);
+        }
+    }
+    let mut runs = Vec::new();
+    for host in hosts {
+        let one = FioOutput {
+            path: out.path.clone(),
+            version: out.version.clone(),
+            timestamp: out.timestamp,
+            preamble: out.preamble.clone(),
+            global: out.global.clone(),
+            jobs: out
+                .jobs
+                .iter()
+                .filter(|j| host_of(j) == host)
+                .cloned()
+                .collect(),
+            disk_util: out
+                .disk_util
+                .iter()
+                .filter(|d| host_of(d) == host)
+                .cloned()
+                .collect(),
+            notes: out.notes.clone(),
+            client_server: true,
+        };
+        let mut run = import(std::slice::from_ref(&one), Some(host.clone()))?;
+        run.host.hostname = Some(host.clone());
+        run.notes.push(format!(
+            "One host of fio's client/server output: the jobs fio ran on {host} (fio's \"All clients\" sum is not imported)"
+        ));
+        runs.push((host, run));
+    }
+    Ok(runs)
 }
 
 /// Builds a Run from parsed fio outputs.
@@ -63,6 +125,14 @@ pub fn import(outputs: &[FioOutput], label: Option<String>) -> Result<Run, Impor
         "Imported from fio output by candor {}; fio's figures are kept as fio printed them. fio records no per-second series, CPU steal or file allocation, so findings that need them are not checked.",
         env!("CARGO_PKG_VERSION")
     ));
+    for out in outputs {
+        for note in &out.notes {
+            let note = format!("{}: {note}", out.path.display());
+            if !run.notes.contains(&note) {
+                run.notes.push(note);
+            }
+        }
+    }
     let mut versions: Vec<String> = outputs.iter().map(|o| o.version.clone()).collect();
     versions.dedup();
     if versions.len() > 1 {

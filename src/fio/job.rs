@@ -4,12 +4,13 @@
 //! from candor's own measuring.
 
 use super::import::options;
+use super::jobfile::value::{self, KbBase};
 use super::latency::{latency, lookup};
 use super::merge::direction;
 use super::output::{bad, FioOutput, ImportError};
 use super::{f64_of, u64_of};
 use crate::result::*;
-use crate::units::{parse_duration, parse_size, rfc3339_utc};
+use crate::units::{parse_duration, rfc3339_utc};
 use serde_json::Value;
 use std::path::Path;
 
@@ -37,6 +38,26 @@ pub(super) fn measurement(
     let path = &out.path;
     let mut notes: Vec<String> = Vec::new();
     let get = |k: &str| opts.get(k).map(|s| s.trim().to_string());
+    let kb = match get("kb_base") {
+        None => KbBase::Binary,
+        Some(b) => KbBase::parse(&b)
+            .map_err(|e| bad(path, format!("job {jobname}: option kb_base={b}: {e}")))?,
+    };
+    // fio prints a job's options from 2.3 on; before, none are in the file,
+    // and fio's defaults would be guesses, not what ran.
+    let printed = super::era::version_number(&out.version).is_some_and(|v| v >= (2, 3, 0))
+        || first.get("job options").is_some()
+        || !out.global.is_empty();
+    let did = |key: &str| {
+        jobs.iter()
+            .any(|j| u64_of(j.get(key).unwrap_or(&Value::Null), "total_ios") > 0)
+    };
+    if !printed {
+        notes.push(format!(
+            "{} prints no job options: the pattern, block size and engine are unknown (recorded as rw=unknown, bs=0, engine unknown); depth, size and the other numbers shown are fio's defaults, not read from the file",
+            out.version
+        ));
+    }
     let size_opt = |k: &str| -> Result<Option<u64>, ImportError> {
         match get(k) {
             None => Ok(None),
@@ -44,7 +65,8 @@ pub(super) fn measurement(
             Some(v) => {
                 // fio allows "4k,8k" (read,write) and ranges "4k-16k": take the first.
                 let first = v.split([',', '-', ':']).next().unwrap_or("").to_string();
-                parse_size(&first)
+                // fio's own units (16Mi, 4KiB = 4000 under its default kb_base).
+                value::number(&first, kb)
                     .map(Some)
                     .map_err(|e| bad(path, format!("job {jobname}: option {k}={v}: {e}")))
             }
@@ -71,8 +93,14 @@ pub(super) fn measurement(
     };
     // `randread:8` and the like: the pattern is before the colon.
     let rw = match get("rw").or_else(|| get("readwrite")).as_deref() {
-        None => Rw::Read,
         Some(text) => Rw::parse(text.split(':').next().unwrap_or(text)),
+        // fio's default, read, did not write.
+        None if printed && !did("write") => Rw::Read,
+        None if printed => {
+            notes.push("no rw option printed, yet the job wrote: its pattern is unknown (recorded as rw=unknown)".to_string());
+            Rw::Other("unknown".to_string())
+        }
+        None => Rw::Other("unknown".to_string()),
     };
     if get("bs").is_some_and(|b| b.contains([',', '-', ':'])) {
         notes.push(format!(
@@ -82,7 +110,12 @@ pub(super) fn measurement(
     }
     let bs = match size_opt("bs")? {
         Some(b) => b,
-        None => size_opt("blocksize")?.unwrap_or(4096),
+        None => match size_opt("blocksize")? {
+            Some(b) => b,
+            // fio's default block size, where the options were printed.
+            None if printed => 4096,
+            None => 0,
+        },
     };
     let numjobs = num("numjobs", 1)?;
     let mixed = rw.is_mixed();
@@ -105,10 +138,14 @@ pub(super) fn measurement(
     if fsync_name == "fdatasync" && fsync > 0 {
         notes.push(format!("fdatasync={fsync} (recorded as fsync)"));
     }
-    let engine = get("ioengine").unwrap_or_else(|| {
-        notes.push("no ioengine given: fio's default psync".to_string());
-        "psync".to_string()
-    });
+    let engine = match get("ioengine") {
+        Some(e) => e,
+        None if printed => {
+            notes.push("no ioengine given: fio's default psync".to_string());
+            "psync".to_string()
+        }
+        None => "unknown".to_string(),
+    };
     // fio's synchronous engines keep one I/O in flight whatever iodepth says
     // (fio prints "queue depth will be capped at 1"); record what ran.
     let mut iodepth = num("iodepth", 1)?;
@@ -176,8 +213,9 @@ pub(super) fn measurement(
             cmd.set(k, v);
         }
     }
-    let (read, read_clones, mut n1) = direction(&jobs, "read");
-    let (write, write_clones, n2) = direction(&jobs, "write");
+    let cause = missing_latency_cause(&opts, printed);
+    let (read, read_clones, mut n1) = direction(&jobs, "read", &cause);
+    let (write, write_clones, n2) = direction(&jobs, "write", &cause);
     notes.append(&mut n1);
     notes.extend(n2);
     if group.len() == 1 && numjobs > 1 {
@@ -279,4 +317,38 @@ pub(super) fn measurement(
         error,
         dir,
     })
+}
+
+/// Why fio printed no latency, or not every percentile candor keeps: the
+/// option that turned it off, as the job's printed options say.
+fn missing_latency_cause(
+    opts: &std::collections::BTreeMap<String, String>,
+    printed: bool,
+) -> String {
+    let on = |k: &str| {
+        opts.get(k)
+            .is_some_and(|v| v.is_empty() || matches!(v.trim(), "1" | "true" | "on" | "yes"))
+    };
+    let off = |k: &str| {
+        opts.get(k)
+            .is_some_and(|v| matches!(v.trim(), "0" | "false" | "off" | "no"))
+    };
+    if on("gtod_reduce") {
+        "gtod_reduce=1 turns off fio's latency timing".to_string()
+    } else if on("disable_lat") || on("disable_clat") {
+        let k = if on("disable_clat") {
+            "disable_clat"
+        } else {
+            "disable_lat"
+        };
+        format!("{k}=1 turns off fio's latency timing")
+    } else if off("clat_percentiles") && !on("lat_percentiles") {
+        "clat_percentiles=0: fio computed no percentiles".to_string()
+    } else if let Some(list) = opts.get("percentile_list") {
+        format!("percentile_list={list}: fio printed only those")
+    } else if !printed {
+        "the file holds no job options to say why".to_string()
+    } else {
+        "its printed options do not say why".to_string()
+    }
 }

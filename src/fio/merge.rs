@@ -42,6 +42,7 @@ pub(super) fn to_stats(dir: &Value, lat: &Lat, pct: [u64; 5]) -> DirectionStats 
 pub(super) fn direction(
     jobs: &[&Value],
     key: &str,
+    cause: &str,
 ) -> (
     Option<DirectionStats>,
     Vec<Option<DirectionStats>>,
@@ -82,11 +83,24 @@ pub(super) fn direction(
             crate::units::fmt_ns(slat)
         ));
     }
-    for p in KEPT {
-        if done.iter().any(|&i| lookup(&lats[i].pct, p).is_none()) {
-            notes.push(format!(
-                "{key}: fio printed no p{p} percentile (custom percentile_list?): shown as 0"
-            ));
+    if done
+        .iter()
+        .all(|&i| lats[i].max == 0 && lats[i].mean == 0.0)
+    {
+        notes.push(format!(
+            "{key}: fio timed no latency ({cause}): latency shown as 0"
+        ));
+    } else if done.iter().all(|&i| lats[i].pct.is_empty()) {
+        notes.push(format!(
+            "{key}: fio printed no latency percentiles ({cause}): shown as 0"
+        ));
+    } else {
+        for p in KEPT {
+            if done.iter().any(|&i| lookup(&lats[i].pct, p).is_none()) {
+                notes.push(format!(
+                    "{key}: fio printed no p{p} percentile ({cause}): shown as 0"
+                ));
+            }
         }
     }
     if done.len() == 1 {

@@ -4,6 +4,7 @@
 
 mod check;
 pub mod command;
+mod era;
 pub mod import;
 mod job;
 pub mod jobfile;
@@ -11,7 +12,7 @@ mod latency;
 mod merge;
 pub mod output;
 
-pub use import::{import, import_files};
+pub use import::{import, import_files, import_hosts, parse_files};
 pub use latency::percentile_from_bins;
 pub use output::{parse_fio, FioOutput, ImportError};
 

@@ -37,6 +37,10 @@ pub struct FioOutput {
     pub jobs: Vec<Value>,
     /// fio's `disk_util` (checked by `check::output`).
     pub disk_util: Vec<Value>,
+    /// What reading this fio version's units took (`era`), for the Run's notes.
+    pub notes: Vec<String>,
+    /// fio's client/server output (`client_stats`): each job names its `hostname`.
+    pub client_server: bool,
 }
 
 /// Finds and parses the JSON in a fio output file. Text before the JSON
@@ -92,28 +96,61 @@ pub fn parse_fio(text: &str, path: &Path) -> Result<FioOutput, ImportError> {
             "this is a candor Run, not fio output: use `candor report` on it",
         ));
     }
-    let Some(version) = top.get("fio version").and_then(|v| v.as_str()) else {
-        if top.contains_key("client_stats") {
+    // A file re-written by a script may have lost fio's version line; its
+    // jobs still say it is fio's (their units are then read from the keys).
+    let jobs_named = top
+        .get("jobs")
+        .and_then(Value::as_array)
+        .and_then(|j| j.first())
+        .is_some_and(|j| j.get("jobname").is_some());
+    let version = match top.get("fio version").and_then(|v| v.as_str()) {
+        Some(v) => v.to_string(),
+        None if jobs_named => "(no fio version)".to_string(),
+        None => {
             return Err(bad(
                 path,
-                "fio client/server output (client_stats) is not supported; run fio locally",
-            ));
+                "JSON, but not fio output (no \"fio version\" field)",
+            ))
         }
-        return Err(bad(
-            path,
-            "JSON, but not fio output (no \"fio version\" field)",
-        ));
     };
-    let Some(jobs) = top.get("jobs").and_then(|j| j.as_array()) else {
+    let mut top = top;
+    // `fio --client host ...` prints its jobs as `client_stats`, each with its
+    // host, and one more named "All clients" (their sum).
+    let client_server = !top.contains_key("jobs") && top.contains_key("client_stats");
+    let list = if client_server {
+        "client_stats"
+    } else {
+        "jobs"
+    };
+    let Some(jobs) = top.get_mut(list).and_then(|j| j.as_array_mut()) else {
         return Err(bad(path, "fio output without a \"jobs\" list"));
     };
+    if client_server {
+        jobs.retain(|j| j.get("jobname").and_then(Value::as_str) != Some("All clients"));
+    }
     if jobs.is_empty() {
         return Err(bad(path, "fio output with no jobs"));
+    }
+    let notes = super::era::normalize(path, &version, jobs)?;
+    let jobs = jobs.clone();
+    if client_server {
+        top.insert("jobs".into(), Value::Array(jobs.clone()));
+        for (i, j) in jobs.iter().enumerate() {
+            if j.get("hostname")
+                .and_then(Value::as_str)
+                .is_none_or(str::is_empty)
+            {
+                return Err(bad(
+                    path,
+                    format!("client_stats[{i}] names no hostname: not fio client/server output"),
+                ));
+            }
+        }
     }
     super::check::output(path, &top)?;
     Ok(FioOutput {
         path: path.to_path_buf(),
-        version: version.to_string(),
+        version,
         timestamp: top.get("timestamp").and_then(|t| t.as_u64()),
         preamble,
         global: top
@@ -121,12 +158,14 @@ pub fn parse_fio(text: &str, path: &Path) -> Result<FioOutput, ImportError> {
             .and_then(|g| g.as_object())
             .cloned()
             .unwrap_or_default(),
-        jobs: jobs.clone(),
+        jobs,
         disk_util: top
             .get("disk_util")
             .and_then(|d| d.as_array())
             .cloned()
             .unwrap_or_default(),
+        notes,
+        client_server,
     })
 }
 

@@ -258,7 +258,14 @@ pub fn facts(run: &Run, summary: &Summary) -> Vec<(&'static str, String)> {
         }
         out.push(("Files", files));
     }
-    if !summary.engines.is_empty() {
+    // An import of an old fio that printed no job options: neither the
+    // engine nor O_DIRECT is known, and neither is shown as if it were.
+    if summary.engines.iter().all(|e| e == "unknown") && !summary.engines.is_empty() {
+        out.push((
+            "Engine",
+            "unknown, and whether O_DIRECT: fio printed no job options".to_string(),
+        ));
+    } else if !summary.engines.is_empty() {
         let direct = match summary.direct {
             Some(true) => "O_DIRECT".to_string(),
             Some(false) => "buffered (page cache)".to_string(),

@@ -16,10 +16,33 @@ use std::path::Path;
 /// The first words of every UnixBench report.
 const SIGNATURE: &str = "BYTE UNIX Benchmarks";
 
-/// True when `text` is a UnixBench report rather than fio output.
+/// True when `text` is a UnixBench report rather than fio output: its text
+/// report, its HTML report, the console log of `./Run` that holds the report
+/// (after the build's and the tests' progress lines), or a report whose
+/// header was cut off (it starts at a result line or a Benchmark Run).
 pub fn is_report(text: &str) -> bool {
-    text.lines().take(5).any(|l| l.contains(SIGNATURE))
+    if text.trim_start().starts_with('{') {
+        return false;
+    }
+    super::html::is_html_report(text)
+        || text.lines().any(|l| {
+            l.contains(SIGNATURE)
+                || l.starts_with("Benchmark Run:")
+                || l.starts_with("System Benchmarks Index Score")
+        })
 }
+
+/// A score above this (lps, lpm, KBps or MWIPS) is no machine's: 10^12 is
+/// ten thousand copies of a test each 10^8 a second, beyond the largest
+/// Dhrystone any host prints (tens of millions per copy).
+const MAX_SCORE: f64 = 1e12;
+/// More "Benchmark Run" sections than this are no UnixBench run's (one per
+/// copy count asked for with `-c`).
+const MAX_SECTIONS: usize = 64;
+/// UnixBench's `-i` sets the samples; more than this is not a run.
+const MAX_SAMPLES: u64 = 100_000;
+/// A pass longer than a day is not a UnixBench pass.
+const MAX_PASS_SECS: f64 = 86_400.0;
 
 /// One result line: `Pipe Throughput   480056.0 lps   (10.0 s, 1 samples)`.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,6 +70,18 @@ struct ReportSection {
 /// Reads the report at `path` (already read into `text`) into a Run.
 pub fn import(text: &str, path: &Path, label: Option<String>) -> anyhow::Result<Run> {
     let name = path.display();
+    let converted;
+    let (text, form) = if super::html::is_html_report(text) {
+        converted = super::html::to_text(text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+        (converted.as_str(), "HTML report")
+    } else if text.lines().take(5).any(|l| l.contains(SIGNATURE)) {
+        (text, "text report")
+    } else {
+        (
+            text,
+            "text (a console log of ./Run, or a report without its first lines)",
+        )
+    };
     let version = text
         .lines()
         .find_map(|l| {
@@ -55,7 +90,7 @@ pub fn import(text: &str, path: &Path, label: Option<String>) -> anyhow::Result<
         })
         .unwrap_or("unknown")
         .to_string();
-    let sections = sections(text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    let (sections, orphans) = sections(text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     if sections.iter().all(|s| s.lines.is_empty()) {
         anyhow::bail!("{name}: a UnixBench report without a single result line of an index test");
     }
@@ -92,7 +127,7 @@ pub fn import(text: &str, path: &Path, label: Option<String>) -> anyhow::Result<
     }
     run.label = label.or_else(|| run.host.hostname.clone());
     run.notes.push(format!(
-        "Imported from a UnixBench {version} text report by candor {}: its scores, samples and indexes as UnixBench printed them (one decimal). The report holds no per-pass scores, CPU use or memory facts, so findings that need them are not checked.",
+        "Imported from a UnixBench {version} {form} by candor {}: its scores, samples and indexes as UnixBench printed them (one decimal). The report holds no per-pass scores, CPU use or memory facts, so findings that need them are not checked.",
         env!("CARGO_PKG_VERSION")
     ));
     let mut index = serde_json::Map::new();
@@ -114,11 +149,8 @@ pub fn import(text: &str, path: &Path, label: Option<String>) -> anyhow::Result<
         }
         if let Some(score) = s.index_score {
             index.insert(copies.to_string(), score.into());
-            let ours: Vec<f64> = s
-                .lines
-                .iter()
-                .filter_map(|l| s.indexes.get(l.test.title).copied())
-                .collect();
+            // Every index the report printed, as UnixBench averages them.
+            let ours: Vec<f64> = s.indexes.values().copied().collect();
             if let Some(mean) = super::score::overall_index(&ours) {
                 // Each INDEX is printed to one decimal (off by at most 0.05, so by at
                 // most 0.05/min relative): their geometric mean is off by at most that
@@ -138,6 +170,11 @@ pub fn import(text: &str, path: &Path, label: Option<String>) -> anyhow::Result<
                 s.other.join(", ")
             ));
         }
+    }
+    if orphans > 0 {
+        run.notes.push(format!(
+            "{orphans} result line(s) before the first 'Benchmark Run:' line (the report's start is missing, so their copy count is unknown): not imported"
+        ));
     }
     run.started_at = sections.iter().find_map(|s| s.started.clone());
     if run.started_at.is_some() {
@@ -198,13 +235,21 @@ fn measurement(l: &ReportLine, copies: u32, index: f64, s: &ReportSection) -> Co
     }
 }
 
-/// The "Benchmark Run" sections of a report, in order.
-fn sections(text: &str) -> Result<Vec<ReportSection>, String> {
+/// The "Benchmark Run" sections of a report, in order, and the count of
+/// result lines before the first (a report whose start was cut off).
+fn sections(text: &str) -> Result<(Vec<ReportSection>, usize), String> {
     let mut out: Vec<ReportSection> = Vec::new();
     let mut in_index = false;
+    let mut orphans = 0;
     for (n, raw) in text.lines().enumerate() {
         let line = raw.trim_end();
         if let Some(rest) = line.strip_prefix("Benchmark Run:") {
+            if out.len() == MAX_SECTIONS {
+                return Err(format!(
+                    "line {}: more than {MAX_SECTIONS} 'Benchmark Run' sections: not one UnixBench run",
+                    n + 1
+                ));
+            }
             out.push(ReportSection {
                 started: started_at(rest.trim()),
                 ..ReportSection::default()
@@ -212,7 +257,12 @@ fn sections(text: &str) -> Result<Vec<ReportSection>, String> {
             in_index = false;
             continue;
         }
-        let Some(s) = out.last_mut() else { continue };
+        let Some(s) = out.last_mut() else {
+            if let Ok(Some(Ok(_))) = result_line(line) {
+                orphans += 1;
+            }
+            continue;
+        };
         if line.contains(" CPUs in system; running ") || line.contains(" CPU in system; running ") {
             let number = |w: Option<&str>| w.and_then(|w| w.parse::<u32>().ok());
             let mut words = line.split_whitespace();
@@ -236,7 +286,14 @@ fn sections(text: &str) -> Result<Vec<ReportSection>, String> {
                 .split_whitespace()
                 .last()
                 .and_then(|v| v.parse::<f64>().ok());
-            s.index_score = value.filter(|v| v.is_finite() && *v >= 0.0);
+            if value.is_some_and(|v| !(v.is_finite() && (0.0..=MAX_SCORE).contains(&v))) {
+                return Err(format!(
+                    "line {}: Index Score {} is no machine's",
+                    n + 1,
+                    rest.split_whitespace().last().unwrap_or("")
+                ));
+            }
+            s.index_score = value;
             continue;
         }
         if in_index {
@@ -245,11 +302,20 @@ fn sections(text: &str) -> Result<Vec<ReportSection>, String> {
             if words.len() >= 4 {
                 let title = words[..words.len() - 3].join(" ");
                 if let Ok(index) = words[words.len() - 1].parse::<f64>() {
-                    if catalogue::TESTS.iter().any(|t| t.title == title)
-                        && index.is_finite()
-                        && index >= 0.0
-                    {
-                        s.indexes.insert(title, index);
+                    if catalogue::TESTS.iter().any(|t| t.title == title) {
+                        if !(index.is_finite() && (0.0..=MAX_SCORE).contains(&index)) {
+                            return Err(format!(
+                                "line {}: {title}: index {} is no machine's",
+                                n + 1,
+                                words[words.len() - 1]
+                            ));
+                        }
+                        if s.indexes.insert(title.clone(), index).is_some() {
+                            return Err(format!(
+                                "line {}: {title} indexed twice in one Benchmark Run",
+                                n + 1
+                            ));
+                        }
                     }
                 }
             }
@@ -257,19 +323,33 @@ fn sections(text: &str) -> Result<Vec<ReportSection>, String> {
         }
         if let Some(l) = result_line(line).map_err(|e| format!("line {}: {e}", n + 1))? {
             match l {
-                Ok(l) => s.lines.push(l),
-                Err(title) => s.other.push(title),
+                Ok(l) => {
+                    if s.lines.iter().any(|o| o.test.name == l.test.name) {
+                        return Err(format!(
+                            "line {}: {} twice in one Benchmark Run",
+                            n + 1,
+                            l.test.title
+                        ));
+                    }
+                    s.lines.push(l)
+                }
+                Err(title) => {
+                    if s.other.len() < 100 {
+                        s.other.push(title)
+                    }
+                }
             }
         }
     }
-    Ok(out)
+    Ok((out, orphans))
 }
 
 /// A result line: Ok(an index test's), Err(another test's title), or None
 /// when the line is not a result line at all.
 #[allow(clippy::type_complexity)]
 fn result_line(line: &str) -> Result<Option<Result<ReportLine, String>>, String> {
-    let Some((head, tail)) = line.split_once(" (") else {
+    // The last " (": titles have their own ("Shell Scripts (1 concurrent)").
+    let Some((head, tail)) = line.rsplit_once(" (") else {
         return Ok(None);
     };
     let Some(tail) = tail.strip_suffix(" samples)") else {
@@ -284,6 +364,7 @@ fn result_line(line: &str) -> Result<Option<Result<ReportLine, String>>, String>
         words[words.len() - 2],
         words[words.len() - 1],
     );
+    let score_text = score;
     let Ok(score) = score.parse::<f64>() else {
         return Ok(None);
     };
@@ -307,8 +388,14 @@ fn result_line(line: &str) -> Result<Option<Result<ReportLine, String>>, String>
         .trim()
         .parse()
         .map_err(|_| format!("{title}: '{samples}' is not a sample count"))?;
-    if !(score.is_finite() && score >= 0.0 && pass_secs.is_finite() && pass_secs >= 0.0) {
-        return Err(format!("{title}: impossible figures"));
+    if !(score.is_finite() && (0.0..=MAX_SCORE).contains(&score)) {
+        return Err(format!("{title}: score {score_text} is no machine's"));
+    }
+    if !(pass_secs.is_finite() && (0.0..=MAX_PASS_SECS).contains(&pass_secs)) {
+        return Err(format!("{title}: a pass of {secs} s is no UnixBench pass"));
+    }
+    if samples > MAX_SAMPLES {
+        return Err(format!("{title}: {samples} samples is no UnixBench run"));
     }
     Ok(Some(Ok(ReportLine {
         test,
@@ -396,6 +483,40 @@ mod tests {
             "{:?}",
             run.notes
         );
+    }
+
+    /// Both shell tests are read ("Shell Scripts (1 concurrent)" has its own
+    /// parentheses), and a score or a report no machine makes is refused in
+    /// one line, not written as a Run.
+    #[test]
+    fn shell_tests_are_read_and_impossible_reports_refused() {
+        let shell = REPORT.replace(
+            "Pipe Throughput                              480056.0 lps   (10.0 s, 1 samples)",
+            "Shell Scripts (8 concurrent)                    899.2 lpm   (60.1 s, 2 samples)",
+        );
+        let run = import(&shell, Path::new("r"), None).unwrap();
+        let m = run.compute().find(|m| m.spec.test == "shell8").unwrap();
+        assert_eq!(m.spec.params["score"], 899.2);
+        assert_eq!(m.spec.params["passes_kept"], 2);
+
+        let huge = REPORT.replacen("480056.0 lps", "1e308 lps", 1);
+        let e = import(&huge, Path::new("r"), None).unwrap_err().to_string();
+        assert!(e.contains("score 1e308 is no machine's"), "{e}");
+        assert_eq!(e.lines().count(), 1);
+        // 200,000 result lines: a test twice in one Benchmark Run.
+        let line =
+            "Pipe Throughput                              480056.0 lps   (10.0 s, 1 samples)\n";
+        let long = REPORT.replacen(line, &line.repeat(200_000), 1);
+        let e = import(&long, Path::new("r"), None).unwrap_err().to_string();
+        assert!(
+            e.contains("Pipe Throughput twice in one Benchmark Run"),
+            "{e}"
+        );
+        // 200,000 sections.
+        let section = "Benchmark Run: Fri Dec 04 2026 00:54:34 - 00:55:00\n2 CPUs in system; running 1 parallel copy of tests\n";
+        let many = format!("{REPORT}{}", section.repeat(100_000));
+        let e = import(&many, Path::new("r"), None).unwrap_err().to_string();
+        assert!(e.contains("more than 64 'Benchmark Run' sections"), "{e}");
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub mod copies;
 pub mod copy;
 pub mod dhrystone;
 pub mod execl;
+pub mod html;
 pub mod import;
 mod kernels;
 pub mod score;
