@@ -40,7 +40,7 @@ pub fn parse_run(text: &str, path: &Path) -> Result<Run, ReadRunError> {
     if text.trim().is_empty() {
         return Err(ReadRunError::Empty { path: p() });
     }
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+    let value: serde_json::Value = crate::input::parse_json(text).map_err(|e| {
         if e.is_eof() {
             ReadRunError::Truncated {
                 path: p(),

@@ -203,6 +203,10 @@ fn sections(text: &str) -> Result<Vec<ReportSection>, String> {
     let mut out: Vec<ReportSection> = Vec::new();
     let mut in_index = false;
     for (n, raw) in text.lines().enumerate() {
+        // A 100 MiB report takes a while: the first signal stops here.
+        if n % 4096 == 0 && crate::cancel::cancelled() {
+            return Err("stopped by a signal".into());
+        }
         let line = raw.trim_end();
         if let Some(rest) = line.strip_prefix("Benchmark Run:") {
             out.push(ReportSection {
