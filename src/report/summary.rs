@@ -135,6 +135,10 @@ impl Summary {
         let (mut seen_main_sizes, mut seen_control_sizes, mut seen_paths) =
             (HashSet::new(), HashSet::new(), HashSet::new());
         for m in &run.measurements {
+            // A stop asked for: the report is not printed (`write_text`).
+            if crate::cancel::cancelled() {
+                break;
+            }
             match m {
                 Measurement::Disk(d) => {
                     // fio's default of one operation per submit call goes unsaid.
@@ -262,6 +266,10 @@ fn disk_rows(run: &Run) -> Vec<DiskRow> {
     let mut group_of: std::collections::HashMap<(String, FileRole, Direction), usize> =
         std::collections::HashMap::new();
     for (i, m) in run.measurements.iter().enumerate() {
+        // A stop asked for: the report is not printed (`write_text`).
+        if crate::cancel::cancelled() {
+            break;
+        }
         let Measurement::Disk(d) = m else { continue };
         for dir in [Direction::Read, Direction::Write] {
             if dir.of(d).is_none() {

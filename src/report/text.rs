@@ -298,6 +298,10 @@ pub fn all_notes(run: &Run) -> Vec<String> {
         push(n.clone());
     }
     for d in run.disk() {
+        // A stop asked for: the report is not printed (`write_text`).
+        if crate::cancel::cancelled() {
+            break;
+        }
         for n in &d.notes {
             push(format!("{}: {n}", d.label()));
         }
