@@ -70,7 +70,7 @@ pub fn install_handlers() {
             Ok(s) => s,
             Err(_) => return,
         };
-        std::thread::Builder::new()
+        let watcher = std::thread::Builder::new()
             .name("candor-signals".into())
             .spawn(move || {
                 for sig in signals.forever() {
@@ -88,8 +88,25 @@ pub fn install_handlers() {
                         std::process::exit(128 + sig);
                     }
                 }
-            })
-            .ok();
+            });
+        if watcher.is_err() {
+            // No thread may start (a pids cgroup or `ulimit -u` at its
+            // limit): the signals dropped with the closure are no longer
+            // delivered anywhere, so they are caught here instead. The
+            // first sets the flag as above; the next is the signal's
+            // default (the process ends by it, as it would without candor).
+            for sig in [SIGINT, SIGTERM, SIGHUP] {
+                // SAFETY: the action stores into an atomic or re-raises
+                // with the default action, both async-signal-safe.
+                let _ = unsafe {
+                    signal_hook::low_level::register(sig, move || {
+                        if SIGNAL.swap(sig, Ordering::SeqCst) != 0 {
+                            let _ = signal_hook::low_level::emulate_default_handler(sig);
+                        }
+                    })
+                };
+            }
+        }
     });
 }
 
@@ -126,6 +143,20 @@ pub fn signal() -> Option<i32> {
 #[inline]
 pub fn cancelled() -> bool {
     SIGNAL.load(Ordering::Relaxed) != 0
+}
+
+/// Drops `items` one by one until a stop is asked for; the rest is left
+/// for the process's exit to free (freeing a large parsed input piece by
+/// piece takes longer than the second a stop may take).
+pub fn drop_until_stopped<T>(items: Vec<T>) {
+    let mut items = items.into_iter();
+    for item in items.by_ref() {
+        drop(item);
+        if cancelled() {
+            std::mem::forget(items);
+            return;
+        }
+    }
 }
 
 /// An `Interrupted` error when a stop was asked for.

@@ -185,6 +185,33 @@ pub fn read_text_limited(path: &Path, cap: u64) -> Result<String, InputError> {
     Ok(text)
 }
 
+/// Parses JSON text, stopping at the first signal: a 100 MiB input takes
+/// seconds to parse, and the user who pressed Ctrl-C should not wait for
+/// it. The text is fed to the parser through a reader that refuses to go
+/// on once a stop was asked for (looked at every 64 KiB), so the parse
+/// ends with an error; `main` reports an error after a signal as the
+/// interruption it is.
+pub fn parse_json<T: serde::de::DeserializeOwned>(text: &str) -> serde_json::Result<T> {
+    serde_json::from_reader(stoppable(text))
+}
+
+/// The bytes of `text` as a buffered reader that fails once a stop was
+/// asked for (`cancel`), for parsers that read.
+pub fn stoppable(text: &str) -> impl std::io::BufRead + '_ {
+    std::io::BufReader::with_capacity(64 << 10, Stoppable(text.as_bytes()))
+}
+
+struct Stoppable<'a>(&'a [u8]);
+
+impl Read for Stoppable<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if crate::cancel::cancelled() {
+            return Err(std::io::Error::other("stopped by a signal"));
+        }
+        self.0.read(buf)
+    }
+}
+
 /// Reads the file at `path`, or standard input when it is `-`, as UTF-8
 /// text of at most [`MAX_INPUT_BYTES`]: the text and the name of where it
 /// came from (`stdin`, or the path). `what` names the input in a message

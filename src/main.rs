@@ -20,8 +20,22 @@ fn main() {
     let cli = candor::cli::Cli::try_parse().unwrap_or_else(|e| exit_on_bad_arguments(e));
     candor::cancel::install_handlers();
     if let Err(error) = cli.command.dispatch() {
+        let error = after_a_signal(error);
         eprintln!("candor: error: {}", one_line(&error));
         std::process::exit(exit_code(&error));
+    }
+}
+
+/// An error that ends a command after the first signal is that signal's
+/// doing (a parse stopped half-way, a loop cut short): said as the
+/// interruption, exit 128+N, not as a bad input.
+fn after_a_signal(error: anyhow::Error) -> anyhow::Error {
+    use candor::error::Interrupted;
+    match candor::cancel::signal() {
+        Some(sig) if !error.chain().any(|c| c.is::<Interrupted>()) => {
+            anyhow::Error::new(Interrupted(sig))
+        }
+        _ => error,
     }
 }
 

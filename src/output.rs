@@ -119,6 +119,16 @@ pub fn check(path: &Path, flag: &str, replace: Replace, inputs: &[&Path]) -> any
             name.len()
         )));
     }
+    // Whether or not either exists yet: a history's `-journal` is made
+    // by the next writer of that history, and would then be this output.
+    for input in inputs {
+        if same_place(path, input) {
+            return Err(refuse(format!(
+                "is also an input ({}); candor never overwrites its input",
+                input.display()
+            )));
+        }
+    }
     match inspect(path) {
         Ok(None) => {}
         Err(e) => return Err(refuse(format!("cannot look at it: {e}"))),
@@ -135,14 +145,6 @@ pub fn check(path: &Path, flag: &str, replace: Replace, inputs: &[&Path]) -> any
                 return Err(refuse(
                     "is not a regular file (a device, FIFO or socket); candor writes only regular files".into(),
                 ));
-            }
-            for input in inputs {
-                if same_file(path, input) {
-                    return Err(refuse(format!(
-                        "is also an input ({}); candor never overwrites its input",
-                        input.display()
-                    )));
-                }
             }
             if replace == Replace::Never {
                 return Err(refuse(
@@ -193,9 +195,24 @@ pub fn recover_beside(path: &Path) -> Vec<String> {
     lines
 }
 
-/// True when both paths name the same existing file (device and inode).
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (std::fs::metadata(a), std::fs::metadata(b)) {
+/// True when both paths name the same file: the same existing file
+/// (device and inode, through any link), or, when one is not there yet,
+/// the same name in the same directory (the directories compared by
+/// device and inode, so `./x` and `/abs/x` are one place).
+pub fn same_place(a: &Path, b: &Path) -> bool {
+    if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+        return x.dev() == y.dev() && x.ino() == y.ino();
+    }
+    let (Some(name_a), Some(name_b)) = (a.file_name(), b.file_name()) else {
+        return false;
+    };
+    if name_a != name_b {
+        return false;
+    }
+    match (
+        std::fs::metadata(parent_dir(a)),
+        std::fs::metadata(parent_dir(b)),
+    ) {
         (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
         _ => false,
     }
@@ -771,6 +788,9 @@ fn allocate(file: &std::fs::File, size: u64) -> std::io::Result<()> {
 /// Writes text to `path` (a new file, or any file with `force`) or to
 /// standard output. A closed pipe (`| head`) is not an error.
 pub fn write_text(path: Option<&Path>, text: &str, force: bool) -> anyhow::Result<()> {
+    // A command stopped by a signal while it made the text prints nothing
+    // (the text may be cut short) and leaves the file as it was.
+    crate::cancel::check()?;
     match path {
         None => {
             // Whatever a Run file held, nothing reaches the terminal raw.
@@ -781,13 +801,8 @@ pub fn write_text(path: Option<&Path>, text: &str, force: bool) -> anyhow::Resul
                 other => Ok(other?),
             }
         }
-        Some(path) => {
-            // A command stopped by a signal while it made the text leaves
-            // the file as it was.
-            crate::cancel::check()?;
-            write_atomic(path, text.as_bytes(), Replace::from_force(force))
-                .map_err(|e| anyhow::anyhow!("--output: cannot write: {e}"))
-        }
+        Some(path) => write_atomic(path, text.as_bytes(), Replace::from_force(force))
+            .map_err(|e| anyhow::anyhow!("--output: cannot write: {e}")),
     }
 }
 

@@ -992,8 +992,8 @@ struct PidsGroup(PathBuf);
 
 impl PidsGroup {
     fn new(tag: &str, max: u32) -> PidsGroup {
-        let path =
-            Path::new("/sys/fs/cgroup/pids").join(format!("candor-{tag}-{}", std::process::id()));
+        let path = Path::new("/sys/fs/cgroup/pids")
+            .join(format!("candor-faults-{tag}-{}", std::process::id()));
         std::fs::create_dir(&path).unwrap_or_else(|e| {
             panic!(
                 "cannot create {} (these tests need root and cgroup v1 pids): {e}",
@@ -1918,4 +1918,551 @@ fn a_fleet_report_of_thousands_of_hosts_is_linear_and_obeys_the_first_signal() {
         assert!(!out.exists());
         assert!(leftovers(dir.path()).is_empty());
     }
+}
+
+// ------------------------------------------------ third pass (issue 36)
+
+/// `-o` onto a history's `-wal`, `-shm` or `-journal` that did not exist
+/// yet: exit 0 and no file (the next writer of the history made that name
+/// its own and deleted the Run); now refused before any work, as onto the
+/// history itself, in import and history export, every file as it was.
+#[test]
+fn outputs_never_land_on_a_historys_sidecars_even_before_they_exist() {
+    let dir = scratch("sidecars");
+    let d = dir.path();
+    let run = a_run(d, "r.json");
+    let fio = put(d, "fio.json", fio_output().to_string());
+    let db = d.join("h.db");
+    ok(&candor([
+        "history",
+        "add",
+        "--quiet",
+        p(&run),
+        "--db",
+        p(&db),
+    ]));
+    for side in ["-wal", "-shm", "-journal"] {
+        let out = PathBuf::from(format!("{}{side}", p(&db)));
+        assert!(!out.exists(), "{side} is not there before");
+        let before = snapshot(d);
+        for args in [
+            vec!["import", p(&fio), "--db", p(&db), "-o", p(&out)],
+            vec!["import", p(&fio), "--db", p(&db), "-o", p(&out), "--force"],
+            vec!["history", "export", "--db", p(&db), "-o", p(&out)],
+        ] {
+            refused(&candor(&args), 2, "is also an input");
+            assert!(!out.exists(), "{args:?}");
+        }
+        assert_eq!(before, snapshot(d), "{side}: nothing changed");
+    }
+}
+
+/// `fleet run --force` into a directory holding its own inputs: the
+/// history (`--db out/compare.csv`, `--db out/runs/h1.json`), the inventory
+/// (`-i out/compare.txt`) and the ssh config (`-F out/compare.md`) were
+/// replaced, exit 0. `fleet collect DIR --results DIR/compare.txt --force`
+/// replaced its results, and without `--force` named `-o`, a flag it was
+/// not given. Now each is refused before any host is contacted (exit 2, one
+/// line naming the input), every file as it was.
+#[test]
+fn a_fleets_outputs_never_replace_its_inputs() {
+    let dir = scratch("fleet-inputs");
+    let out = dir.path().join("out");
+    std::fs::create_dir_all(out.join("runs")).unwrap();
+    let inventory = "h1 ansible_host=127.0.0.2\n";
+    let inside_inv = put(&out, "compare.txt", inventory);
+    let outside_inv = put(dir.path(), "hosts.ini", inventory);
+    let config = put(&out, "compare.md", "Host *\n  User root\n");
+    let run = a_run(dir.path(), "r.json");
+    let csv_db = out.join("compare.csv");
+    let host_db = out.join("runs/h1.json");
+    for db in [&csv_db, &host_db] {
+        ok(&candor([
+            "history",
+            "add",
+            "--quiet",
+            p(&run),
+            "--db",
+            p(db),
+        ]));
+    }
+    let fleet = |extra: &[&str]| {
+        let mut args = vec![
+            "fleet",
+            "run",
+            "-o",
+            p(&out),
+            "--force",
+            "--binary",
+            env!("CARGO_BIN_EXE_candor"),
+        ];
+        args.extend(extra);
+        candor(&args)
+    };
+    let before = (snapshot(&out), snapshot(&out.join("runs")));
+    let cases: Vec<(Vec<&str>, &Path)> = vec![
+        (vec!["-i", p(&inside_inv)], &inside_inv),
+        (vec!["-i", p(&outside_inv), "-F", p(&config)], &config),
+        (vec!["-i", p(&outside_inv), "--db", p(&csv_db)], &csv_db),
+        (vec!["-i", p(&outside_inv), "--db", p(&host_db)], &host_db),
+    ];
+    for (extra, input) in cases {
+        let o = fleet(&extra);
+        refused(&o, 2, "is also an input");
+        assert!(o.stderr.contains(p(input)), "{extra:?}: {}", o.stderr);
+    }
+    assert_eq!(before, (snapshot(&out), snapshot(&out.join("runs"))));
+
+    // collect: its results file in the directory it writes.
+    let collected = dir.path().join("collected");
+    std::fs::create_dir_all(collected.join("runs")).unwrap();
+    let results = put(&collected, "compare.json", "{}");
+    for force in [true, false] {
+        let mut args = vec!["fleet", "collect", p(&collected), "--results", p(&results)];
+        if force {
+            args.push("--force");
+        }
+        let o = candor(&args);
+        refused(&o, 2, "is also an input");
+        assert!(
+            !o.stderr.contains(" -o "),
+            "names no flag it was not given: {}",
+            o.stderr
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&results).unwrap(), "{}");
+}
+
+/// `cpu`, `memory`, `crypto`, `compress` and `os` with 40 threads under a
+/// pids cgroup of 12: "failed to spawn thread" (a panic), then a hang that
+/// ignored SIGTERM, the Run left `running` with its lock file. Now one
+/// line, exit 1, the Run `failed` with the cause, no lock file left.
+#[test]
+fn a_compute_thread_that_cannot_start_is_an_error_not_a_hang() {
+    let dir = scratch("compute-pids");
+    let group = PidsGroup::new("compute", 12);
+    for cmd in ["cpu", "memory", "crypto", "compress", "os"] {
+        let out = dir.path().join(format!("{cmd}.json"));
+        let started = Instant::now();
+        let o = group.run(&[cmd, "--threads", "40", "--runtime", "300ms", "-o", p(&out)]);
+        assert_eq!(o.code, 1, "{cmd}: {}", o.stderr);
+        assert!(
+            error_line(&o).contains("cannot start"),
+            "{cmd}: {}",
+            o.stderr
+        );
+        assert!(!o.stderr.contains("panicked"), "{cmd}: {}", o.stderr);
+        assert!(started.elapsed() < Duration::from_secs(30), "{cmd}");
+        let run = read_run(&out);
+        assert_eq!(run.status, RunStatus::Failed, "{cmd}");
+        assert!(
+            !dir.path().join(format!(".{cmd}.json.lock")).exists(),
+            "{cmd}: the lock is released"
+        );
+    }
+    assert!(leftovers(dir.path()).is_empty());
+    // UnixBench's eight concurrent shell scripts: "(1 copies): no count".
+    let o = group.run(&[
+        "unixbench",
+        "--only",
+        "shell8",
+        "--copies",
+        "1",
+        "--runtime",
+        "1s",
+        "--iterations",
+        "1",
+        "--dir",
+        p(dir.path()),
+    ]);
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    let line = error_line(&o);
+    assert!(!line.contains("no count"), "{line}");
+    // The shell's own words ("Cannot fork"), or candor's naming the limit.
+    assert!(
+        line.contains("fork") || line.contains("process limit"),
+        "{line}"
+    );
+}
+
+/// `unixbench` killed with kill -9 left `DIR/candor-unixbench-PID` (4 MB)
+/// for ever. Its name now carries the start time, it is held locked while
+/// in use, and the next candor in DIR removes it, one line.
+#[test]
+fn a_killed_unixbenchs_work_directory_is_removed_by_the_next() {
+    let dir = scratch("ub-kill9");
+    let d = dir.path();
+    let mut victim = spawn([
+        "unixbench",
+        "--only",
+        "fstime",
+        "--copies",
+        "1",
+        "--runtime",
+        "30s",
+        "--dir",
+        p(d),
+    ]);
+    let work = || -> Vec<PathBuf> {
+        std::fs::read_dir(d)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("candor-unixbench-")
+            })
+            .collect()
+    };
+    assert!(wait_until(Duration::from_secs(30), || !work().is_empty()));
+    std::thread::sleep(Duration::from_millis(500));
+    victim.kill().unwrap();
+    victim.wait().unwrap();
+    let left = work();
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert!(
+        p(&left[0]).contains(&format!("-{}-", victim.id())),
+        "{}",
+        left[0].display()
+    );
+    let o = candor([
+        "unixbench",
+        "--only",
+        "fstime",
+        "--copies",
+        "1",
+        "--runtime",
+        "200ms",
+        "--iterations",
+        "1",
+        "--dir",
+        p(d),
+    ]);
+    ok(&o);
+    let line = format!("removed {}", left[0].display());
+    assert!(o.stderr.contains(&line), "{line}: {}", o.stderr);
+    assert!(work().is_empty(), "{:?}", work());
+}
+
+/// 8 KiB of random bytes in the middle of a history: `history list` and
+/// `export` exited 0 without a word, and `add` wrote into it. Now a command
+/// that writes refuses it in one line (exit 2, the file byte for byte as
+/// it was), and one that reads says, in one warning, which Runs cannot be
+/// read back.
+#[test]
+fn a_damaged_history_is_refused_for_writes_and_named_for_reads() {
+    let dir = scratch("damaged");
+    let d = dir.path();
+    let text = std::fs::read_to_string(a_run(d, "seed.json")).unwrap();
+    let template: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut files = Vec::new();
+    for i in 0..60u32 {
+        let mut run = template.clone();
+        run["started_at"] =
+            serde_json::json!(format!("2025-01-01T00:{:02}:{:02}Z", i / 60, i % 60));
+        run["label"] = serde_json::json!(format!("host{}", i % 3));
+        files.push(put(d, &format!("r{i}.json"), run.to_string()));
+    }
+    let db = d.join("h.db");
+    let mut add = vec!["history", "add", "--quiet", "--db", p(&db)];
+    add.extend(files.iter().map(|f| p(f)));
+    ok(&candor(&add));
+    let mut bytes = std::fs::read(&db).unwrap();
+    let middle = bytes.len() / 2;
+    let noise: Vec<u8> = (0..8192u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    bytes[middle..middle + 8192].copy_from_slice(&noise);
+    std::fs::write(&db, &bytes).unwrap();
+    let damaged = std::fs::read(&db).unwrap();
+
+    let extra = put(d, "extra.json", {
+        let mut run = template.clone();
+        run["started_at"] = serde_json::json!("2025-02-01T00:00:00Z");
+        run.to_string()
+    });
+    let o = candor(["history", "add", p(&extra), "--db", p(&db)]);
+    refused(&o, 2, "damaged");
+    assert_eq!(std::fs::read(&db).unwrap(), damaged, "nothing written");
+    // A measurement's add says so in a warning and keeps its Run.
+    let fio = put(d, "fio.json", fio_output().to_string());
+    let out = d.join("imported.json");
+    let o = candor(["import", p(&fio), "--db", p(&db), "-o", p(&out)]);
+    ok(&o);
+    assert!(o.stderr.contains("damaged"), "{}", o.stderr);
+    assert!(out.exists());
+    assert_eq!(std::fs::read(&db).unwrap(), damaged, "nothing written");
+
+    for args in [vec!["history", "list"], vec!["history", "export"]] {
+        let mut args = args.clone();
+        args.extend(["--db", p(&db)]);
+        let o = candor(&args);
+        assert!(
+            o.stderr.contains("the history is damaged") && o.stderr.contains("unreadable"),
+            "{args:?}: {}",
+            o.stderr
+        );
+    }
+}
+
+/// Item 8 of issue 36, each a one-line refusal in words, exit 2.
+#[test]
+fn small_hostile_cases_are_said_in_words() {
+    let dir = scratch("small");
+    let d = dir.path();
+    // analyze --write of one Run given twice: "another candor is writing this Run".
+    let run = a_run(d, "a.json");
+    let o = candor(["analyze", "--write", p(&run), p(&run)]);
+    refused(&o, 2, "given twice");
+    // analyze --write through a link: "Too many levels of symbolic links".
+    let link = d.join("link.json");
+    std::os::unix::fs::symlink(&run, &link).unwrap();
+    let o = candor(["analyze", "--write", p(&link)]);
+    refused(&o, 2, "is a symbolic link");
+    assert!(!d.join(".link.json.lock").exists());
+    // A group_vars symbolic link loop was skipped without a word.
+    let inv_dir = d.join("inv");
+    std::fs::create_dir_all(inv_dir.join("group_vars")).unwrap();
+    let inv = put(&inv_dir, "hosts.ini", "[web]\nw1 ansible_host=127.0.0.2\n");
+    std::os::unix::fs::symlink("web.yml", inv_dir.join("group_vars/web.yml")).unwrap();
+    let o = candor(["fleet", "run", "-i", p(&inv), "--list-hosts"]);
+    refused(&o, 2, "symbolic link");
+    std::fs::remove_file(inv_dir.join("group_vars/web.yml")).unwrap();
+    std::os::unix::fs::symlink("..", inv_dir.join("group_vars/web")).unwrap();
+    let o = candor(["fleet", "run", "-i", p(&inv), "--list-hosts"]);
+    refused(&o, 2, "symbolic link loop");
+    // Zero limits were accepted.
+    for (flag, v) in [("--timeout-connect", "0s"), ("--timeout-run", "0")] {
+        let o = candor(["fleet", "run", "root@127.0.0.2", flag, v, "--list-hosts"]);
+        refused(&o, 2, "a limit of zero");
+    }
+    // root@h:22:33 was listed as root@[h:22:33].
+    let o = candor(["fleet", "run", "root@h:22:33", "--list-hosts"]);
+    refused(&o, 2, "neither host:port nor an IPv6 address");
+    // An absurd usr_cpu was printed as a 300-digit number.
+    let mut fio = fio_output();
+    fio["jobs"][0]["usr_cpu"] = serde_json::json!(1e300);
+    let file = put(d, "cpu.json", fio.to_string());
+    let o = candor(["import", p(&file)]);
+    refused(&o, 2, "usr_cpu is 1e300");
+}
+
+/// What a command did after SIGTERM: its outcome, the wall time until it
+/// ended, and the CPU time it used meanwhile (the machine may be shared:
+/// the CPU time says what candor did, whatever else ran).
+struct AfterSignal {
+    outcome: Outcome,
+    wall: Duration,
+    cpu: Duration,
+}
+
+/// CPU time (user + system) of a live process, from /proc.
+fn cpu_of(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .unwrap()
+        .1
+        .split_whitespace()
+        .collect();
+    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as u64;
+    Duration::from_millis(ticks * 1000 / hz)
+}
+
+/// Starts candor with `args`, sends SIGTERM after `after`, and says what
+/// it did then. It must still be running when the signal is sent (else the
+/// input was too small to test anything).
+fn stopped_by_sigterm(args: &[&str], after: Duration) -> AfterSignal {
+    let mut child = command(&bin())
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(after);
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "{args:?} ended before the signal: make its input larger"
+    );
+    let before = cpu_of(child.id());
+    let signalled = Instant::now();
+    // SAFETY: kill(2) on the child's pid.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let mut stderr = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut text).unwrap();
+        text
+    });
+    let mut status = 0;
+    // SAFETY: rusage is plain data that wait4 fills for our own child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    assert_eq!(
+        unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) },
+        child.id() as i32
+    );
+    let wall = signalled.elapsed();
+    let time = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    let cpu = (time(usage.ru_utime) + time(usage.ru_stime)).saturating_sub(before);
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        -1
+    };
+    AfterSignal {
+        outcome: Outcome {
+            code,
+            stdout: String::new(),
+            stderr: reader.join().unwrap(),
+        },
+        wall,
+        cpu,
+    }
+}
+
+/// The first SIGTERM was ignored by commands that only read: `import` of a
+/// 122 MiB fio JSON ran 14.5 s more and wrote the Run; UnixBench import,
+/// `fleet run --list-hosts` on 100,000 hosts with many patterns,
+/// `--parse-only` of 4,096 jobs, `analyze` and `report` of a big Run, and
+/// a wait for a locked history (`history add` waited out its 10 s,
+/// `import` then exited 0). Now each stops within a second, exit 143, one
+/// line, nothing written.
+#[test]
+fn the_first_signal_stops_long_reads_within_a_second() {
+    let dir = scratch("long-reads");
+    let d = dir.path();
+    // fio JSON of 100 MiB: 30,000 jobs.
+    let fio = fio_output();
+    let job = fio["jobs"][0].clone();
+    let one = job.to_string().len();
+    let mut big = fio.clone();
+    big["jobs"] = serde_json::Value::Array(
+        (0..(100 << 20) / one + 1)
+            .map(|i| {
+                let mut j = job.clone();
+                j["jobname"] = serde_json::json!(format!("j{i}"));
+                j
+            })
+            .collect(),
+    );
+    let big_fio = put(d, "big-fio.json", big.to_string());
+    drop(big);
+    // A UnixBench report of 100 MiB: one section repeated.
+    let report = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/unixbench/vm-2026-12-04-01"),
+    )
+    .unwrap();
+    let mark =
+        "------------------------------------------------------------------------\nBenchmark Run";
+    let first = report.find(mark).unwrap();
+    let section = &report[first..report[first + 1..].find(mark).unwrap() + first + 1];
+    let big_ub = put(
+        d,
+        "ub-big",
+        format!(
+            "{}{}",
+            &report[..first],
+            section.repeat((100 << 20) / section.len())
+        ),
+    );
+    // A big Run: the fio JSON imported (about 55 MB).
+    let big_run = d.join("big-run.json");
+    ok(&candor(["import", p(&big_fio), "-o", p(&big_run)]));
+    // 4,096 jobs, and 100,000 hosts in 50 groups.
+    let sections: String = (0..4096).map(|i| format!("[j{i}]\n")).collect();
+    let jobs = put(
+        d,
+        "jobs.fio",
+        format!("[global]\nrw=randread\nsize=1m\nruntime=200ms\ntime_based\n{sections}"),
+    );
+    let mut inventory = String::from("[every]\nh[000000:099999] ansible_host=127.0.0.2\n");
+    for g in 0..50 {
+        inventory.push_str(&format!(
+            "[g{g}]\nh[{:06}:{:06}]\n",
+            g * 2000,
+            g * 2000 + 1999
+        ));
+    }
+    let inv = put(d, "hosts.ini", inventory);
+    let patterns: Vec<String> = (0..50).map(|g| format!("~h0{g}.*")).collect();
+    let mut list_hosts = vec!["fleet", "run", "-i", p(&inv), "--list-hosts"];
+    list_hosts.extend(patterns.iter().map(String::as_str));
+    let out = d.join("out.json");
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["import", p(&big_fio), "-o", p(&out)],
+        vec!["import", p(&big_ub), "-o", p(&out)],
+        vec!["analyze", p(&big_run)],
+        vec!["report", p(&big_run)],
+        vec!["disk", "--job", p(&jobs), "--dir", p(d), "--parse-only"],
+        list_hosts,
+    ];
+    // Within a second of CPU time after the signal (and of wall time on a
+    // machine of its own: 3 s allowed here for a shared one).
+    for args in cases {
+        let after = stopped_by_sigterm(&args, Duration::from_millis(700));
+        let o = &after.outcome;
+        refused(o, 143, "SIGTERM");
+        assert!(
+            after.cpu < Duration::from_secs(1) && after.wall < Duration::from_secs(3),
+            "{:?}: {:?} CPU, {:?} wall",
+            &args[..2],
+            after.cpu,
+            after.wall
+        );
+        assert!(!out.exists(), "{args:?}: nothing written");
+        assert!(leftovers(d).is_empty(), "{args:?}");
+    }
+
+    // A history another process holds locked: the wait ends at the signal.
+    let db = d.join("h.db");
+    let run = a_run(d, "r.json");
+    ok(&candor([
+        "history",
+        "add",
+        "--quiet",
+        p(&run),
+        "--db",
+        p(&db),
+    ]));
+    let mut holder = Command::new("python3")
+        .args([
+            "-c",
+            "import sqlite3,sys,time; c=sqlite3.connect(sys.argv[1], isolation_level=None); \
+             c.execute('BEGIN EXCLUSIVE'); print('held', flush=True); time.sleep(30)",
+            p(&db),
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(holder.stdout.as_mut().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    assert_eq!(line.trim(), "held");
+    let fio_small = put(d, "fio.json", fio_output().to_string());
+    let second = a_run(d, "second.json");
+    for args in [
+        vec!["history", "add", p(&second), "--db", p(&db)],
+        vec!["import", p(&fio_small), "--db", p(&db), "-o", p(&out)],
+    ] {
+        let after = stopped_by_sigterm(&args, Duration::from_millis(1500));
+        let o = &after.outcome;
+        assert_eq!(o.code, 143, "{args:?}: {}", o.stderr);
+        assert!(error_line(o).contains("SIGTERM"), "{}", o.stderr);
+        assert!(
+            after.wall < Duration::from_secs(1),
+            "{:?}: {:?}",
+            &args[..2],
+            after.wall
+        );
+        let _ = std::fs::remove_file(&out);
+    }
+    holder.kill().unwrap();
+    holder.wait().unwrap();
 }

@@ -40,6 +40,9 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
             "--write stores a Run's own findings; drift depends on the history database and is not written into the Run (drop --history or --write)",
         ));
     }
+    if args.write {
+        check_write_targets(&args.runs)?;
+    }
     // With --write, each Run is locked before it is read (no other candor
     // writes it until this one is done) and only the file read is replaced.
     let mut locks = Vec::new();
@@ -105,4 +108,32 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
         _ => analysis_text(&analysed, &cross),
     };
     write_text(None, &text, false)
+}
+
+/// `--write` replaces each file once, and only a regular file: a Run given
+/// twice (by one name or two) would be locked against itself, and a
+/// symbolic link is not replaced (the file it names is).
+fn check_write_targets(runs: &[PathBuf]) -> anyhow::Result<()> {
+    for (i, path) in runs.iter().enumerate() {
+        if let Some(earlier) = runs[..i]
+            .iter()
+            .find(|e| crate::output::same_place(e, path))
+        {
+            return Err(usage(format!(
+                "--write: {} is given twice (also as {}); each Run is written once",
+                path.display(),
+                earlier.display()
+            )));
+        }
+        if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+            let target = std::fs::canonicalize(path)
+                .map(|t| format!(" (give the file it points to, {})", t.display()))
+                .unwrap_or_default();
+            return Err(usage(format!(
+                "--write: {} is a symbolic link; --write replaces only regular files{target}",
+                path.display()
+            )));
+        }
+    }
+    Ok(())
 }

@@ -252,8 +252,7 @@ fn list_hosts(inventory: Option<&std::path::Path>, hosts: &[String]) -> anyhow::
 }
 
 fn run(a: RunArgs) -> anyhow::Result<()> {
-    let duration =
-        |flag: &str, v: &str| parse_duration(v).map_err(|e| usage(format!("{flag}: {e}")));
+    let duration = positive_duration;
     let timeouts = Timeouts {
         connect: duration("--timeout-connect", &a.timeout_connect)?,
         upload: duration("--timeout-upload", &a.timeout_upload)?,
@@ -302,6 +301,7 @@ fn run(a: RunArgs) -> anyhow::Result<()> {
             .map(|s| s.to_string_lossy().into_owned())
             .collect(),
         render: crate::report::fleet_compare_file,
+        history_files: a.history.inputs(),
     })?;
     let runs = fleet::directory::compared_runs(&dir, &summary)?;
     let cross = crate::findings::analyze_many(&runs);
@@ -355,6 +355,7 @@ fn collect(a: CollectArgs) -> anyhow::Result<()> {
             .map(|s| s.to_string_lossy().into_owned())
             .collect(),
         render: crate::report::fleet_compare_file,
+        history_files: a.history.inputs(),
     })?;
     let fleet::collect::Collected {
         summary,
@@ -383,9 +384,20 @@ fn collect(a: CollectArgs) -> anyhow::Result<()> {
     fleet::run::outcome(&a.dir, &summary)
 }
 
+/// A limit's duration: more than zero (a limit of 0 would fail every host
+/// at once, as a time-out, after the run was planned).
+fn positive_duration(flag: &str, v: &str) -> anyhow::Result<std::time::Duration> {
+    let d = parse_duration(v).map_err(|e| usage(format!("{flag}: {e}")))?;
+    if d.is_zero() {
+        return Err(usage(format!(
+            "{flag} {v}: a limit of zero would stop every host at once; give a duration such as 30s"
+        )));
+    }
+    Ok(d)
+}
+
 fn clean(a: CleanArgs) -> anyhow::Result<()> {
-    let connect =
-        parse_duration(&a.timeout_connect).map_err(|e| usage(format!("--timeout-connect: {e}")))?;
+    let connect = positive_duration("--timeout-connect", &a.timeout_connect)?;
     if !a.dir.is_dir() {
         return Err(usage(format!(
             "{}: not a directory (give the directory candor fleet run wrote)",

@@ -67,6 +67,8 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
         }
         crate::fio::import(&outputs, label).map_err(|e| usage(e.to_string()))?
     };
+    // Nothing is written once a stop was asked for.
+    crate::cancel::check()?;
     let printed = match &args.output {
         None => write_text(None, &render(&run, Format::Json), false),
         Some(path) => {
@@ -77,7 +79,9 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
         }
     };
     args.history.record(&run, args.output.as_deref(), false);
-    printed
+    printed?;
+    // A signal while the history was locked: the add gave up (said above).
+    Ok(crate::cancel::check()?)
 }
 
 /// fio's client/server output: one Run per server host, each written

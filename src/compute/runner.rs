@@ -8,7 +8,6 @@
 use crate::disk::cpu_usage::CpuSnapshot;
 use crate::result::{ComputeMeasurement, ComputeSpec, CpuUse};
 use std::collections::BTreeMap;
-use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
 /// What one thread did in its measured interval.
@@ -51,7 +50,9 @@ impl Timed {
 /// unit of work, waits for the others, then calls the unit repeatedly until
 /// `runtime` has passed or a stop was asked for; each call returns the units it
 /// did. At least one call is made per thread. Errors from setup or work, and
-/// an interruption, end the test with that error.
+/// an interruption, end the test with that error; so does a thread that
+/// cannot start (a pids cgroup, `ulimit -u`): those started are let go
+/// without working, and the error says how many started.
 pub fn run_timed<S, W>(threads: u32, runtime: Duration, setup: S) -> anyhow::Result<Timed>
 where
     S: Fn(u32) -> anyhow::Result<W> + Sync,
@@ -59,17 +60,22 @@ where
 {
     crate::cancel::check()?;
     let threads = threads.max(1);
-    let barrier = Barrier::new(threads as usize + 1);
+    let gate = Gate::default();
     let mut started_at = String::new();
     let mut cpu = CpuUse::default();
     let mut outcomes: Vec<anyhow::Result<ThreadTotal>> = Vec::new();
+    let mut not_started: Option<anyhow::Error> = None;
     std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|index| {
-                let (barrier, setup) = (&barrier, &setup);
-                scope.spawn(move || {
+        let mut handles = Vec::new();
+        for index in 0..threads {
+            let (gate, setup) = (&gate, &setup);
+            let spawned = std::thread::Builder::new()
+                .name(format!("candor-compute-{index}"))
+                .spawn_scoped(scope, move || {
                     let prepared = setup(index);
-                    barrier.wait();
+                    if !gate.ready_then_wait() {
+                        return Ok(None);
+                    }
                     let mut work = prepared?;
                     let start = Instant::now();
                     let deadline = start + runtime;
@@ -82,21 +88,37 @@ where
                     }
                     let elapsed = start.elapsed();
                     drop(work);
-                    Ok(ThreadTotal { units, elapsed })
-                })
-            })
-            .collect();
-        barrier.wait();
+                    Ok(Some(ThreadTotal { units, elapsed }))
+                });
+            match spawned {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    not_started = Some(anyhow::anyhow!(
+                        "cannot start thread {} of {threads}: {e} (a process or thread limit? {index} started)",
+                        index + 1
+                    ));
+                    break;
+                }
+            }
+        }
+        let go = not_started.is_none();
+        gate.open(handles.len(), go);
         started_at = crate::units::now_rfc3339();
         let before = CpuSnapshot::now();
         for handle in handles {
-            outcomes.push(match handle.join() {
+            let outcome: anyhow::Result<Option<ThreadTotal>> = match handle.join() {
                 Ok(outcome) => outcome,
                 Err(_) => Err(anyhow::anyhow!("a benchmark thread panicked")),
-            });
+            };
+            if let Some(outcome) = outcome.transpose() {
+                outcomes.push(outcome);
+            }
         }
         cpu = before.until(&CpuSnapshot::now());
     });
+    if let Some(e) = not_started {
+        return Err(e);
+    }
     crate::cancel::check()?;
     let totals = outcomes.into_iter().collect::<anyhow::Result<Vec<_>>>()?;
     let elapsed = totals.iter().map(|t| t.elapsed).max().unwrap_or_default();
@@ -106,6 +128,47 @@ where
         cpu,
         started_at,
     })
+}
+
+/// The common start: each thread says it is ready and waits; the thread
+/// that started them opens the gate once all that started are ready, to
+/// work (`go`) or to leave at once (one could not start). Unlike a
+/// `Barrier`, its count is known only after the last start.
+#[derive(Default)]
+struct Gate {
+    state: std::sync::Mutex<GateState>,
+    changed: std::sync::Condvar,
+}
+
+#[derive(Default)]
+struct GateState {
+    ready: usize,
+    opened: Option<bool>,
+}
+
+impl Gate {
+    /// Ready; then waits for the gate: true to work, false to leave.
+    fn ready_then_wait(&self) -> bool {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        s.ready += 1;
+        self.changed.notify_all();
+        loop {
+            if let Some(go) = s.opened {
+                return go;
+            }
+            s = self.changed.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Waits until `started` threads are ready (only to go), then opens.
+    fn open(&self, started: usize, go: bool) {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        while go && s.ready < started {
+            s = self.changed.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+        s.opened = Some(go);
+        self.changed.notify_all();
+    }
 }
 
 /// Which headline field a test fills.

@@ -54,49 +54,59 @@ pub fn analyze(run: &Run) -> Vec<Finding> {
 /// The checks alone, without the `claims` summary.
 pub(crate) fn analyze_checks(run: &Run) -> Vec<Finding> {
     let mut out = Vec::new();
+    // Each check walks every measurement: on a Run of 30,000 the first
+    // signal stops between them (the command then prints nothing).
+    macro_rules! check {
+        ($e:expr) => {
+            if crate::cancel::cancelled() {
+                return out;
+            }
+            out.extend($e);
+        };
+    }
     let has_disk = run.disk().next().is_some();
     if has_disk {
         // First: data that did not read back as written outweighs any figure.
-        out.extend(verify::verified(run));
-        out.extend(file::tmpfs(run));
-        out.extend(file::sparse_file(run));
-        out.extend(cache::host_cache(run));
-        out.extend(cache::residency(run));
-        out.extend(limiter::limiter_flat(run));
-        out.extend(limiter::limiter_rw_equal(run));
-        out.extend(limiter::limiter_qd_flat(run));
-        out.extend(round::round_plateau(run));
-        out.extend(caps::caps_finding(run));
-        out.extend(series::burst_cliff(run));
-        out.extend(cache::write_back(run));
-        out.extend(series::not_steady(run));
-        out.extend(host::media_unverifiable(run));
-        out.extend(stack::foreign_io(run));
-        out.extend(stack::cache_layer(run));
-        out.extend(stack::write_amplification(run));
-        out.extend(stack::latency_above_device(run));
+        check!(verify::verified(run));
+        check!(file::tmpfs(run));
+        check!(file::sparse_file(run));
+        check!(cache::host_cache(run));
+        check!(cache::residency(run));
+        check!(limiter::limiter_flat(run));
+        check!(limiter::limiter_rw_equal(run));
+        check!(limiter::limiter_qd_flat(run));
+        check!(round::round_plateau(run));
+        check!(caps::caps_finding(run));
+        check!(series::burst_cliff(run));
+        check!(cache::write_back(run));
+        check!(series::not_steady(run));
+        check!(host::media_unverifiable(run));
+        check!(stack::foreign_io(run));
+        check!(stack::cache_layer(run));
+        check!(stack::write_amplification(run));
+        check!(stack::latency_above_device(run));
     }
     if !run.measurements.is_empty() {
-        out.extend(stability::unstable(run));
+        check!(stability::unstable(run));
     }
-    out.extend(stability::thread_imbalance(run));
-    out.extend(cpu_bound::io_cpu_bound(run));
-    out.extend(host::cpu_steal(run));
-    out.extend(host::smt(run));
-    out.extend(unixbench::page_cache(run));
-    out.extend(unixbench::shell(run));
-    out.extend(unixbench::compiler(run));
-    out.extend(unixbench::execl(run));
-    out.extend(unixbench::not_run(run));
+    check!(stability::thread_imbalance(run));
+    check!(cpu_bound::io_cpu_bound(run));
+    check!(host::cpu_steal(run));
+    check!(host::smt(run));
+    check!(unixbench::page_cache(run));
+    check!(unixbench::shell(run));
+    check!(unixbench::compiler(run));
+    check!(unixbench::execl(run));
+    check!(unixbench::not_run(run));
     if has_disk {
-        out.extend(apps::application(run));
-        out.extend(jobfile::concurrent(run));
-        out.extend(jobfile::working_set(run));
-        out.extend(jobfile::short(run));
-        out.extend(jobfile::buffered(run));
-        out.extend(jobfile::gtod_reduce(run));
-        out.extend(jobfile::randrepeat(run));
-        out.extend(jobfile::reused_buffers(run));
+        check!(apps::application(run));
+        check!(jobfile::concurrent(run));
+        check!(jobfile::working_set(run));
+        check!(jobfile::short(run));
+        check!(jobfile::buffered(run));
+        check!(jobfile::gtod_reduce(run));
+        check!(jobfile::randrepeat(run));
+        check!(jobfile::reused_buffers(run));
     }
     out
 }

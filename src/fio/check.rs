@@ -58,6 +58,10 @@ pub(super) fn output(path: &Path, top: &Map<String, Value>) -> Result<(), Import
     }
     let jobs = top.get("jobs").and_then(Value::as_array);
     for (index, job) in jobs.into_iter().flatten().enumerate() {
+        // 30,000 jobs take a while: the first signal stops here.
+        if crate::cancel::cancelled() {
+            return Err(bad(path, "stopped by a signal"));
+        }
         self::job(path, index, job)?;
     }
     if let Some(util) = top.get("disk_util") {
@@ -176,11 +180,22 @@ impl At<'_> {
         what: &str,
     ) -> Result<Option<f64>, ImportError> {
         match self.real(obj, parent, key)? {
-            Some(x) if x > max => {
-                Err(self.bad(&field(parent, key), format!("is {x}, more than {what}")))
-            }
+            Some(x) if x > max => Err(self.bad(
+                &field(parent, key),
+                format!("is {}, more than {what}", real_in_words(x)),
+            )),
             other => Ok(other),
         }
+    }
+}
+
+/// A number as a message shows it: as written up to 15 digits, beyond in
+/// exponent form (`1e300`, not three hundred digits).
+fn real_in_words(x: f64) -> String {
+    if x.abs() < 1e15 {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
     }
 }
 
@@ -444,6 +459,19 @@ mod tests {
     }
 
     const READ: &str = r#"{"jobname": "r", "elapsed": 3, "read": {"total_ios": 1000, "io_bytes": 4096000, "runtime": 2000, "iops": 500.0, "bw_bytes": 2048000, "clat_ns": {"min": 100, "max": 9000, "mean": 800.5, "stddev": 50.0, "N": 1000, "percentile": {"50.000000": 700, "99.000000": 8000}, "bins": {"700": 990, "9000": 10}}}, "write": {"total_ios": 0}}"#;
+
+    #[test]
+    fn an_absurd_figure_is_shown_short() {
+        let e = check(&one_job(&READ.replacen(
+            "\"jobname\": \"r\",",
+            "\"jobname\": \"r\", \"usr_cpu\": 1e300,",
+            1,
+        )))
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("usr_cpu is 1e300, more than"), "{e}");
+        assert_eq!(real_in_words(2.5), "2.5");
+    }
 
     #[test]
     fn a_sound_job_passes() {

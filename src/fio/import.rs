@@ -156,6 +156,10 @@ pub fn import(outputs: &[FioOutput], label: Option<String>) -> Result<Run, Impor
         }
         let first_measurement = run.measurements.len();
         for group in clone_groups(out) {
+            // 30,000 jobs take a while: the first signal stops here.
+            if crate::cancel::cancelled() {
+                return Err(super::output::bad(&out.path, "stopped by a signal"));
+            }
             let first = &out.jobs[group[0]];
             let jobname = first
                 .get("jobname")

@@ -43,6 +43,14 @@ pub struct FioOutput {
     pub client_server: bool,
 }
 
+impl Drop for FioOutput {
+    /// 30,000 parsed jobs take a second and more to free: freed one by one
+    /// until the first signal (`cancel::drop_until_stopped`).
+    fn drop(&mut self) {
+        crate::cancel::drop_until_stopped(std::mem::take(&mut self.jobs));
+    }
+}
+
 /// Finds and parses the JSON in a fio output file. Text before the JSON
 /// (fio's notes and warnings, or its normal output) and after it is allowed.
 pub fn parse_fio(text: &str, path: &Path) -> Result<FioOutput, ImportError> {
@@ -71,7 +79,10 @@ pub fn parse_fio(text: &str, path: &Path) -> Result<FioOutput, ImportError> {
         .map(|l| l.trim().to_string())
         .filter(|l| !l.is_empty())
         .collect();
-    let mut stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
+    // Read through `input::stoppable`: a 100 MiB output parses for
+    // seconds, and the first signal stops it.
+    let mut stream = serde_json::Deserializer::from_reader(crate::input::stoppable(&text[start..]))
+        .into_iter::<Value>();
     let value = match stream.next() {
         Some(Ok(v)) => v,
         Some(Err(e)) if e.is_eof() => {
@@ -132,10 +143,9 @@ pub fn parse_fio(text: &str, path: &Path) -> Result<FioOutput, ImportError> {
         return Err(bad(path, "fio output with no jobs"));
     }
     let notes = super::era::normalize(path, &version, jobs)?;
-    let jobs = jobs.clone();
     if client_server {
-        top.insert("jobs".into(), Value::Array(jobs.clone()));
-        for (i, j) in jobs.iter().enumerate() {
+        let jobs = top.remove("client_stats").unwrap_or_default();
+        for (i, j) in jobs.as_array().into_iter().flatten().enumerate() {
             if j.get("hostname")
                 .and_then(Value::as_str)
                 .is_none_or(str::is_empty)
@@ -146,24 +156,30 @@ pub fn parse_fio(text: &str, path: &Path) -> Result<FioOutput, ImportError> {
                 ));
             }
         }
+        top.insert("jobs".into(), jobs);
     }
     super::check::output(path, &top)?;
+    // Taken out, not copied: a copy of 100 MiB of jobs took seconds.
+    let jobs = match top.remove("jobs") {
+        Some(Value::Array(jobs)) => jobs,
+        _ => Vec::new(),
+    };
+    let global = match top.remove("global options") {
+        Some(Value::Object(g)) => g,
+        _ => Default::default(),
+    };
+    let disk_util = match top.remove("disk_util") {
+        Some(Value::Array(d)) => d,
+        _ => Vec::new(),
+    };
     Ok(FioOutput {
         path: path.to_path_buf(),
         version,
         timestamp: top.get("timestamp").and_then(|t| t.as_u64()),
         preamble,
-        global: top
-            .get("global options")
-            .and_then(|g| g.as_object())
-            .cloned()
-            .unwrap_or_default(),
+        global,
         jobs,
-        disk_util: top
-            .get("disk_util")
-            .and_then(|d| d.as_array())
-            .cloned()
-            .unwrap_or_default(),
+        disk_util,
         notes,
         client_server,
     })

@@ -24,6 +24,8 @@ pub struct CollectRequest<'a> {
     pub command: Vec<String>,
     /// Lays out the comparison files (`report::fleet_compare_file`).
     pub render: CompareRenderer,
+    /// The files of the history the Runs go into: inputs, never outputs.
+    pub history_files: Vec<PathBuf>,
 }
 
 /// The fleet directory, written: its summary, and the Runs of the hosts
@@ -45,6 +47,15 @@ pub fn assemble(req: CollectRequest) -> anyhow::Result<Collected> {
             dir.display()
         )));
     }
+    // Every file read is an input: the results, the binary, the history.
+    let inputs: Vec<PathBuf> = std::iter::once(req.results)
+        .filter(|r| r.as_os_str() != "-")
+        .chain(req.binary)
+        .map(Path::to_path_buf)
+        .chain(req.history_files.iter().cloned())
+        .collect();
+    // Checked before they are read: a refusal costs nothing.
+    directory::check_files(dir, "DIR", &[], req.force, &inputs)?;
     let (text, source) = crate::input::read_text_or_stdin(req.results, "results")?;
     let results = ansible::parse(&text, &source)?;
     let binary = req
@@ -55,7 +66,6 @@ pub fn assemble(req: CollectRequest) -> anyhow::Result<Collected> {
                 .map_err(|e| usage(format!("--binary {}: cannot read: {e}", p.display())))
         })
         .transpose()?;
-    directory::check_files(dir, &[], req.force)?;
     let summary = ansible::summary(&results, dir, binary, req.command);
     directory::write(dir, &summary, req.force, req.render)?;
     let mut runs = directory::compared_runs(dir, &summary)?;

@@ -89,8 +89,18 @@ pub fn prepare(dir: &Path, force: bool) -> anyhow::Result<()> {
 /// write in `dir` (`fleet.json`, the comparisons, each host's
 /// `runs/<stem>.json`) as the one writer will (`output::check`): in a
 /// directory given with `--force`, a link, a directory or a device at one
-/// of those names would otherwise be found after the hosts ran.
-pub fn check_files(dir: &Path, stems: &[String], force: bool) -> anyhow::Result<()> {
+/// of those names would otherwise be found after the hosts ran, and an
+/// input there (`inputs`: the inventory, the ssh config, the history, the
+/// playbook's results) would be replaced. `flag` names the directory's
+/// flag as the command was given it (`-o`, or `DIR` for collect).
+pub fn check_files(
+    dir: &Path,
+    flag: &str,
+    stems: &[String],
+    force: bool,
+    inputs: &[PathBuf],
+) -> anyhow::Result<()> {
+    let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
     let replace = Replace::from_force(force);
     let files = std::iter::once(dir.join("fleet.json"))
         .chain(COMPARE_FILES.iter().map(|name| dir.join(name)))
@@ -100,7 +110,7 @@ pub fn check_files(dir: &Path, stems: &[String], force: bool) -> anyhow::Result<
                 .map(|s| dir.join("runs").join(format!("{s}.json"))),
         );
     for file in files {
-        crate::output::check(&file, "-o", replace, &[])?;
+        crate::output::check(&file, flag, replace, &inputs)?;
     }
     Ok(())
 }
@@ -263,22 +273,22 @@ mod tests {
         let out = dir.path().join("fleet");
         prepare(&out, false).unwrap();
         let stems = vec!["web1".to_string(), "db1".to_string()];
-        check_files(&out, &stems, true).unwrap();
+        check_files(&out, "-o", &stems, true, &[]).unwrap();
         // Files of an earlier run may be replaced with --force ...
         std::fs::write(out.join("fleet.json"), "{}").unwrap();
         std::fs::write(out.join("runs/web1.json"), "{}").unwrap();
-        check_files(&out, &stems, true).unwrap();
+        check_files(&out, "-o", &stems, true, &[]).unwrap();
         // ... but a link, a directory or a device at one of the names is
         // said now, not after the hosts ran.
         std::os::unix::fs::symlink("/etc/passwd", out.join("compare.html")).unwrap();
-        let e = check_files(&out, &stems, true).unwrap_err();
+        let e = check_files(&out, "-o", &stems, true, &[]).unwrap_err();
         assert!(
             crate::error::is_usage(&e) && e.to_string().contains("compare.html"),
             "{e}"
         );
         std::fs::remove_file(out.join("compare.html")).unwrap();
         std::fs::create_dir(out.join("runs/db1.json")).unwrap();
-        let e = check_files(&out, &stems, true).unwrap_err();
+        let e = check_files(&out, "-o", &stems, true, &[]).unwrap_err();
         assert!(
             e.to_string().contains("db1.json") && e.to_string().contains("directory"),
             "{e}"

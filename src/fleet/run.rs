@@ -32,6 +32,8 @@ pub struct Request {
     pub command: Vec<String>,
     /// How the comparison files are rendered (`report::fleet_compare_file`).
     pub render: directory::CompareRenderer,
+    /// The files of the history the Runs go into: inputs, never outputs.
+    pub history_files: Vec<PathBuf>,
 }
 
 /// Runs the fleet; returns the directory and the summary written there.
@@ -62,10 +64,24 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
     })?;
     let (binaries, mut notes) = binary::Binaries::prepare(&req.binaries)?;
     let out_dir = req.out_dir.clone().unwrap_or_else(directory::default_dir);
+    // Every file read is an input, whatever its flag: none may be among
+    // the outputs, --force or not.
+    let inputs: Vec<PathBuf> = inv
+        .iter()
+        .flat_map(|i| i.files().iter().cloned())
+        .chain(req.ssh_config.iter().cloned())
+        .chain(req.binaries.iter().map(|b| b.path.clone()))
+        .chain(req.history_files.iter().cloned())
+        .collect();
+    let flag = if req.out_dir.is_some() {
+        "-o"
+    } else {
+        "the output directory"
+    };
     directory::prepare(&out_dir, req.force)?;
     let names: Vec<String> = targets.iter().map(|t| t.name.clone()).collect();
     let file_stems = directory::file_stems(&names);
-    directory::check_files(&out_dir, &file_stems, req.force)?;
+    directory::check_files(&out_dir, flag, &file_stems, req.force, &inputs)?;
     let sockets = ssh::SocketDir::create()
         .map_err(|e| anyhow::anyhow!("cannot create a private directory for ssh sockets: {e}"))?;
     if !req.quiet {

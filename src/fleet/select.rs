@@ -43,7 +43,11 @@ pub fn select(inventory: Option<&Inventory>, args: &[String]) -> anyhow::Result<
     };
     let selection = host_names(inv, args)?;
     let mut out = Vec::new();
-    for name in &selection.hosts {
+    for (i, name) in selection.hosts.iter().enumerate() {
+        // 100,000 hosts take a while: the first signal stops here.
+        if i % 1024 == 0 {
+            crate::cancel::check()?;
+        }
         out.push(inv.target(name)?);
     }
     let mut names: HashSet<String> = out.iter().map(|t| t.name.clone()).collect();
@@ -108,6 +112,7 @@ pub fn host_names(inv: &Inventory, args: &[String]) -> anyhow::Result<Selection>
     let mut sel = Selection::default();
     let mut chosen: HashSet<String> = HashSet::new();
     for p in regular.iter().chain(&and).chain(&not) {
+        crate::cancel::check()?;
         let that = if inv.has_host(p) {
             vec![p.clone()]
         } else {
@@ -363,13 +368,17 @@ fn enumerate(inv: &Inventory, pattern: &str) -> anyhow::Result<Vec<String>> {
         .filter(|g| matcher.is_match(g))
         .collect();
     for g in &groups {
+        crate::cancel::check()?;
         for h in inv.hosts_of(g).unwrap_or_default() {
             push(h, &mut out);
         }
     }
     let special = pattern.starts_with('~') || pattern.contains(['.', '?', '*', '[']);
     if groups.is_empty() || special {
-        for h in inv.host_names() {
+        for (i, h) in inv.host_names().iter().enumerate() {
+            if i % 1024 == 0 {
+                crate::cancel::check()?;
+            }
             if matcher.is_match(h) {
                 push(h.clone(), &mut out);
             }

@@ -95,6 +95,14 @@ impl Target {
             (addr.to_string(), Some(parse_port(text, p)?))
         } else {
             // No colon, or a bare IPv6 address (several colons): no port.
+            // Several colons in anything but an IPv6 address (`h:22:33`)
+            // is no host ssh could reach.
+            let ip = rest.split('%').next().unwrap_or(rest);
+            if rest.contains(':') && ip.parse::<std::net::Ipv6Addr>().is_err() {
+                return Err(format!(
+                    "'{text}': '{rest}' is neither host:port nor an IPv6 address (write one as [address]:port)"
+                ));
+            }
             (rest.to_string(), None)
         };
         if address.is_empty() {
@@ -192,6 +200,11 @@ mod tests {
         assert_eq!(t.destination(), "[::1]:22");
         let t = Target::parse("admin@fe80::1").unwrap();
         assert_eq!((t.address.as_str(), t.port), ("fe80::1", None));
+        for bad in ["root@h:22:33", "h::x", "a:b:c"] {
+            let e = Target::parse(bad).unwrap_err();
+            assert!(e.contains("neither host:port nor an IPv6 address"), "{e}");
+        }
+        assert!(Target::parse("fe80::1%eth0").is_ok());
         // The last '@' separates the user (user names with '@' exist in some directories).
         let t = Target::parse("a@corp@host").unwrap();
         assert_eq!(t.user.as_deref(), Some("a@corp"));

@@ -36,6 +36,16 @@ pub fn sqlite(path: &Path, waited: Duration, error: rusqlite::Error) -> anyhow::
         _ => None,
     };
     match code {
+        // Given up at the first signal (`schema::wait_while_busy`).
+        Some(ErrorCode::DatabaseBusy) | Some(ErrorCode::DatabaseLocked)
+            if crate::cancel::cancelled() =>
+        {
+            anyhow::Error::new(crate::error::Interrupted(crate::cancel::signal().unwrap_or(0)))
+                .context(format!(
+                    "{}: stopped while waiting for the locked history",
+                    path.display()
+                ))
+        }
         Some(ErrorCode::NotADatabase) => BadDatabase::new(
             path,
             "not an SQLite database (a damaged file, or another program's): choose another --db",

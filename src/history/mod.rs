@@ -8,7 +8,8 @@
 //! key, findings). One concept per file: `schema` (tables, migrations,
 //! opening), `file` (what the database file may be, checked on descriptors
 //! before and after SQLite opens it), `figures` (a Run's figures and workload keys), `add`, `query`,
-//! `drift` (the `regressed` / `improved` findings), `export`, `error`.
+//! `drift` (the `regressed` / `improved` findings), `export`, `error`,
+//! `integrity` (a damaged file, found at open).
 //!
 //! This module owns the database and must not render: `report::history`
 //! lays out what the queries return.
@@ -21,6 +22,7 @@ pub mod error;
 pub mod export;
 pub mod figures;
 pub mod file;
+pub mod integrity;
 pub mod query;
 pub mod schema;
 

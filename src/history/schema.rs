@@ -177,6 +177,10 @@ pub fn open(
     } else {
         open_checked(path, &checked, wait)
     };
+    let opened = opened.and_then(|conn| {
+        judge_integrity(path, &conn, mode)?;
+        Ok(conn)
+    });
     match opened {
         Ok(conn) => Ok((conn, checked.release())),
         Err(e) => {
@@ -184,6 +188,29 @@ pub fn open(
             Err(e)
         }
     }
+}
+
+/// A damaged history (`integrity`): refused where a command writes, in
+/// one line, before anything is written; where it reads, one warning that
+/// names the Runs that cannot be read back.
+fn judge_integrity(path: &Path, conn: &Connection, mode: Open) -> anyhow::Result<()> {
+    let damage = match super::integrity::damage(conn) {
+        Ok(None) => return Ok(()),
+        Ok(Some(d)) => d,
+        Err(e) => e.to_string(),
+    };
+    if mode == Open::Create {
+        return Err(BadDatabase::new(
+            path,
+            format!("the history is damaged ({damage}); nothing was written to it: the Run files are the source of truth: add them to a new --db"),
+        )
+        .into());
+    }
+    crate::eprintln!(
+        "candor: warning: {}",
+        super::integrity::read_warning(path, conn, &damage)
+    );
+    Ok(())
 }
 
 /// SQLite's side of `open`, on a file `file::check` accepted.
@@ -311,11 +338,35 @@ fn confirm_and_recognise(
 ) -> anyhow::Result<()> {
     let err = |e: rusqlite::Error| sqlite(path, wait, e);
     checked.confirm()?;
-    conn.busy_timeout(wait).map_err(err)?;
+    BUSY_WAIT_MS.store(
+        wait.as_millis() as u64,
+        std::sync::atomic::Ordering::Relaxed,
+    );
+    conn.busy_handler(Some(wait_while_busy)).map_err(err)?;
     recognise(conn, path).map_err(|e| match e {
         Recognised::Sqlite(e) => err(e),
         Recognised::Refused(b) => b.into(),
     })
+}
+
+/// How long `wait_while_busy` waits for a locked history, in ms (a
+/// process opens its histories with one wait; SQLite's handler is a plain
+/// function, so the wait is kept here).
+static BUSY_WAIT_MS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// SQLite's busy handler: waits 10 ms at a time while another process
+/// holds the history, for at most `BUSY_WAIT_MS`, and no longer once a
+/// stop was asked for (SQLite's own busy timeout sleeps out its whole
+/// wait whatever the user says).
+fn wait_while_busy(tries: i32) -> bool {
+    let waited = tries.max(0) as u64 * 10;
+    if crate::cancel::cancelled()
+        || waited >= BUSY_WAIT_MS.load(std::sync::atomic::Ordering::Relaxed)
+    {
+        return false;
+    }
+    std::thread::sleep(Duration::from_millis(10));
+    !crate::cancel::cancelled()
 }
 
 enum Recognised {

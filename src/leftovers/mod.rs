@@ -64,6 +64,7 @@ pub fn recover(dir: &Path) -> Recovery {
         let what = match &kind {
             names::NameKind::TestFile { .. } => "a test file",
             names::NameKind::Temporary { .. } => "a temporary file",
+            names::NameKind::WorkDir { .. } => "a work directory",
         };
         if owner.is_running() || !owner::proc_readable() {
             if matches!(kind, names::NameKind::TestFile { .. }) && !found.running.contains(&owner) {
@@ -71,7 +72,11 @@ pub fn recover(dir: &Path) -> Recovery {
             }
             continue;
         }
-        match remove_if_abandoned(&dir_fd, &name, &path) {
+        let removal = match kind {
+            names::NameKind::WorkDir { .. } => remove_dir_if_abandoned(&path),
+            _ => remove_if_abandoned(&dir_fd, &name, &path),
+        };
+        match removal {
             Removal::Removed(size) => found.lines.push(format!(
                 "removed {} ({}), {what} left by candor pid {}, which is no longer running",
                 path.display(),
@@ -194,6 +199,83 @@ fn remove_if_abandoned(dir_fd: &OwnedFd, name: &std::ffi::OsStr, path: &Path) ->
         return Removal::Failed(std::io::Error::last_os_error());
     }
     Removal::Removed(before.len())
+}
+
+/// Removes the work directory at `path` and what is in it, if it is a
+/// real directory (not a link) of this user that no process holds locked
+/// (its owner holds it while it lives: `hold`). What is inside is candor's:
+/// the directory is made new, mode 0700, and only its owner writes there;
+/// links in it are removed, never followed.
+fn remove_dir_if_abandoned(path: &Path) -> Removal {
+    let Ok(before) = std::fs::symlink_metadata(path) else {
+        return Removal::Skipped;
+    };
+    if !before.file_type().is_dir() {
+        return Removal::Skipped;
+    }
+    // SAFETY: geteuid has no preconditions.
+    let euid = unsafe { libc::geteuid() };
+    if before.uid() != euid {
+        return Removal::NotOurs(before.uid());
+    }
+    let Some(fd) = open_dir_nofollow(path) else {
+        return Removal::Skipped;
+    };
+    match fstat(&fd) {
+        Some(st) if st.st_dev == before.dev() && st.st_ino == before.ino() => {}
+        _ => return Removal::Skipped,
+    }
+    // SAFETY: flock on a descriptor we own.
+    if unsafe { libc::flock(fd.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0
+        && std::io::Error::last_os_error().raw_os_error() == Some(libc::EWOULDBLOCK)
+    {
+        return Removal::InUse;
+    }
+    match remove_tree(path, before.dev(), 0) {
+        Ok(bytes) => Removal::Removed(bytes),
+        Err(e) => Removal::Failed(e),
+    }
+}
+
+/// Removes a directory tree on device `dev` (a mount inside is left, and
+/// so is the tree above it); the bytes of the files removed.
+fn remove_tree(dir: &Path, dev: u64, depth: usize) -> std::io::Result<u64> {
+    if depth > 16 {
+        return Err(std::io::Error::other("nested deeper than 16"));
+    }
+    let mut bytes = 0;
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        let meta = std::fs::symlink_metadata(&path)?;
+        if meta.dev() != dev {
+            return Err(std::io::Error::other(format!(
+                "{} is on another filesystem",
+                path.display()
+            )));
+        }
+        if meta.file_type().is_dir() {
+            bytes += remove_tree(&path, dev, depth + 1)?;
+        } else {
+            // unlink: a link goes, never what it points to.
+            std::fs::remove_file(&path)?;
+            bytes += meta.len();
+        }
+    }
+    std::fs::remove_dir(dir)?;
+    Ok(bytes)
+}
+
+fn open_dir_nofollow(dir: &Path) -> Option<OwnedFd> {
+    let cpath = CString::new(dir.as_os_str().as_bytes()).ok()?;
+    // SAFETY: a NUL-terminated path; the descriptor is owned below.
+    let raw = unsafe {
+        libc::open(
+            cpath.as_ptr(),
+            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+        )
+    };
+    // SAFETY: a fresh descriptor that nothing else owns.
+    (raw >= 0).then(|| unsafe { OwnedFd::from_raw_fd(raw) })
 }
 
 fn open_dir(dir: &Path) -> Option<OwnedFd> {

@@ -6,6 +6,8 @@
 //! - a test file: `.candor-<purpose>-<pid>-<start>-<n>.tmp`
 //! - a temporary of an atomic write (a Run, a report) or the room kept for
 //!   a Run's last save: `.<target>.candor-<pid>-<start>-<8 hex digits>.tmp`
+//! - a work directory (UnixBench's File Copy and Shell Scripts):
+//!   `candor-<purpose>-<pid>-<start>`
 
 use super::owner::Owner;
 use std::ffi::{OsStr, OsString};
@@ -18,6 +20,38 @@ pub enum NameKind {
     TestFile { purpose: String },
     /// A temporary beside `target` (its file name, in any bytes the target has).
     Temporary { target: OsString },
+    /// A work directory (`purpose`: unixbench) and what is in it.
+    WorkDir { purpose: String },
+}
+
+/// The purposes of work directories, exactly.
+const WORK_DIR_PURPOSES: [&str; 1] = ["unixbench"];
+
+/// A work directory's name (`purpose` one of `WORK_DIR_PURPOSES`).
+pub fn work_dir(purpose: &str, owner: Owner) -> String {
+    debug_assert!(WORK_DIR_PURPOSES.contains(&purpose), "{purpose:?}");
+    format!("candor-{purpose}-{}-{}", owner.pid, owner.start)
+}
+
+fn parse_work_dir(name: &OsStr) -> Option<(NameKind, Owner)> {
+    let rest = std::str::from_utf8(name.as_bytes().strip_prefix(b"candor-")?).ok()?;
+    let parts: Vec<&str> = rest.split('-').collect();
+    let [purpose, pid, start] = parts[..] else {
+        return None;
+    };
+    let owner = Owner {
+        pid: decimal(pid)?,
+        start: decimal(start)?,
+    };
+    (WORK_DIR_PURPOSES.contains(&purpose) && work_dir(purpose, owner).as_bytes() == name.as_bytes())
+        .then(|| {
+            (
+                NameKind::WorkDir {
+                    purpose: purpose.to_string(),
+                },
+                owner,
+            )
+        })
 }
 
 /// The purposes candor gives test files, exactly: a lower-case word
@@ -61,6 +95,9 @@ pub fn temporary(target: &OsStr, owner: Owner, salt: u32) -> OsString {
 
 /// The kind and owner of a candor file name; None for any other name.
 pub fn parse(name: &OsStr) -> Option<(NameKind, Owner)> {
+    if let Some(found) = parse_work_dir(name) {
+        return Some(found);
+    }
     let body = name.as_bytes().strip_prefix(b".")?.strip_suffix(b".tmp")?;
     // A Run's default name starts with `candor-` too: a name that is not a
     // test file may still be the temporary of such a Run.
@@ -227,6 +264,30 @@ mod tests {
             ".candor-job--4242-987654-3.tmp",    // an empty job name
             ".candor-job-a b-4242-987654-3.tmp", // a space: never made
             &format!(".candor-job-{}-4242-987654-3.tmp", "z".repeat(49)),
+        ] {
+            assert_eq!(parse(OsStr::new(name)), None, "{name}");
+        }
+    }
+
+    #[test]
+    fn work_directories_round_trip_and_nothing_looser() {
+        let d = work_dir("unixbench", OWNER);
+        assert_eq!(d, "candor-unixbench-4242-987654");
+        assert_eq!(
+            parse(OsStr::new(&d)),
+            Some((
+                NameKind::WorkDir {
+                    purpose: "unixbench".into()
+                },
+                OWNER
+            ))
+        );
+        for name in [
+            "candor-unixbench-4242",          // the old name: no start time
+            "candor-unixbench-4242-0987654",  // leading zero
+            "candor-unixbench-4242-987654-1", // one part too many
+            "candor-disk-4242-987654",        // not a work directory's purpose
+            ".candor-unixbench-4242-987654",
         ] {
             assert_eq!(parse(OsStr::new(name)), None, "{name}");
         }

@@ -129,7 +129,16 @@ impl Summary {
         let mut control_sizes = Vec::new();
         let mut file_paths = Vec::new();
         let mut measured_ns: u64 = 0;
+        use std::collections::HashSet;
+        let (mut seen_engines, mut seen_directs, mut seen_buffered) =
+            (HashSet::new(), HashSet::new(), HashSet::new());
+        let (mut seen_main_sizes, mut seen_control_sizes, mut seen_paths) =
+            (HashSet::new(), HashSet::new(), HashSet::new());
         for m in &run.measurements {
+            // A stop asked for: the report is not printed (`write_text`).
+            if crate::cancel::cancelled() {
+                break;
+            }
             match m {
                 Measurement::Disk(d) => {
                     // fio's default of one operation per submit call goes unsaid.
@@ -147,21 +156,25 @@ impl Summary {
                     } else {
                         format!("{} ({})", d.spec.engine, extras.join("; "))
                     };
-                    push_unique(&mut engines, engine);
-                    push_unique(&mut directs, d.spec.direct);
+                    push_unique(&mut engines, &mut seen_engines, engine);
+                    push_unique(&mut directs, &mut seen_directs, d.spec.direct);
                     if !d.spec.direct {
-                        push_unique(&mut buffered_tests, d.label());
+                        push_unique(&mut buffered_tests, &mut seen_buffered, d.label());
                     }
-                    let sizes = match d.role {
-                        FileRole::Main => &mut main_sizes,
-                        FileRole::Control => &mut control_sizes,
+                    let (sizes, seen_sizes) = match d.role {
+                        FileRole::Main => (&mut main_sizes, &mut seen_main_sizes),
+                        FileRole::Control => (&mut control_sizes, &mut seen_control_sizes),
                     };
                     // A device job has no file (the Device line says the device).
                     if d.device.is_none() {
-                        push_unique(sizes, d.file.as_ref().map_or(d.spec.size, |f| f.size));
+                        push_unique(
+                            sizes,
+                            seen_sizes,
+                            d.file.as_ref().map_or(d.spec.size, |f| f.size),
+                        );
                     }
                     if let Some(f) = &d.file {
-                        push_unique(&mut file_paths, f.path.clone());
+                        push_unique(&mut file_paths, &mut seen_paths, f.path.clone());
                     }
                     // Saturating: a hand-made or damaged Run may hold any u64.
                     measured_ns = measured_ns.saturating_add(d.measured_ns);
@@ -213,17 +226,24 @@ impl Summary {
 
     /// Control rows that have no main row to sit beside (shown on their own).
     pub fn lone_control_rows(&self) -> impl Iterator<Item = &DiskRow> {
+        let mains: std::collections::HashSet<(&str, Direction)> = self
+            .main_rows()
+            .map(|m| (m.label.as_str(), m.direction))
+            .collect();
         self.disk.iter().filter(move |r| {
-            r.role == FileRole::Control
-                && !self.disk.iter().any(|m| {
-                    m.role == FileRole::Main && m.label == r.label && m.direction == r.direction
-                })
+            r.role == FileRole::Control && !mains.contains(&(r.label.as_str(), r.direction))
         })
     }
 }
 
-fn push_unique<T: PartialEq>(list: &mut Vec<T>, value: T) {
-    if !list.contains(&value) {
+/// Keeps `value` once in `list` (in first-seen order); `seen` is the set
+/// beside it (a Run of 30,000 jobs made the search of the list quadratic).
+fn push_unique<T: Eq + std::hash::Hash + Clone>(
+    list: &mut Vec<T>,
+    seen: &mut std::collections::HashSet<T>,
+    value: T,
+) {
+    if seen.insert(value.clone()) {
         list.push(value);
     }
 }
@@ -241,16 +261,27 @@ fn spread(values: &[f64]) -> Spread {
 fn disk_rows(run: &Run) -> Vec<DiskRow> {
     // Group by (label, role, direction) in order of first appearance.
     let mut groups: Vec<((String, FileRole, Direction), Vec<usize>)> = Vec::new();
+    // Where each key's group is: 30,000 imported jobs made a search of the
+    // groups quadratic.
+    let mut group_of: std::collections::HashMap<(String, FileRole, Direction), usize> =
+        std::collections::HashMap::new();
     for (i, m) in run.measurements.iter().enumerate() {
+        // A stop asked for: the report is not printed (`write_text`).
+        if crate::cancel::cancelled() {
+            break;
+        }
         let Measurement::Disk(d) = m else { continue };
         for dir in [Direction::Read, Direction::Write] {
             if dir.of(d).is_none() {
                 continue;
             }
             let key = (d.label(), d.role, dir);
-            match groups.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, list)) => list.push(i),
-                None => groups.push((key, vec![i])),
+            match group_of.get(&key) {
+                Some(&g) => groups[g].1.push(i),
+                None => {
+                    group_of.insert(key.clone(), groups.len());
+                    groups.push((key, vec![i]));
+                }
             }
         }
     }
@@ -344,12 +375,13 @@ pub fn thread_iops(run: &Run, row: &DiskRow) -> Vec<(Option<u32>, Vec<f64>)> {
 /// The fio command of each test (first pass), by label, without repeats.
 pub fn fio_commands(run: &Run) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for d in run.disk() {
         let label = match d.role {
             FileRole::Main => d.label(),
             FileRole::Control => format!("{} (control file)", d.label()),
         };
-        if !d.fio_command.is_empty() && !out.iter().any(|(l, _)| *l == label) {
+        if !d.fio_command.is_empty() && seen.insert(label.clone()) {
             out.push((label, d.fio_command.clone()));
         }
     }
@@ -422,8 +454,11 @@ fn compute_rows(run: &Run) -> Vec<ComputeRow> {
         match groups.iter_mut().find(|(k, _, _)| *k == key) {
             Some((_, values, notes)) => {
                 values.push(value);
+                // A few notes per test: the list is short.
                 for n in &c.notes {
-                    push_unique(notes, n.clone());
+                    if !notes.contains(n) {
+                        notes.push(n.clone());
+                    }
                 }
             }
             None => groups.push((key, vec![value], c.notes.clone())),

@@ -285,9 +285,12 @@ pub fn comparison_tail(c: &Comparison) -> String {
 
 /// The Run's notes and each measurement's notes (labelled), without repeats.
 pub fn all_notes(run: &Run) -> Vec<String> {
+    // A set beside the list: a Run of 30,000 imported jobs has as many
+    // notes, and a search of the list for each took minutes.
     let mut notes: Vec<String> = Vec::new();
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut push = |n: String| {
-        if !notes.contains(&n) {
+        if seen.insert(n.clone()) {
             notes.push(n);
         }
     };
@@ -295,6 +298,10 @@ pub fn all_notes(run: &Run) -> Vec<String> {
         push(n.clone());
     }
     for d in run.disk() {
+        // A stop asked for: the report is not printed (`write_text`).
+        if crate::cancel::cancelled() {
+            break;
+        }
         for n in &d.notes {
             push(format!("{}: {n}", d.label()));
         }
@@ -303,17 +310,19 @@ pub fn all_notes(run: &Run) -> Vec<String> {
     // per distinct sentence, naming every test it applies to. The scaling
     // notes are left out: the compute table has a scaling column.
     let mut grouped: Vec<(&str, &str, Vec<&str>)> = Vec::new();
+    let mut group_of: std::collections::HashMap<(&str, &str), usize> =
+        std::collections::HashMap::new();
     for m in &run.measurements {
         let Some(c) = m.as_compute() else { continue };
         for n in c.notes.iter().filter(|n| !n.starts_with("scaling: ")) {
             let test = c.spec.test.as_str();
-            match grouped
-                .iter_mut()
-                .find(|(kind, note, _)| *kind == m.kind() && note == n)
-            {
-                Some((_, _, tests)) if !tests.contains(&test) => tests.push(test),
+            match group_of.get(&(m.kind(), n.as_str())) {
+                Some(&i) if !grouped[i].2.contains(&test) => grouped[i].2.push(test),
                 Some(_) => {}
-                None => grouped.push((m.kind(), n, vec![test])),
+                None => {
+                    group_of.insert((m.kind(), n.as_str()), grouped.len());
+                    grouped.push((m.kind(), n, vec![test]));
+                }
             }
         }
     }

@@ -40,7 +40,7 @@ pub fn parse_run(text: &str, path: &Path) -> Result<Run, ReadRunError> {
     if text.trim().is_empty() {
         return Err(ReadRunError::Empty { path: p() });
     }
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+    let value: serde_json::Value = crate::input::parse_json(text).map_err(|e| {
         if e.is_eof() {
             ReadRunError::Truncated {
                 path: p(),
@@ -72,11 +72,51 @@ pub fn parse_run(text: &str, path: &Path) -> Result<Run, ReadRunError> {
         path: p(),
         detail: format!("impossible value: {detail}"),
     })?;
-    serde_json::from_value(value).map_err(|e| ReadRunError::Malformed {
+    // serde quotes the offending value, which may hold anything.
+    let malformed = |e: serde_json::Error| ReadRunError::Malformed {
         path: p(),
-        // serde quotes the offending value, which may hold anything.
         detail: printable(&e.to_string()),
-    })
+    };
+    // The measurements one by one, so that the first signal stops a Run of
+    // 30,000 of them here too (the rest is left for the exit to free).
+    let mut value = value;
+    let measurements = match value.as_object_mut().and_then(|o| o.remove("measurements")) {
+        None => Vec::new(),
+        Some(serde_json::Value::Array(ms)) => ms,
+        Some(other) => {
+            return Err(ReadRunError::Malformed {
+                path: p(),
+                detail: format!("measurements is {}, not a list", kind_of(&other)),
+            })
+        }
+    };
+    let mut run: Run = serde_json::from_value(value).map_err(malformed)?;
+    run.measurements.reserve(measurements.len());
+    let mut measurements = measurements.into_iter();
+    for m in measurements.by_ref() {
+        if crate::cancel::cancelled() {
+            std::mem::forget(measurements);
+            return Err(ReadRunError::Malformed {
+                path: p(),
+                detail: "stopped by a signal".into(),
+            });
+        }
+        run.measurements
+            .push(serde_json::from_value(m).map_err(malformed)?);
+    }
+    Ok(run)
+}
+
+/// A JSON value's kind, in words.
+fn kind_of(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "a list",
+        serde_json::Value::Object(_) => "an object",
+    }
 }
 
 /// Writes the Run through the one writer (`output::write_atomic`: a new

@@ -474,7 +474,7 @@ impl Measurement {
 }
 
 /// Which test file a disk measurement read or wrote.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, Hash)]
 #[serde(rename_all = "lowercase")]
 pub enum FileRole {
     /// The main test file.

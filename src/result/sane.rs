@@ -13,6 +13,9 @@ pub fn check(run: &Value) -> Result<(), String> {
     }
     if let Some(Value::Array(ms)) = run.get("measurements") {
         for (i, m) in ms.iter().enumerate() {
+            if crate::cancel::cancelled() {
+                return Err("stopped by a signal".into());
+            }
             let at = format!("measurements[{i}]");
             date(m.get("started_at"), &format!("{at}.started_at"))?;
             non_negative(m, &at)?;

@@ -230,6 +230,15 @@ impl Copies {
             self.tick()?;
         }
         crate::cancel::check()?;
+        // The last copy to end may have ended without its count in the
+        // tick that ended the loop: its cause, not a bare "no count".
+        if failure.is_none() {
+            failure = self
+                .copies
+                .iter()
+                .find(|c| c.count().is_err())
+                .map(Running::failure);
+        }
         if let Some(e) = failure {
             return Err(e);
         }

@@ -242,6 +242,10 @@ fn sections(text: &str) -> Result<(Vec<ReportSection>, usize), String> {
     let mut in_index = false;
     let mut orphans = 0;
     for (n, raw) in text.lines().enumerate() {
+        // A 100 MiB report takes a while: the first signal stops here.
+        if n % 4096 == 0 && crate::cancel::cancelled() {
+            return Err("stopped by a signal".into());
+        }
         let line = raw.trim_end();
         if let Some(rest) = line.strip_prefix("Benchmark Run:") {
             if out.len() == MAX_SECTIONS {

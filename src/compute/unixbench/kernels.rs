@@ -398,7 +398,7 @@ pub fn shell(dir: &Path, copy: u32, concurrent: u32, pass: Duration) -> anyhow::
             .map_err(|e| anyhow::anyhow!("cannot start /bin/sh: {e}"))?;
         anyhow::ensure!(
             status.success(),
-            "a shell-script round exited with {status}"
+            "a shell-script round exited with {status} (a script could not start or failed: a process limit such as a pids cgroup or ulimit -u, or a tool that failed)"
         );
         n += 1;
     }

@@ -13,21 +13,43 @@ use std::sync::Mutex;
 pub struct WorkDir {
     path: PathBuf,
     files: Mutex<Vec<PathBuf>>,
+    /// Held locked while the directory is in use, so that no other candor
+    /// takes it for a killed one's leftover (`leftovers::recover`).
+    _held: File,
 }
 
 impl WorkDir {
-    /// Makes `candor-unixbench-PID` in `parent`.
+    /// Makes `candor-unixbench-PID-START` (`leftovers::names::work_dir`) in
+    /// `parent`, mode 0700, after removing the work directories candors
+    /// killed with SIGKILL left there (one warning each).
     pub fn create(parent: &Path) -> anyhow::Result<WorkDir> {
-        let path = parent.join(format!("candor-unixbench-{}", std::process::id()));
-        std::fs::create_dir(&path).map_err(|e| {
+        use std::os::unix::fs::DirBuilderExt;
+        for line in crate::leftovers::recover(parent).lines {
+            eprintln!("candor: warning: {line}");
+        }
+        let name =
+            crate::leftovers::names::work_dir("unixbench", crate::leftovers::Owner::this_process());
+        let path = parent.join(name);
+        let cannot = |e: std::io::Error| {
             crate::error::usage(format!(
                 "cannot make the work directory {}: {e}",
                 path.display()
             ))
-        })?;
+        };
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&path)
+            .map_err(cannot)?;
+        let held = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(&path)
+            .map_err(cannot)?;
+        crate::leftovers::hold(&held);
         Ok(WorkDir {
             path,
             files: Mutex::new(Vec::new()),
+            _held: held,
         })
     }
 

@@ -295,7 +295,7 @@ impl Inventory {
                 if name.starts_with('/') {
                     continue;
                 }
-                for file in vars_files(&dir, &name) {
+                for file in vars_files(&dir, &name)? {
                     let text = crate::input::read_text(&file)
                         .map_err(|e| crate::error::usage(format!("-i {e}")))?;
                     self.begin_file(&file);
@@ -316,6 +316,12 @@ impl Inventory {
     /// The file it was read from.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Every file read (sources, then variable files): inputs of the
+    /// command, never one of its outputs.
+    pub fn files(&self) -> &[PathBuf] {
+        &self.files
     }
 
     /// An error at a line of this file.
@@ -725,27 +731,48 @@ fn ignored_in_directory(name: &str) -> bool {
 
 /// The variable files for NAME in a `group_vars/` or `host_vars/`
 /// directory, as Ansible's `DataLoader.find_vars_files` finds them.
-fn vars_files(dir: &Path, name: &str) -> Vec<PathBuf> {
+fn vars_files(dir: &Path, name: &str) -> anyhow::Result<Vec<PathBuf>> {
     const EXTENSIONS: [&str; 4] = ["", ".yml", ".yaml", ".json"];
     for ext in EXTENSIONS {
         let full = dir.join(format!("{name}{ext}"));
         if full.is_dir() {
             let mut found = Vec::new();
-            dir_vars_files(&full, &mut found, 0);
-            return found;
+            dir_vars_files(&full, &mut found, 0)?;
+            return Ok(found);
         }
         if full.exists() {
-            return vec![full];
+            return Ok(vec![full]);
         }
+        unresolvable(&full)?;
     }
-    Vec::new()
+    Ok(Vec::new())
+}
+
+/// A name there whose link cannot be followed (a loop, a link to nothing)
+/// is said, not skipped: the variables it was to give would be missing
+/// without a word.
+fn unresolvable(path: &Path) -> anyhow::Result<()> {
+    match (std::fs::symlink_metadata(path), std::fs::metadata(path)) {
+        (Ok(link), Err(e)) if link.file_type().is_symlink() => Err(error_at(
+            path,
+            0,
+            format!("a symbolic link that cannot be followed: {e}"),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Every variables file under a NAME/ directory, sorted, recursively.
-fn dir_vars_files(dir: &Path, found: &mut Vec<PathBuf>, depth: usize) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
+fn dir_vars_files(dir: &Path, found: &mut Vec<PathBuf>, depth: usize) -> anyhow::Result<()> {
+    if depth > 16 {
+        return Err(error_at(
+            dir,
+            0,
+            "variables directories nested deeper than 16 (a symbolic link loop?)",
+        ));
+    }
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| error_at(dir, 0, format!("cannot list the directory: {e}")))?;
     let mut names: Vec<String> = entries
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().into_owned())
@@ -761,15 +788,16 @@ fn dir_vars_files(dir: &Path, found: &mut Vec<PathBuf>, depth: usize) {
             .map(|e| format!(".{}", e.to_string_lossy()))
             .unwrap_or_default();
         if full.is_dir() && ext.is_empty() {
-            if depth < 16 {
-                dir_vars_files(&full, found, depth + 1);
-            }
+            dir_vars_files(&full, found, depth + 1)?;
         } else if full.is_file()
             && (ext.is_empty() || [".yml", ".yaml", ".json"].contains(&ext.as_str()))
         {
             found.push(full);
+        } else {
+            unresolvable(&full)?;
         }
     }
+    Ok(())
 }
 
 /// Ansible's booleans: yes/no, true/false, on/off, 1/0, y/n, t/f (any case).
