@@ -5,13 +5,19 @@
 //! and the comparison files (`directory.rs`).
 
 use super::summary::{now_millis, Controller, FleetSummary, HostStatus, SCHEMA};
-use super::{binary, directory, inventory, schedule, select, ssh, FleetPlan, Timeouts};
+use super::{
+    binary, destination, directory, inventory, schedule, select, ssh, FleetPlan, Timeouts,
+};
 use std::path::PathBuf;
 
 /// What the user asked for.
 #[derive(Debug, Clone)]
 pub struct Request {
     pub inventory: Option<PathBuf>,
+    /// Which reader reads the inventory (`--inventory-reader`).
+    pub inventory_reader: inventory::reader::InventoryReader,
+    /// Two names for one destination: refused, or measured once.
+    pub same_destination: destination::SameDestination,
     pub hosts: Vec<String>,
     pub out_dir: Option<PathBuf>,
     pub parallel: usize,
@@ -24,7 +30,7 @@ pub struct Request {
     pub timeouts: Timeouts,
     pub ssh_config: Option<PathBuf>,
     pub ssh_options: Vec<String>,
-    /// Checked `candor run` flags.
+    /// DestinationCheck `candor run` flags.
     pub run_flags: Vec<String>,
     /// The remote test directory those flags give.
     pub test_dir: String,
@@ -39,8 +45,11 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
     let inv = req
         .inventory
         .as_deref()
-        .map(inventory::Inventory::load)
+        .map(|p| inventory::reader::read(p, req.inventory_reader))
         .transpose()?;
+    if let (Some(inv), false) = (&inv, req.quiet) {
+        inventory::reader::announce(inv);
+    }
     let targets = select::select(inv.as_ref(), &req.hosts)?;
     for o in &req.ssh_options {
         if !o.contains('=') && !o.trim().contains(' ') {
@@ -60,7 +69,18 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
     let program = which("ssh").ok_or_else(|| {
         anyhow::anyhow!("no ssh client on PATH: candor fleet uses the system OpenSSH client (install openssh-client)")
     })?;
+    let record_host_key = ssh::known_hosts_command_supported(&program);
+    let ssh_options = ssh::SshOptions {
+        program,
+        config: req.ssh_config.clone(),
+        options: req.ssh_options.clone(),
+        connect_timeout: req.timeouts.connect,
+        record_host_key,
+    };
+    let (checked, same_notes) = destination::check(&ssh_options, targets, req.same_destination)?;
+    let (targets, destinations): (Vec<_>, Vec<_>) = checked.into_iter().unzip();
     let (binaries, mut notes) = binary::Binaries::prepare(&req.binaries)?;
+    notes.extend(same_notes);
     let out_dir = req.out_dir.clone().unwrap_or_else(directory::default_dir);
     directory::prepare(&out_dir, req.force)?;
     let names: Vec<String> = targets.iter().map(|t| t.name.clone()).collect();
@@ -74,12 +94,8 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
         }
     }
     let plan = FleetPlan {
-        ssh: ssh::SshOptions {
-            program,
-            config: req.ssh_config.clone(),
-            options: req.ssh_options.clone(),
-            connect_timeout: req.timeouts.connect,
-        },
+        ssh: ssh_options,
+        destinations,
         binaries,
         run_flags: req.run_flags.clone(),
         test_dir: req.test_dir.clone(),
@@ -180,7 +196,7 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
     summary.binary = binary;
     summary.controller.max_rss_bytes = max_rss;
     summary.controller.ssh_max_rss_bytes = ssh_max_rss;
-    directory::mark_overlaps(&out_dir, &summary)?;
+    directory::mark_context(&out_dir, &summary)?;
     directory::write(&out_dir, &summary, true, req.render)?;
     // fleet.json is written: the second signal has nothing more to save.
     crate::cancel::saving(|| (), |_| None);

@@ -160,6 +160,10 @@ pub struct HostRecord {
     /// again. Absent in files written before it.
     #[serde(default)]
     pub connection: Option<Target>,
+    /// The machine the connection reached (`ssh -G`'s destination and
+    /// the host key the login saw); also in the Run (`fleet.destination`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reached: Option<crate::result::Destination>,
 }
 
 impl HostRecord {
@@ -189,6 +193,7 @@ impl HostRecord {
             left_on_host: Vec::new(),
             notes: Vec::new(),
             connection: Some(target.clone()),
+            reached: None,
         }
     }
 
