@@ -258,10 +258,10 @@ fn list_hosts(
     let inv = inventory
         .map(|p| fleet::inventory::reader::read(p, reader))
         .transpose()?;
+    let targets = fleet::select::select(inv.as_ref(), hosts)?;
     if let Some(inv) = &inv {
         fleet::inventory::reader::announce(inv);
     }
-    let targets = fleet::select::select(inv.as_ref(), hosts)?;
     let mut text = format!("  hosts ({}):\n", targets.len());
     for t in &targets {
         text.push_str(&format!("    {}  {}\n", t.name, t.describe()));

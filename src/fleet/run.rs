@@ -47,9 +47,6 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
         .as_deref()
         .map(|p| inventory::reader::read(p, req.inventory_reader))
         .transpose()?;
-    if let (Some(inv), false) = (&inv, req.quiet) {
-        inventory::reader::announce(inv);
-    }
     let targets = select::select(inv.as_ref(), &req.hosts)?;
     for o in &req.ssh_options {
         if !o.contains('=') && !o.trim().contains(' ') {
@@ -86,6 +83,17 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
     let names: Vec<String> = targets.iter().map(|t| t.name.clone()).collect();
     let file_stems = directory::file_stems(&names);
     directory::check_files(&out_dir, &file_stems, req.force)?;
+    // Every input is checked: which reader read the inventory is said
+    // with the other notes below (a refusal above stays one line), and
+    // kept in fleet.json.
+    if let Some(inv) = &inv {
+        notes.push(format!(
+            "inventory {}: read by {}",
+            inv.path().display(),
+            inv.reader()
+        ));
+        notes.extend(inv.warnings().iter().map(|w| format!("warning: {w}")));
+    }
     let sockets = ssh::SocketDir::create()
         .map_err(|e| anyhow::anyhow!("cannot create a private directory for ssh sockets: {e}"))?;
     if !req.quiet {

@@ -19,24 +19,41 @@ use std::process::{Command, Stdio};
 
 /// Reads `path` through `ansible-inventory` (found on PATH).
 pub fn load(path: &Path, limits: Limits) -> anyhow::Result<Inventory> {
-    let out = Command::new("ansible-inventory")
-        .arg("-i")
-        .arg(path)
-        .arg("--list")
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| {
-            usage(format!(
-                "-i {}: cannot run ansible-inventory: {e}",
-                path.display()
-            ))
-        })?;
+    let mut cmd = Command::new("ansible-inventory");
+    cmd.arg("-i").arg(path).arg("--list").stdin(Stdio::null());
+    // A source Ansible cannot parse is only a warning to Ansible, which then
+    // goes on with the rest (or with no host at all); candor would measure
+    // a fleet with hosts silently missing, so it is an error here, unless
+    // the user's environment decides otherwise.
+    if std::env::var_os("ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED").is_none() {
+        cmd.env("ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED", "True");
+    }
+    let out = cmd.output().map_err(|e| {
+        usage(format!(
+            "-i {}: cannot run ansible-inventory: {e}",
+            path.display()
+        ))
+    })?;
     let stderr = String::from_utf8_lossy(&out.stderr);
+    let said = messages(&stderr);
     if !out.status.success() {
+        let error = said
+            .iter()
+            .rfind(|(kind, _)| kind == "ERROR!")
+            .map(|(_, m)| m.clone())
+            .unwrap_or_else(|| last_words(&stderr));
+        // The first plugin's reason, when Ansible gave one.
+        let why = said
+            .iter()
+            .find_map(|(_, m)| {
+                m.strip_prefix("* ")
+                    .filter(|m| m.starts_with("Failed to parse"))
+            })
+            .map(|m| format!(" ({})", shorten(m, 300)))
+            .unwrap_or_default();
         return Err(usage(format!(
-            "-i {}: ansible-inventory --list failed: {}",
-            path.display(),
-            last_words(&stderr)
+            "-i {}: ansible-inventory --list: {error}{why}",
+            path.display()
         )));
     }
     let list: Value = serde_json::from_slice(&out.stdout).map_err(|e| {
@@ -48,10 +65,9 @@ pub fn load(path: &Path, limits: Limits) -> anyhow::Result<Inventory> {
     let mut inv = from_list(path, &list, limits)?;
     // Ansible's own warnings (a source it could not parse, a duplicate
     // host) are passed on: ansible-inventory exits 0 after them.
-    for line in stderr.lines() {
-        if let Some(w) = line.trim().strip_prefix("[WARNING]:") {
-            inv.warnings
-                .push(format!("ansible-inventory: {}", w.trim()));
+    for (kind, m) in said {
+        if kind == "[WARNING]:" {
+            inv.warnings.push(format!("ansible-inventory: {m}"));
         }
     }
     evaluate_templates(path, &mut inv)?;
@@ -66,6 +82,38 @@ fn last_words(stderr: &str) -> String {
         .rfind(|l| !l.is_empty())
         .unwrap_or("(nothing on stderr)")
         .to_string()
+}
+
+/// Ansible's `[WARNING]: ...` and `ERROR! ...` messages, each unwrapped
+/// (Ansible wraps them at 79 columns when stderr is not a terminal, at a
+/// space or after a hyphen).
+fn messages(stderr: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for line in stderr.lines() {
+        let started = ["[WARNING]:", "[DEPRECATION WARNING]:", "ERROR!"]
+            .into_iter()
+            .find(|k| line.starts_with(k));
+        match (started, out.last_mut()) {
+            (Some(k), _) => out.push((k.to_string(), line[k.len()..].trim().to_string())),
+            (None, Some((_, m))) if !line.trim().is_empty() => {
+                if !m.ends_with('-') {
+                    m.push(' ');
+                }
+                m.push_str(line.trim());
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// At most `max` characters, with `...` when cut.
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(max).collect();
+    format!("{cut}...")
 }
 
 /// `ansible-inventory --version`'s `[core 2.14.18]`, for saying which reader was used.
@@ -240,4 +288,44 @@ fn evaluate_templates(path: &Path, inv: &mut Inventory) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ansible_messages_are_unwrapped() {
+        // ansible-inventory 2.14.18's stderr for a bad INI line, verbatim.
+        let stderr = "[WARNING]:  * Failed to parse /tmp/fl-inv/bad.ini with ini plugin: /tmp/fl-\n\
+                      inv/bad.ini:2: Expected key=value host variable assignment, got: ansible_port\n\
+                      ERROR! Completely failed to parse inventory source /tmp/fl-inv/bad.ini\n";
+        let m = messages(stderr);
+        assert_eq!(m.len(), 2);
+        assert_eq!(
+            m[0].1,
+            "* Failed to parse /tmp/fl-inv/bad.ini with ini plugin: /tmp/fl-inv/bad.ini:2: Expected key=value host variable assignment, got: ansible_port"
+        );
+        assert_eq!(m[1].0, "ERROR!");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ansible_messages_are_unwrapped() {
+        // ansible-inventory 2.14.18's stderr for a bad INI line, verbatim.
+        let stderr = "[WARNING]:  * Failed to parse /tmp/fl-inv/bad.ini with ini plugin: /tmp/fl-\n\
+                      inv/bad.ini:2: Expected key=value host variable assignment, got: ansible_port\n\
+                      ERROR! Completely failed to parse inventory source /tmp/fl-inv/bad.ini\n";
+        let m = messages(stderr);
+        assert_eq!(m.len(), 2);
+        assert_eq!(
+            m[0].1,
+            "* Failed to parse /tmp/fl-inv/bad.ini with ini plugin: /tmp/fl-inv/bad.ini:2: Expected key=value host variable assignment, got: ansible_port"
+        );
+        assert_eq!(m[1].0, "ERROR!");
+    }
 }
