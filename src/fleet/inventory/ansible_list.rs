@@ -309,23 +309,3 @@ mod tests {
         assert_eq!(m[1].0, "ERROR!");
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ansible_messages_are_unwrapped() {
-        // ansible-inventory 2.14.18's stderr for a bad INI line, verbatim.
-        let stderr = "[WARNING]:  * Failed to parse /tmp/fl-inv/bad.ini with ini plugin: /tmp/fl-\n\
-                      inv/bad.ini:2: Expected key=value host variable assignment, got: ansible_port\n\
-                      ERROR! Completely failed to parse inventory source /tmp/fl-inv/bad.ini\n";
-        let m = messages(stderr);
-        assert_eq!(m.len(), 2);
-        assert_eq!(
-            m[0].1,
-            "* Failed to parse /tmp/fl-inv/bad.ini with ini plugin: /tmp/fl-inv/bad.ini:2: Expected key=value host variable assignment, got: ansible_port"
-        );
-        assert_eq!(m[1].0, "ERROR!");
-    }
-}
