@@ -207,6 +207,17 @@ impl Inventory {
     /// line that says something is a YAML mapping key or `---`, else INI
     /// (as Ansible tries its YAML plugin before its INI plugin).
     fn load_source(&mut self, path: &Path) -> anyhow::Result<()> {
+        // Ansible runs an executable source as an inventory script (its
+        // `script` plugin); reading its text as hosts would be a guess.
+        use std::os::unix::fs::PermissionsExt;
+        if std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        {
+            return Err(error_at(
+                path,
+                0,
+                "executable: Ansible runs it as an inventory script, which candor's own reader does not (install ansible-core: candor then reads through ansible-inventory)",
+            ));
+        }
         let text =
             crate::input::read_text(path).map_err(|e| crate::error::usage(format!("-i {e}")))?;
         let ext = path
