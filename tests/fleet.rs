@@ -614,14 +614,18 @@ fn fleet_partial_failures_have_one_line_causes() {
             "127.0.0.4",
             "127.0.0.6",
             "127.0.0.10",
+            "127.0.0.11",
         ],
     );
-    let (good, wrong, changed, killed, full) = (
+    // nokey has a machine of its own: two names for one machine are
+    // refused before anything runs (issue 40).
+    let (good, wrong, changed, killed, full, nokey) = (
         lab.host("127.0.0.2"),
         lab.host("127.0.0.3"),
         lab.host("127.0.0.4"),
         lab.host("127.0.0.6"),
         lab.host("127.0.0.10"),
+        lab.host("127.0.0.11"),
     );
     // A host whose home (where the binary's cache goes) has 1 MiB free.
     let st = Command::new("mount")
@@ -653,7 +657,7 @@ fn fleet_partial_failures_have_one_line_causes() {
             lab.line("wrongkey", wrong, "wrong"),
             lab.line("changed", changed, "client"),
             lab.line("full", full, "client"),
-            lab.line("nokey", good, "no-such-key"),
+            lab.line("nokey", nokey, "no-such-key"),
             lab.dir.display()
         ),
     );
@@ -778,7 +782,7 @@ fn fleet_partial_failures_have_one_line_causes() {
         }
     }
     // Nothing candor wrote is left: work directories, binaries, the killed run's test file.
-    for h in [good, killed, changed, wrong, full] {
+    for h in [good, killed, changed, wrong, full, nokey] {
         assert!(h.files().is_empty(), "{}: {:?}", h.addr, h.files());
     }
     assert!(test_files(&disk).is_empty(), "{:?}", test_files(&disk));
