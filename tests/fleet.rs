@@ -873,6 +873,17 @@ fn fleet_ctrl_c_stops_remote_runs_and_cleans_up() {
     assert_eq!(r["run_status"], "interrupted");
     assert!(h.files().is_empty(), "{:?}", h.files());
     assert!(test_files(&lab.dir.join("disk")).is_empty());
+    // The comparison of what finished (here nothing) is written and says
+    // it is partial (issue 40).
+    let compare = std::fs::read_to_string(out.join("compare.txt")).unwrap();
+    assert!(
+        compare.contains(
+            "fleet: partial: the run was interrupted; this compares the 0 of 1 hosts that finished"
+        ),
+        "{compare}"
+    );
+    assert!(err.contains("the comparison is partial"), "{err}");
+    assert!(err.contains("candor fleet report"), "{err}");
 }
 
 /// A second Ctrl-C exits at once, without cleaning up: fleet.json still

@@ -343,6 +343,12 @@ fn run(a: RunArgs) -> anyhow::Result<()> {
             "candor fleet: written to {}/ (fleet.json, runs/, compare.*)",
             dir.display()
         );
+        if summary.interrupted {
+            eprintln!(
+                "candor fleet: interrupted: the comparison is partial (the hosts that finished); candor fleet report {} renders it again",
+                dir.display()
+            );
+        }
     }
     fleet::run::outcome(&dir, &summary)
 }

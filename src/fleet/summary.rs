@@ -285,6 +285,24 @@ impl FleetSummary {
     /// hosts measured while others ran, clocks far off.
     pub fn comparison_notes(&self) -> Vec<String> {
         let mut notes = Vec::new();
+        if self.interrupted {
+            let finished: Vec<&str> = self
+                .hosts
+                .iter()
+                .filter(|h| h.status == HostStatus::Ok)
+                .map(|h| h.name.as_str())
+                .collect();
+            notes.push(format!(
+                "fleet: partial: the run was interrupted; this compares the {} of {} hosts that finished{}",
+                finished.len(),
+                self.hosts.len(),
+                if finished.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", finished.join(", "))
+                }
+            ));
+        }
         if self.parallel > 1 {
             let overlapped: Vec<&HostRecord> = self
                 .hosts
