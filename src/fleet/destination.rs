@@ -145,9 +145,58 @@ pub fn check(
     Ok((kept, notes))
 }
 
+/// After the logins: hosts whose logins were shown one host key, which
+/// `ssh -G` could not tell apart (`localhost` and `127.0.0.1`, two
+/// addresses of one machine) or which are clones of one image. One note
+/// per key, naming the hosts.
+pub fn same_host_key_notes(hosts: &[super::HostRecord]) -> Vec<String> {
+    let mut by_key: Vec<(&str, Vec<&str>)> = Vec::new();
+    for h in hosts {
+        let Some(key) = h.reached.as_ref().and_then(|r| r.host_key.as_deref()) else {
+            continue;
+        };
+        match by_key.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, names)) => names.push(&h.name),
+            None => by_key.push((key, vec![&h.name])),
+        }
+    }
+    by_key
+        .into_iter()
+        .filter(|(_, names)| names.len() > 1)
+        .map(|(key, names)| {
+            format!(
+                "warning: hosts {} were shown one host key ({key}): one machine under several names, or clones of one image",
+                names.join(", ")
+            )
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_host_key_under_two_names_is_said() {
+        let rec = |name: &str, key: Option<&str>| {
+            let mut r = super::super::HostRecord::new(&Target::named(name));
+            r.reached = Some(crate::result::Destination {
+                host_key: key.map(str::to_string),
+                ..Default::default()
+            });
+            r
+        };
+        let hosts = [
+            rec("a", Some("ssh-ed25519 SHA256:x")),
+            rec("b", Some("ssh-ed25519 SHA256:y")),
+            rec("c", Some("ssh-ed25519 SHA256:x")),
+            rec("d", None),
+        ];
+        assert_eq!(
+            same_host_key_notes(&hosts),
+            ["warning: hosts a, c were shown one host key (ssh-ed25519 SHA256:x): one machine under several names, or clones of one image"]
+        );
+    }
 
     #[test]
     fn ssh_g_output_is_read() {

@@ -189,6 +189,13 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
         }
     }
     first.extend(chosen_notes);
+    let same_keys = destination::same_host_key_notes(&hosts);
+    if !req.quiet {
+        for n in &same_keys {
+            eprintln!("candor fleet: {n}");
+        }
+    }
+    first.extend(same_keys);
     notes.splice(0..0, first);
     let mut given: Vec<&str> = hosts
         .iter()
