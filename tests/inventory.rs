@@ -171,6 +171,11 @@ fn check(inv: &Path, patterns: &[&str]) {
     for pattern in patterns {
         let expected = ansible_hosts(inv, pattern, home.path());
         for reader in READERS {
+            // Both readers feed one pattern matcher: the ansible reader
+            // (a second or so per call) is checked on a few patterns.
+            if reader == "ansible" && !ANSIBLE_READER_PATTERNS.contains(pattern) {
+                continue;
+            }
             let (got, stderr) = candor_hosts(inv, pattern, reader, home.path());
             let got_names: BTreeSet<String> = got.keys().cloned().collect();
             assert_eq!(
@@ -190,6 +195,18 @@ fn check(inv: &Path, patterns: &[&str]) {
         }
     }
 }
+
+/// The patterns the ansible reader is checked on (every host, a group, an
+/// intersection, an exclusion, `ungrouped`, a subscript, one host).
+const ANSIBLE_READER_PATTERNS: &[&str] = &[
+    "all",
+    "web",
+    "web:&prod",
+    "prod:!web02",
+    "ungrouped",
+    "web[1:2]",
+    "db01",
+];
 
 const PATTERNS: &[&str] = &[
     "all",
