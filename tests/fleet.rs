@@ -614,14 +614,18 @@ fn fleet_partial_failures_have_one_line_causes() {
             "127.0.0.4",
             "127.0.0.6",
             "127.0.0.10",
+            "127.0.0.11",
         ],
     );
-    let (good, wrong, changed, killed, full) = (
+    // nokey has a machine of its own: two names for one machine are
+    // refused before anything runs (issue 40).
+    let (good, wrong, changed, killed, full, nokey) = (
         lab.host("127.0.0.2"),
         lab.host("127.0.0.3"),
         lab.host("127.0.0.4"),
         lab.host("127.0.0.6"),
         lab.host("127.0.0.10"),
+        lab.host("127.0.0.11"),
     );
     // A host whose home (where the binary's cache goes) has 1 MiB free.
     let st = Command::new("mount")
@@ -653,7 +657,7 @@ fn fleet_partial_failures_have_one_line_causes() {
             lab.line("wrongkey", wrong, "wrong"),
             lab.line("changed", changed, "client"),
             lab.line("full", full, "client"),
-            lab.line("nokey", good, "no-such-key"),
+            lab.line("nokey", nokey, "no-such-key"),
             lab.dir.display()
         ),
     );
@@ -778,7 +782,7 @@ fn fleet_partial_failures_have_one_line_causes() {
         }
     }
     // Nothing candor wrote is left: work directories, binaries, the killed run's test file.
-    for h in [good, killed, changed, wrong, full] {
+    for h in [good, killed, changed, wrong, full, nokey] {
         assert!(h.files().is_empty(), "{}: {:?}", h.addr, h.files());
     }
     assert!(test_files(&disk).is_empty(), "{:?}", test_files(&disk));
@@ -869,6 +873,17 @@ fn fleet_ctrl_c_stops_remote_runs_and_cleans_up() {
     assert_eq!(r["run_status"], "interrupted");
     assert!(h.files().is_empty(), "{:?}", h.files());
     assert!(test_files(&lab.dir.join("disk")).is_empty());
+    // The comparison of what finished (here nothing) is written and says
+    // it is partial (issue 40).
+    let compare = std::fs::read_to_string(out.join("compare.txt")).unwrap();
+    assert!(
+        compare.contains(
+            "fleet: partial: the run was interrupted; this compares the 0 of 1 hosts that finished"
+        ),
+        "{compare}"
+    );
+    assert!(err.contains("the comparison is partial"), "{err}");
+    assert!(err.contains("candor fleet report"), "{err}");
 }
 
 /// A second Ctrl-C exits at once, without cleaning up: fleet.json still
@@ -1027,8 +1042,31 @@ fn fleet_bad_input_is_refused_with_exit_2() {
     let s = |p: &Path| p.display().to_string();
     let cases: Vec<(Vec<String>, String)> = vec![
         (
-            vec!["-i".into(), s(&bad_ini)],
+            vec![
+                "-i".into(),
+                s(&bad_ini),
+                "--inventory-reader".into(),
+                "candor".into(),
+            ],
             format!("{}:2: 'ansible_port': expected key=value", s(&bad_ini)),
+        ),
+        // Ansible's own words, where a source it cannot parse would only
+        // be a warning to it.
+        (
+            vec![
+                "-i".into(),
+                s(&bad_ini),
+                "--inventory-reader".into(),
+                "ansible".into(),
+            ],
+            format!(
+                "{}:2: Expected key=value host variable assignment, got: ansible_port",
+                s(&bad_ini)
+            ),
+        ),
+        (
+            vec!["-i".into(), s(&good_ini), "--inventory-reader".into(), "yaml".into()],
+            "--inventory-reader: 'yaml' is not auto, ansible or candor".into(),
         ),
         (
             vec!["-i".into(), s(&good_ini), "wbe1".into()],
@@ -1126,6 +1164,179 @@ fn fleet_bad_input_is_refused_with_exit_2() {
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(&says), "{args:?}: {err}");
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+    }
+}
+
+/// `ssh-keygen -lf`'s fingerprint of a host's key, as ssh's `%t %f` name it.
+fn host_key_of(h: &Host) -> String {
+    let o = Command::new("ssh-keygen")
+        .arg("-lf")
+        .arg(h.root.join("host_key.pub"))
+        .output()
+        .unwrap();
+    let line = String::from_utf8_lossy(&o.stdout).into_owned();
+    let fp = line.split_whitespace().nth(1).unwrap().to_string();
+    format!("ssh-ed25519 {fp}")
+}
+
+/// Issue 40: a host named in the legacy `ansible_ssh_*` variables, with
+/// `group_vars/all` naming another machine, was measured on that other
+/// machine and labelled with its own name. Ansible itself (its raw module,
+/// reading the sshd's per-host HOME), both inventory readers and the Runs
+/// must agree on where each name leads; two names for one machine are
+/// refused before anything runs, or measured once with --same-destination once.
+#[test]
+fn every_name_reaches_its_own_machine_and_one_machine_has_one_name() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let lab = Lab::new("names", &["127.0.0.2", "127.0.0.3"]);
+    let [a, b] = [&lab.hosts[0], &lab.hosts[1]];
+    let inv = lab.dir.join("inventory");
+    std::fs::create_dir_all(inv.join("group_vars")).unwrap();
+    std::fs::write(
+        inv.join("group_vars/all.yml"),
+        format!(
+            "ansible_host: {}\nansible_port: {}\nansible_user: root\nansible_ssh_private_key_file: {}/client\n",
+            a.addr,
+            a.port,
+            lab.dir.display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        inv.join("hosts"),
+        format!(
+            "new1\nold1 ansible_ssh_host={} ansible_ssh_port={} ansible_ssh_user=root\ndup ansible_host={}\n",
+            b.addr, b.port, a.addr
+        ),
+    )
+    .unwrap();
+    let ssh_config = lab.dir.join("ssh_config").display().to_string();
+    let inv_s = inv.display().to_string();
+    // Ansible's answer: the HOME of the sshd it reached.
+    let o = Command::new("ansible")
+        .args([
+            "-i",
+            &inv_s,
+            "old1",
+            "-m",
+            "ansible.builtin.raw",
+            "-a",
+            "echo $HOME",
+        ])
+        .env("ANSIBLE_SSH_ARGS", format!("-F {ssh_config}"))
+        .env("ANSIBLE_LOCAL_TEMP", lab.dir.join("ansible-local"))
+        .env("ANSIBLE_SSH_CONTROL_PATH_DIR", lab.dir.join("cp-names"))
+        .env("ANSIBLE_NOCOLOR", "1")
+        .env_remove("SSH_AUTH_SOCK")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains(&b.home().display().to_string()),
+        "Ansible reached another machine than 127.0.0.3: {}",
+        text(&o)
+    );
+    // Both readers say what Ansible did.
+    for reader in ["candor", "ansible"] {
+        let o = Command::new(env!("CARGO_BIN_EXE_candor"))
+            .args([
+                "fleet",
+                "run",
+                "-i",
+                &inv_s,
+                "--list-hosts",
+                "--inventory-reader",
+                reader,
+            ])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{reader}: {}", text(&o));
+        let listed = String::from_utf8_lossy(&o.stdout);
+        for (name, h) in [("new1", a), ("old1", b), ("dup", a)] {
+            assert!(
+                listed.contains(&format!("    {name}  root@{}:{} ", h.addr, h.port)),
+                "{reader}: {name}: {listed}"
+            );
+        }
+        let said = String::from_utf8_lossy(&o.stderr);
+        let by = if reader == "candor" {
+            "candor's own reader"
+        } else {
+            "ansible-inventory 2."
+        };
+        assert!(said.contains(&format!("read by {by}")), "{reader}: {said}");
+    }
+    // new1 and dup are one machine: refused before anything runs.
+    let disk = lab.dir.join("disk").display().to_string();
+    let out0 = lab.dir.join("fleet0");
+    let mut args = vec![
+        "-i",
+        &inv_s,
+        "-o",
+        out0.to_str().unwrap(),
+        "-F",
+        &ssh_config,
+        "--",
+    ];
+    args.extend(QUICK);
+    args.extend(["--dir", &disk, "--runtime", "300ms"]);
+    let o = lab.fleet(&args).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        err.contains(&format!(
+            "hosts 'new1' and 'dup' both reach root@{}:{} (as ssh -G resolves them)",
+            a.addr, a.port
+        )),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(!out0.exists(), "nothing is written when refused");
+    assert!(a.files().is_empty() && b.files().is_empty());
+    // Measured once, as the first name; each Run says where it was measured.
+    let out1 = lab.dir.join("fleet1");
+    let mut args = vec![
+        "-i",
+        &inv_s,
+        "-o",
+        out1.to_str().unwrap(),
+        "-F",
+        &ssh_config,
+        "--same-destination",
+        "once",
+        "--",
+    ];
+    args.extend(QUICK);
+    args.extend(["--dir", &disk, "--runtime", "300ms"]);
+    let o = lab.fleet(&args).output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let f = json(&out1.join("fleet.json"));
+    let names: Vec<&str> = f["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["new1", "old1"]);
+    let notes = f["notes"].to_string();
+    assert!(
+        notes.contains(&format!(
+            "'dup' reaches root@{}:{}, as 'new1' does: measured once, as 'new1'",
+            a.addr, a.port
+        )),
+        "{notes}"
+    );
+    for (name, h) in [("new1", a), ("old1", b)] {
+        let expected = serde_json::json!({
+            "user": "root",
+            "address": h.addr,
+            "port": h.port,
+            "host_key": host_key_of(h),
+        });
+        assert_eq!(host(&f, name)["reached"], expected, "{name}");
+        let run = json(&out1.join(format!("runs/{name}.json")));
+        assert_eq!(run["label"], name);
+        assert_eq!(run["fleet"]["destination"], expected, "{name}");
     }
 }
 

@@ -1,11 +1,16 @@
-//! candor reads inventories as Ansible 2.14 reads them: for a set of
+//! candor reads inventories as Ansible reads them: for a set of
 //! inventories (INI, YAML, directories of sources, `group_vars/` and
-//! `host_vars/` files and directories, group priorities, ranges) and host
-//! patterns, `candor fleet run --list-hosts` must select the hosts that
-//! `ansible PATTERN --list-hosts` selects, and reach each with the
-//! connection settings `ansible-inventory --list` gives it. Nothing is
-//! connected to. Needs Debian's ansible-core (a missing tool fails, never
-//! skips).
+//! `host_vars/` files and directories, group priorities, ranges, legacy
+//! `ansible_ssh_*` names, templates, scripts) and host patterns, `candor
+//! fleet run --list-hosts` must select the hosts that `ansible PATTERN
+//! --list-hosts` selects, and reach each with the connection settings
+//! Ansible gives it, with both of candor's readers (its own, and
+//! `ansible-inventory --list`). Nothing is connected to. Needs Debian's
+//! ansible-core (a missing tool fails, never skips).
+//!
+//! Ansible here is told ansible-core 2.19's `INVENTORY_IGNORE_EXTS` (no
+//! `.ini`), the rule candor's own reader follows, so that the installed
+//! 2.14 and candor read one directory alike.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -20,8 +25,13 @@ fn require_ansible() {
     }
 }
 
+/// ansible-core 2.19's default `INVENTORY_IGNORE_EXTS` (ansible/ansible
+/// commit 3d40db1ac07ae65cdae0a72e746308f8d2b34bc1 took `.ini` out).
+const IGNORE_EXTS_2_19: &str = ".pyc,.pyo,.swp,.bak,~,.rpm,.md,.txt,.rst,.orig,.cfg,.retry";
+
 fn ansible_env<'a>(cmd: &'a mut Command, home: &Path) -> &'a mut Command {
     cmd.env("HOME", home)
+        .env("ANSIBLE_INVENTORY_IGNORE", IGNORE_EXTS_2_19)
         .env("ANSIBLE_LOCAL_TEMP", home.join("tmp"))
         .env("ANSIBLE_NOCOLOR", "1")
         .env("ANSIBLE_INVENTORY_UNPARSED_WARNING", "0")
@@ -53,10 +63,19 @@ fn ansible_hosts(inv: &Path, pattern: &str, home: &Path) -> BTreeSet<String> {
         .collect()
 }
 
-/// What candor's `--list-hosts` prints for each host: `destination ...`.
-fn candor_hosts(inv: &Path, pattern: &str) -> (BTreeMap<String, String>, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_candor"))
-        .args(["fleet", "run", "-i"])
+/// candor's two inventory readers.
+const READERS: [&str; 2] = ["candor", "ansible"];
+
+/// What candor's `--list-hosts` prints for each host: `destination ...`,
+/// with one reader (`--inventory-reader`), in Ansible's environment.
+fn candor_hosts(
+    inv: &Path,
+    pattern: &str,
+    reader: &str,
+    home: &Path,
+) -> (BTreeMap<String, String>, String) {
+    let out = ansible_env(&mut Command::new(env!("CARGO_BIN_EXE_candor")), home)
+        .args(["fleet", "run", "--inventory-reader", reader, "-i"])
         .arg(inv)
         .args(["--list-hosts", pattern])
         .output()
@@ -151,24 +170,43 @@ fn check(inv: &Path, patterns: &[&str]) {
     let connections = ansible_connections(inv, home.path());
     for pattern in patterns {
         let expected = ansible_hosts(inv, pattern, home.path());
-        let (got, stderr) = candor_hosts(inv, pattern);
-        let got_names: BTreeSet<String> = got.keys().cloned().collect();
-        assert_eq!(
-            got_names,
-            expected,
-            "{}: pattern '{pattern}' (candor's stderr: {stderr})",
-            inv.display()
-        );
-        for (name, how) in &got {
+        for reader in READERS {
+            // Both readers feed one pattern matcher: the ansible reader
+            // (a second or so per call) is checked on a few patterns.
+            if reader == "ansible" && !ANSIBLE_READER_PATTERNS.contains(pattern) {
+                continue;
+            }
+            let (got, stderr) = candor_hosts(inv, pattern, reader, home.path());
+            let got_names: BTreeSet<String> = got.keys().cloned().collect();
             assert_eq!(
-                how,
-                &connections[name],
-                "{}: connection of {name}",
+                got_names,
+                expected,
+                "{}: pattern '{pattern}', {reader} reader (candor's stderr: {stderr})",
                 inv.display()
             );
+            for (name, how) in &got {
+                assert_eq!(
+                    how,
+                    &connections[name],
+                    "{}: connection of {name}, {reader} reader",
+                    inv.display()
+                );
+            }
         }
     }
 }
+
+/// The patterns the ansible reader is checked on (every host, a group, an
+/// intersection, an exclusion, `ungrouped`, a subscript, one host).
+const ANSIBLE_READER_PATTERNS: &[&str] = &[
+    "all",
+    "web",
+    "web:&prod",
+    "prod:!web02",
+    "ungrouped",
+    "web[1:2]",
+    "db01",
+];
 
 const PATTERNS: &[&str] = &[
     "all",
@@ -261,8 +299,10 @@ fn inventory_directory_matches_ansible() {
         "prod:\n  children:\n    db:\n      hosts:\n        db01:\n          ansible_port: 2201\n",
     );
     write(&root, "sub/30-more", "[web]\nweb03 ansible_user=sub\n");
+    // Read since ansible-core 2.19 (issue 40: skipped by candor and 2.14).
+    write(&root, "hosts.ini", "[web]\nweb04 ansible_port=2204\n");
     // Ansible ignores these in an inventory directory.
-    write(&root, "old.ini", "[web]\nignored1\n");
+    write(&root, "old.cfg", "[web]\nignored1\n");
     write(&root, "README.md", "[web]\nignored2\n");
     write(&root, "hosts~", "[web]\nignored3\n");
     write(&root, ".hidden", "[web]\nignored4\n");
@@ -275,7 +315,7 @@ fn inventory_directory_matches_ansible() {
 fn unknown_patterns_are_warned_as_ansible_warns() {
     let d = tempfile::tempdir().unwrap();
     write(d.path(), "h.ini", "[web]\nweb1\n");
-    let (hosts, stderr) = candor_hosts(&d.path().join("h.ini"), "web:nope");
+    let (hosts, stderr) = candor_hosts(&d.path().join("h.ini"), "web:nope", "candor", d.path());
     assert_eq!(hosts.keys().collect::<Vec<_>>(), ["web1"]);
     assert!(
         stderr.contains("warning: could not match supplied host pattern, ignoring: nope"),
@@ -308,6 +348,9 @@ fn a_hundred_thousand_hosts_are_read_and_selected_in_near_linear_time() {
                 env!("CARGO_BIN_EXE_candor"),
                 "fleet",
                 "run",
+                // candor's own reader is what is timed here.
+                "--inventory-reader",
+                "candor",
                 "-i",
             ])
             .arg(&inv)
@@ -326,4 +369,162 @@ fn a_hundred_thousand_hosts_are_read_and_selected_in_near_linear_time() {
             .count();
         assert_eq!(listed, hosts, "{pattern}");
     }
+}
+
+/// Where Ansible's ssh connection would go for each host: `user@host:port`
+/// from the ssh command line Ansible builds (an `ansible_ssh_executable`
+/// that records its arguments and fails; nothing is connected to).
+fn ansible_connects_to(inv: &Path, hosts: &[&str], home: &Path) -> BTreeMap<String, String> {
+    let fake = home.join("fake-ssh");
+    write(
+        home,
+        "fake-ssh",
+        "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > \"$FAKE_SSH_ARGS\"\nexit 255\n",
+    );
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut out = BTreeMap::new();
+    for h in hosts {
+        let args_file = home.join(format!("args-{h}"));
+        let o = ansible_env(&mut Command::new("ansible"), home)
+            .arg("-i")
+            .arg(inv)
+            .args([h, "-m", "ansible.builtin.raw", "-a", "true", "-e"])
+            .arg(format!("ansible_ssh_executable={}", fake.display()))
+            .env("FAKE_SSH_ARGS", &args_file)
+            .output()
+            .unwrap();
+        let args = std::fs::read_to_string(&args_file)
+            .unwrap_or_else(|_| panic!("{h}: Ansible ran no ssh: {o:?}"));
+        let args: Vec<&str> = args.lines().collect();
+        let opt = |key: &str| {
+            args.iter()
+                .find_map(|a| a.strip_prefix(key))
+                .map(|v| v.trim_matches('"').to_string())
+        };
+        let mut s = String::new();
+        if let Some(u) = opt("User=") {
+            s.push_str(&format!("{u}@"));
+        }
+        // The destination comes before the remote command.
+        s.push_str(args[args.len() - 2]);
+        if let Some(p) = opt("Port=") {
+            s.push_str(&format!(":{p}"));
+        }
+        out.insert(h.to_string(), s);
+    }
+    out
+}
+
+/// candor's `--list-hosts` with one reader: exit code, stdout, stderr.
+fn list_hosts(inv: &Path, reader: &str, home: &Path) -> (Option<i32>, String, String) {
+    let o = ansible_env(&mut Command::new(env!("CARGO_BIN_EXE_candor")), home)
+        .args(["fleet", "run", "--inventory-reader", reader, "-i"])
+        .arg(inv)
+        .arg("--list-hosts")
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// `name → user@host:port` from `--list-hosts`.
+fn destinations(stdout: &str) -> BTreeMap<String, String> {
+    stdout
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let (name, how) = l.trim().split_once("  ").expect(l);
+            (name.to_string(), how.split(' ').next().unwrap().to_string())
+        })
+        .collect()
+}
+
+/// Issue 40: the legacy `ansible_ssh_*` names win over `ansible_host`,
+/// `ansible_port`, `ansible_user` wherever each is set (here against
+/// group_vars/all), as Ansible connects; a template is evaluated by the
+/// ansible reader and refused in one line by candor's own.
+#[test]
+fn legacy_names_and_templates_reach_where_ansible_connects() {
+    require_ansible();
+    let d = tempfile::tempdir().unwrap();
+    let home = d.path().join("home");
+    std::fs::create_dir_all(home.join("tmp")).unwrap();
+    let inv = d.path().join("inv");
+    write(
+        &inv,
+        "hosts",
+        "old1 ansible_ssh_host=127.0.0.3 ansible_ssh_port=2203 ansible_ssh_user=awu2\nnew1\n\
+         mixed ansible_host=127.0.0.5 ansible_ssh_port=2205\n",
+    );
+    write(
+        &inv,
+        "group_vars/all.yml",
+        "ansible_host: 127.0.0.1\nansible_port: 2201\nansible_user: root\n",
+    );
+    let truth = ansible_connects_to(&inv, &["old1", "new1", "mixed"], &home);
+    assert_eq!(truth["old1"], "awu2@127.0.0.3:2203", "Ansible itself");
+    for reader in READERS {
+        let (code, stdout, stderr) = list_hosts(&inv, reader, &home);
+        assert_eq!(code, Some(0), "{reader}: {stderr}");
+        assert_eq!(destinations(&stdout), truth, "{reader}: {stderr}");
+    }
+    // A template.
+    let tpl = d.path().join("tpl");
+    write(
+        &tpl,
+        "hosts.yml",
+        "all:\n  hosts:\n    t1:\n      ansible_host: \"127.0.0.{{ 1 + 2 }}\"\n      ansible_port: \"{{ 2000 + 300 }}\"\n      ansible_user: root\n",
+    );
+    let truth = ansible_connects_to(&tpl, &["t1"], &home);
+    assert_eq!(truth["t1"], "root@127.0.0.3:2300", "Ansible itself");
+    let (code, stdout, stderr) = list_hosts(&tpl, "ansible", &home);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(destinations(&stdout), truth);
+    let (code, _, stderr) = list_hosts(&tpl, "candor", &home);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("is a Jinja template"), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+}
+
+/// A script inventory (Ansible's `script` plugin runs it with --list):
+/// the ansible reader lists its hosts where Ansible connects; candor's own
+/// reader refuses it in one line rather than reading a script as hosts.
+#[test]
+fn script_inventory_through_ansible_inventory() {
+    require_ansible();
+    let d = tempfile::tempdir().unwrap();
+    let home = d.path().join("home");
+    std::fs::create_dir_all(home.join("tmp")).unwrap();
+    write(
+        d.path(),
+        "inventory.sh",
+        "#!/bin/sh\nif [ \"$1\" = --list ]; then cat <<'J'\n\
+         {\"web\": {\"hosts\": [\"s1\", \"s2\"], \"vars\": {\"ansible_user\": \"deploy\"}},\n \
+         \"db\": {\"hosts\": [\"s3\"]},\n \
+         \"_meta\": {\"hostvars\": {\"s1\": {\"ansible_ssh_host\": \"127.0.0.6\", \"ansible_port\": 2206},\n \
+         \"s3\": {\"ansible_host\": \"127.0.0.7\"}}}}\nJ\nelse echo '{}'; fi\n",
+    );
+    let script = d.path().join("inventory.sh");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(
+        ansible_hosts(&script, "all", &home),
+        ["s1", "s2", "s3"].map(String::from).into()
+    );
+    let truth = ansible_connects_to(&script, &["s1", "s2", "s3"], &home);
+    assert_eq!(truth["s1"], "deploy@127.0.0.6:2206", "Ansible itself");
+    let (code, stdout, stderr) = list_hosts(&script, "ansible", &home);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(destinations(&stdout), truth);
+    assert!(stderr.contains("read by ansible-inventory 2."), "{stderr}");
+    let (code, _, stderr) = list_hosts(&script, "candor", &home);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("executable: Ansible runs it as an inventory script"),
+        "{stderr}"
+    );
 }

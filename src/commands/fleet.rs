@@ -62,6 +62,17 @@ pub struct RunArgs {
     /// ansible_ssh_common_args, ansible_become.
     #[arg(short = 'i', long, value_name = "INVENTORY")]
     pub inventory: Option<PathBuf>,
+    /// Who reads the inventory: `ansible` (ansible-inventory --list: every
+    /// inventory the user's Ansible reads, scripts, plugins and templates
+    /// included), `candor` (its own reader, for controllers without
+    /// Ansible), or `auto`: ansible where ansible-inventory is on PATH.
+    #[arg(long, value_name = "READER", default_value = "auto")]
+    pub inventory_reader: String,
+    /// Two selected hosts that reach one user@host:port (as ssh -G
+    /// resolves them): `refuse` before anything runs (default), or `once`:
+    /// measure that machine once, under the first name.
+    #[arg(long, value_name = "POLICY", default_value = "refuse")]
+    pub same_destination: String,
     /// Host patterns as Ansible's --limit reads them (`web`, `web:db`,
     /// `web:&prod`, `all:!db1`, `~db[0-9]+`, `web*`, `web[0]`), or hosts of
     /// their own as user@host[:port]. Default: every inventory host.
@@ -239,11 +250,18 @@ pub fn check_run_flags(flags: &[String]) -> anyhow::Result<(Vec<String>, String)
 
 /// `--list-hosts`: Ansible's layout (`  hosts (N):`, a host per line),
 /// each host followed by the ssh destination candor would use.
-fn list_hosts(inventory: Option<&std::path::Path>, hosts: &[String]) -> anyhow::Result<()> {
+fn list_hosts(
+    inventory: Option<&std::path::Path>,
+    reader: fleet::inventory::reader::InventoryReader,
+    hosts: &[String],
+) -> anyhow::Result<()> {
     let inv = inventory
-        .map(fleet::inventory::Inventory::load)
+        .map(|p| fleet::inventory::reader::read(p, reader))
         .transpose()?;
     let targets = fleet::select::select(inv.as_ref(), hosts)?;
+    if let Some(inv) = &inv {
+        fleet::inventory::reader::announce(inv);
+    }
     let mut text = format!("  hosts ({}):\n", targets.len());
     for t in &targets {
         text.push_str(&format!("    {}  {}\n", t.name, t.describe()));
@@ -279,11 +297,14 @@ fn run(a: RunArgs) -> anyhow::Result<()> {
         .map(|v| fleet::binary::BinaryFlag::parse(v))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let (run_flags, test_dir) = check_run_flags(&a.run_flags)?;
+    let inventory_reader = fleet::inventory::reader::InventoryReader::parse(&a.inventory_reader)?;
     if a.list_hosts {
-        return list_hosts(a.inventory.as_deref(), &a.hosts);
+        return list_hosts(a.inventory.as_deref(), inventory_reader, &a.hosts);
     }
     let (dir, summary) = fleet::run::execute(fleet::run::Request {
         inventory: a.inventory,
+        inventory_reader,
+        same_destination: fleet::destination::SameDestination::parse(&a.same_destination)?,
         hosts: a.hosts,
         out_dir: a.output,
         parallel,
@@ -322,6 +343,12 @@ fn run(a: RunArgs) -> anyhow::Result<()> {
             "candor fleet: written to {}/ (fleet.json, runs/, compare.*)",
             dir.display()
         );
+        if summary.interrupted {
+            eprintln!(
+                "candor fleet: interrupted: the comparison is partial (the hosts that finished); candor fleet report {} renders it again",
+                dir.display()
+            );
+        }
     }
     fleet::run::outcome(&dir, &summary)
 }

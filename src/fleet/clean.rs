@@ -105,6 +105,7 @@ pub fn ssh_options(
         config: config.or(recorded.config),
         options: all,
         connect_timeout,
+        record_host_key: false,
     }
 }
 

@@ -158,16 +158,17 @@ pub fn write(
     Ok(written)
 }
 
-/// Each fetched Run of a fleet run with more than one host at once gets
-/// its fleet context (`Run.fleet`: the hosts it ran beside), so that the
-/// Run itself says it wherever it goes (drift in the history, `candor
-/// compare`). The Runs are this fleet run's own files in `dir`.
-pub fn mark_overlaps(dir: &Path, summary: &FleetSummary) -> anyhow::Result<()> {
-    if summary.parallel <= 1 {
-        return Ok(());
-    }
+/// Each fetched Run gets its fleet context (`Run.fleet`: the machine the
+/// connection reached, and with more than one host at once the hosts it
+/// ran beside), so that the Run itself says it wherever it goes (drift in
+/// the history, `candor compare`). The Runs are this fleet run's own
+/// files in `dir`.
+pub fn mark_context(dir: &Path, summary: &FleetSummary) -> anyhow::Result<()> {
     for h in &summary.hosts {
         let Some(f) = &h.run_file else { continue };
+        if summary.parallel <= 1 && h.reached.is_none() {
+            continue;
+        }
         let path = dir.join(f);
         let mut run = crate::result::read_run(&path)?;
         run.fleet = Some(context(summary, h));
@@ -181,6 +182,7 @@ pub fn context(summary: &FleetSummary, h: &super::HostRecord) -> crate::result::
     crate::result::FleetContext {
         parallel: summary.parallel,
         overlapped_with: h.overlapped_with.clone(),
+        destination: h.reached.clone(),
     }
 }
 
@@ -189,8 +191,12 @@ pub fn compared_runs(dir: &Path, summary: &FleetSummary) -> anyhow::Result<Vec<R
     run_files(dir, summary)?
         .iter()
         .map(|f| {
-            // Thousands of Runs take a while: the first signal stops here.
-            crate::cancel::check()?;
+            // Thousands of Runs take a while: the first signal stops here,
+            // unless it stopped the hosts already: then the comparison of
+            // what finished is written (a second signal exits at once).
+            if !summary.interrupted {
+                crate::cancel::check()?;
+            }
             Ok(crate::result::read_run(f)?)
         })
         .collect()

@@ -168,6 +168,14 @@ pub fn run(
             return finish(w, None);
         }
     };
+    let resolved = &plan.destinations[index];
+    w.rec.reached = Some(crate::result::Destination {
+        user: resolved.user.clone(),
+        address: resolved.hostname.clone(),
+        port: resolved.port,
+        via: resolved.via.clone(),
+        host_key: super::ssh::seen_host_key(&socket),
+    });
     if cause::key_recorded(&conn.login_messages) {
         w.rec.notes.push(
             "the host's key was not in known_hosts: recorded on this first connection (StrictHostKeyChecking=accept-new)"

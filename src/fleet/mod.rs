@@ -23,6 +23,7 @@ pub mod cause;
 pub mod clean;
 pub mod clock;
 pub mod collect;
+pub mod destination;
 pub mod directory;
 pub mod host;
 pub mod inventory;
@@ -64,6 +65,8 @@ pub struct Timeouts {
 #[derive(Debug)]
 pub struct FleetPlan {
     pub ssh: ssh::SshOptions,
+    /// Where each target leads (`ssh -G`), by index: recorded with its Run.
+    pub destinations: Vec<destination::Resolved>,
     /// One binary per architecture, chosen when a host of it asks.
     pub binaries: binary::Binaries,
     /// `candor run` flags for every host (checked on the controller first);

@@ -5,13 +5,19 @@
 //! and the comparison files (`directory.rs`).
 
 use super::summary::{now_millis, Controller, FleetSummary, HostStatus, SCHEMA};
-use super::{binary, directory, inventory, schedule, select, ssh, FleetPlan, Timeouts};
+use super::{
+    binary, destination, directory, inventory, schedule, select, ssh, FleetPlan, Timeouts,
+};
 use std::path::PathBuf;
 
 /// What the user asked for.
 #[derive(Debug, Clone)]
 pub struct Request {
     pub inventory: Option<PathBuf>,
+    /// Which reader reads the inventory (`--inventory-reader`).
+    pub inventory_reader: inventory::reader::InventoryReader,
+    /// Two names for one destination: refused, or measured once.
+    pub same_destination: destination::SameDestination,
     pub hosts: Vec<String>,
     pub out_dir: Option<PathBuf>,
     pub parallel: usize,
@@ -24,7 +30,7 @@ pub struct Request {
     pub timeouts: Timeouts,
     pub ssh_config: Option<PathBuf>,
     pub ssh_options: Vec<String>,
-    /// Checked `candor run` flags.
+    /// DestinationCheck `candor run` flags.
     pub run_flags: Vec<String>,
     /// The remote test directory those flags give.
     pub test_dir: String,
@@ -41,7 +47,7 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
     let inv = req
         .inventory
         .as_deref()
-        .map(inventory::Inventory::load)
+        .map(|p| inventory::reader::read(p, req.inventory_reader))
         .transpose()?;
     let targets = select::select(inv.as_ref(), &req.hosts)?;
     for o in &req.ssh_options {
@@ -62,7 +68,18 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
     let program = which("ssh").ok_or_else(|| {
         anyhow::anyhow!("no ssh client on PATH: candor fleet uses the system OpenSSH client (install openssh-client)")
     })?;
+    let record_host_key = ssh::known_hosts_command_supported(&program);
+    let ssh_options = ssh::SshOptions {
+        program,
+        config: req.ssh_config.clone(),
+        options: req.ssh_options.clone(),
+        connect_timeout: req.timeouts.connect,
+        record_host_key,
+    };
+    let (checked, same_notes) = destination::check(&ssh_options, targets, req.same_destination)?;
+    let (targets, destinations): (Vec<_>, Vec<_>) = checked.into_iter().unzip();
     let (binaries, mut notes) = binary::Binaries::prepare(&req.binaries)?;
+    notes.extend(same_notes);
     let out_dir = req.out_dir.clone().unwrap_or_else(directory::default_dir);
     // Every file read is an input, whatever its flag: none may be among
     // the outputs, --force or not.
@@ -82,6 +99,17 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
     let names: Vec<String> = targets.iter().map(|t| t.name.clone()).collect();
     let file_stems = directory::file_stems(&names);
     directory::check_files(&out_dir, flag, &file_stems, req.force, &inputs)?;
+    // Every input is checked: which reader read the inventory is said
+    // with the other notes below (a refusal above stays one line), and
+    // kept in fleet.json.
+    if let Some(inv) = &inv {
+        notes.push(format!(
+            "inventory {}: read by {}",
+            inv.path().display(),
+            inv.reader()
+        ));
+        notes.extend(inv.warnings().iter().map(|w| format!("warning: {w}")));
+    }
     let sockets = ssh::SocketDir::create()
         .map_err(|e| anyhow::anyhow!("cannot create a private directory for ssh sockets: {e}"))?;
     if !req.quiet {
@@ -90,12 +118,8 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
         }
     }
     let plan = FleetPlan {
-        ssh: ssh::SshOptions {
-            program,
-            config: req.ssh_config.clone(),
-            options: req.ssh_options.clone(),
-            connect_timeout: req.timeouts.connect,
-        },
+        ssh: ssh_options,
+        destinations,
         binaries,
         run_flags: req.run_flags.clone(),
         test_dir: req.test_dir.clone(),
@@ -181,6 +205,13 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
         }
     }
     first.extend(chosen_notes);
+    let same_keys = destination::same_host_key_notes(&hosts);
+    if !req.quiet {
+        for n in &same_keys {
+            eprintln!("candor fleet: {n}");
+        }
+    }
+    first.extend(same_keys);
     notes.splice(0..0, first);
     let mut given: Vec<&str> = hosts
         .iter()
@@ -196,7 +227,7 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
     summary.binary = binary;
     summary.controller.max_rss_bytes = max_rss;
     summary.controller.ssh_max_rss_bytes = ssh_max_rss;
-    directory::mark_overlaps(&out_dir, &summary)?;
+    directory::mark_context(&out_dir, &summary)?;
     directory::write(&out_dir, &summary, true, req.render)?;
     // fleet.json is written: the second signal has nothing more to save.
     crate::cancel::saving(|| (), |_| None);

@@ -75,7 +75,40 @@ pub fn select(inventory: Option<&Inventory>, args: &[String]) -> anyhow::Result<
     for w in &selection.warnings {
         eprintln!("candor fleet: warning: {w}");
     }
+    for w in not_honoured(inv, &selection.hosts) {
+        eprintln!("candor fleet: warning: {w}");
+    }
     Ok(out)
+}
+
+/// One line per setting Ansible would use for the selected hosts that
+/// candor cannot (`aliases::NOT_HONOURED`), naming the first hosts.
+fn not_honoured(inv: &Inventory, hosts: &[String]) -> Vec<String> {
+    let mut by_var: Vec<(&str, &str, Vec<&str>)> = Vec::new();
+    for h in hosts {
+        for (var, why) in inv.not_honoured(h) {
+            match by_var.iter_mut().find(|(v, _, _)| *v == var) {
+                Some((_, _, names)) => names.push(h),
+                None => by_var.push((var, why, vec![h])),
+            }
+        }
+    }
+    by_var
+        .into_iter()
+        .map(|(var, why, names)| {
+            let shown: Vec<&str> = names.iter().take(5).copied().collect();
+            let more = names.len() - shown.len();
+            let more = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            format!(
+                "{var} is set for {}{more}; not used: {why}",
+                shown.join(", ")
+            )
+        })
+        .collect()
 }
 
 /// What the patterns select from an inventory.

@@ -160,6 +160,10 @@ pub struct HostRecord {
     /// again. Absent in files written before it.
     #[serde(default)]
     pub connection: Option<Target>,
+    /// The machine the connection reached (`ssh -G`'s destination and
+    /// the host key the login saw); also in the Run (`fleet.destination`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reached: Option<crate::result::Destination>,
 }
 
 impl HostRecord {
@@ -189,6 +193,7 @@ impl HostRecord {
             left_on_host: Vec::new(),
             notes: Vec::new(),
             connection: Some(target.clone()),
+            reached: None,
         }
     }
 
@@ -280,6 +285,24 @@ impl FleetSummary {
     /// hosts measured while others ran, clocks far off.
     pub fn comparison_notes(&self) -> Vec<String> {
         let mut notes = Vec::new();
+        if self.interrupted {
+            let finished: Vec<&str> = self
+                .hosts
+                .iter()
+                .filter(|h| h.status == HostStatus::Ok)
+                .map(|h| h.name.as_str())
+                .collect();
+            notes.push(format!(
+                "fleet: partial: the run was interrupted; this compares the {} of {} hosts that finished{}",
+                finished.len(),
+                self.hosts.len(),
+                if finished.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", finished.join(", "))
+                }
+            ));
+        }
         if self.parallel > 1 {
             let overlapped: Vec<&HostRecord> = self
                 .hosts

@@ -256,6 +256,7 @@ mod tests {
         let ctx = crate::result::FleetContext {
             parallel: 2,
             overlapped_with: vec!["bravo".into()],
+            destination: None,
         };
         note_fleet(&mut found, Some(&ctx));
         assert!(found[0].verdict.ends_with(
@@ -270,6 +271,7 @@ mod tests {
         let alone = crate::result::FleetContext {
             parallel: 2,
             overlapped_with: vec![],
+            destination: None,
         };
         let mut again = vec![checked("improved", None, "x".into(), json!({}))];
         note_fleet(&mut again, Some(&alone));

@@ -748,6 +748,7 @@ mod tests {
         a.fleet = Some(crate::result::FleetContext {
             parallel: 2,
             overlapped_with: vec!["bravo".into()],
+            destination: None,
         });
         let mut b = synth::run();
         b.label = Some("bravo".into());
@@ -755,6 +756,7 @@ mod tests {
         b.fleet = Some(crate::result::FleetContext {
             parallel: 2,
             overlapped_with: vec![],
+            destination: None,
         });
         let c = Comparison::of(&[a, b], Vec::new());
         let notes: Vec<&String> = c

@@ -78,6 +78,28 @@ pub struct FleetContext {
     /// The hosts whose batteries ran while this one did (empty: alone).
     #[serde(default)]
     pub overlapped_with: Vec<String>,
+    /// The machine this Run measured, as the controller's connection
+    /// reached it: a Run's label is an inventory name, and this says
+    /// which machine stood behind it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destination: Option<Destination>,
+}
+
+/// Where a fleet host's candor ran: the destination as ssh resolved it
+/// (`ssh -G`) and the host key that connection was shown.
+#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq, Eq)]
+pub struct Destination {
+    pub user: String,
+    /// The address ssh connected to (after `~/.ssh/config`'s HostName).
+    pub address: String,
+    pub port: u16,
+    /// `ProxyJump` or `ProxyCommand`, when the way there had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub via: Option<String>,
+    /// The server's host key as the login saw it: `TYPE SHA256:...`
+    /// (None when ssh could not say: OpenSSH before 8.5, or the playbook).
+    #[serde(default)]
+    pub host_key: Option<String>,
 }
 
 /// The fio job file a Run ran, kept whole so that the Run says exactly

@@ -19,8 +19,11 @@
 //! is refused rather than used as text. Every error names the file and
 //! line.
 
+pub mod aliases;
+pub mod ansible_list;
 mod ini;
 mod ranges;
+pub mod reader;
 pub mod words;
 mod yaml;
 
@@ -89,6 +92,11 @@ pub struct Inventory {
     /// Host entries read so far (each host of each line, after ranges).
     entries: usize,
     limits: Limits,
+    /// What the reader did that Ansible versions disagree on, or could not
+    /// resolve: said once, before anything runs.
+    warnings: Vec<String>,
+    /// Which reader read it (`reader::read` says so).
+    reader: String,
 }
 
 /// The most hosts an inventory may hold: ten ranges of the largest one
@@ -138,8 +146,8 @@ impl Inventory {
         Inventory::load_limited(path, Limits::default())
     }
 
-    /// `load` within other bounds than `Limits::default()`.
-    pub fn load_limited(path: &Path, limits: Limits) -> anyhow::Result<Inventory> {
+    /// An inventory with only `all` and `ungrouped`, for a reader to fill.
+    fn empty(path: &Path, limits: Limits) -> Inventory {
         let mut inv = Inventory {
             path: path.to_path_buf(),
             files: Vec::new(),
@@ -152,9 +160,17 @@ impl Inventory {
             parents: HashMap::new(),
             entries: 0,
             limits,
+            warnings: Vec::new(),
+            reader: "candor's own reader".into(),
         };
         inv.group("all", 0);
         inv.add_child("all", "ungrouped", 0);
+        inv
+    }
+
+    /// `load` within other bounds than `Limits::default()`.
+    pub fn load_limited(path: &Path, limits: Limits) -> anyhow::Result<Inventory> {
+        let mut inv = Inventory::empty(path, limits);
         let basedir = if path.is_dir() {
             inv.load_dir(path, 0)?;
             path.to_path_buf()
@@ -191,6 +207,17 @@ impl Inventory {
     /// line that says something is a YAML mapping key or `---`, else INI
     /// (as Ansible tries its YAML plugin before its INI plugin).
     fn load_source(&mut self, path: &Path) -> anyhow::Result<()> {
+        // Ansible runs an executable source as an inventory script (its
+        // `script` plugin); reading its text as hosts would be a guess.
+        use std::os::unix::fs::PermissionsExt;
+        if std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        {
+            return Err(error_at(
+                path,
+                0,
+                "executable: Ansible runs it as an inventory script, which candor's own reader does not (install ansible-core: candor then reads through ansible-inventory)",
+            ));
+        }
         let text =
             crate::input::read_text(path).map_err(|e| crate::error::usage(format!("-i {e}")))?;
         let ext = path
@@ -233,6 +260,12 @@ impl Inventory {
             if full.is_dir() {
                 self.load_dir(&full, depth + 1)?;
             } else {
+                if name.to_string_lossy().ends_with(".ini") {
+                    self.warnings.push(format!(
+                        "{}: read as an inventory source, as ansible-core 2.19 and later read it (2.18 and older skip .ini files in an inventory directory)",
+                        full.display()
+                    ));
+                }
                 self.load_source(&full)?;
             }
         }
@@ -322,6 +355,28 @@ impl Inventory {
     /// command, never one of its outputs.
     pub fn files(&self) -> &[PathBuf] {
         &self.files
+    }
+
+    /// What the reader could not settle the way every Ansible would
+    /// (one line each), for the caller to print before anything runs.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// Which reader read it.
+    pub fn reader(&self) -> &str {
+        &self.reader
+    }
+
+    /// The settings Ansible would use for this host that candor cannot
+    /// (`aliases::NOT_HONOURED`): the variable and why.
+    pub fn not_honoured(&self, host: &str) -> Vec<(&'static str, &'static str)> {
+        let vars = self.vars_of(host);
+        aliases::NOT_HONOURED
+            .iter()
+            .filter(|(k, _)| vars.contains_key(*k))
+            .copied()
+            .collect()
     }
 
     /// An error at a line of this file.
@@ -618,15 +673,19 @@ impl Inventory {
     /// of the variable at fault.
     pub fn target(&self, host: &str) -> anyhow::Result<Target> {
         let vars = self.vars_of(host);
+        // Of the names a setting has, the last one set wins, as Ansible's
+        // ConfigManager reads a connection plugin's `vars:` list (the ssh
+        // plugin lists `ansible_host` before `ansible_ssh_host`, so the
+        // legacy name wins wherever each is set).
         let get = |keys: &[&str]| -> anyhow::Result<Option<&Var>> {
-            for k in keys {
+            for k in keys.iter().rev() {
                 if let Some(v) = vars.get(*k) {
-                    if v.value.contains("{{") || v.value.contains("{%") {
+                    if ansible_list::is_template(&v.value) {
                         return Err(self.error_in(
                             v.file,
                             v.line,
                             format!(
-                                "{k}: '{}' is a Jinja template; candor does not evaluate templates (write the value)",
+                                "{k}: '{}' is a Jinja template; candor's own reader does not evaluate templates (write the value, or install ansible-core: candor then reads through ansible-inventory and Ansible evaluates it)",
                                 v.value
                             ),
                         ));
@@ -637,19 +696,19 @@ impl Inventory {
             Ok(None)
         };
         let mut t = Target::named(host);
-        if let Some(v) = get(&["ansible_host", "ansible_ssh_host"])? {
+        if let Some(v) = get(aliases::HOST)? {
             t.address = v.value.clone();
         }
-        if let Some(v) = get(&["ansible_port", "ansible_ssh_port"])? {
+        if let Some(v) = get(aliases::PORT)? {
             t.port = Some(
                 parse_port(&v.key, &v.value)
                     .map_err(|e| self.error_in(v.file, v.line, format!("ansible_port: {e}")))?,
             );
         }
-        if let Some(v) = get(&["ansible_user", "ansible_ssh_user"])? {
+        if let Some(v) = get(aliases::USER)? {
             t.user = Some(v.value.clone());
         }
-        if let Some(v) = get(&["ansible_ssh_private_key_file"])? {
+        if let Some(v) = get(aliases::PRIVATE_KEY_FILE)? {
             t.key_file = Some(v.value.clone());
         }
         for key in ["ansible_ssh_common_args", "ansible_ssh_extra_args"] {
@@ -666,8 +725,13 @@ impl Inventory {
                     v.file,
                     v.line,
                     format!(
-                        "ansible_connection={}: candor fleet reaches hosts over ssh only",
-                        v.value
+                        "ansible_connection={} (host '{host}'): candor fleet reaches hosts over ssh only{}",
+                        v.value,
+                        if v.value == "local" {
+                            " (to measure the controller, run candor run here, or name it user@localhost)"
+                        } else {
+                            ""
+                        }
                     ),
                 ));
             }
@@ -690,7 +754,7 @@ impl Inventory {
                     ));
                 }
             }
-            let user = get(&["ansible_become_user"])?
+            let user = get(aliases::BECOME_USER)?
                 .map(|v| v.value.clone())
                 .unwrap_or_else(|| "root".to_string());
             t.become_ = Some(Become { user });
@@ -718,11 +782,15 @@ impl Inventory {
 }
 
 /// Names Ansible skips in an inventory directory: hidden files, the
-/// variable directories, and `INVENTORY_IGNORE_EXTS` (2.14's default).
+/// variable directories, and `INVENTORY_IGNORE_EXTS`, ansible-core 2.19's
+/// default: `.ini` is no longer among them (ansible/ansible commit
+/// 3d40db1ac07ae65cdae0a72e746308f8d2b34bc1, "INVENTORY_IGNORE_EXTS stop
+/// ignoring ini", first released in 2.19.0); 2.14 to 2.18 skip `.ini`
+/// too, so reading one is said (`load_dir`).
 fn ignored_in_directory(name: &str) -> bool {
-    const IGNORED_ENDINGS: [&str; 13] = [
-        ".pyc", ".pyo", ".swp", ".bak", "~", ".rpm", ".md", ".txt", ".rst", ".orig", ".ini",
-        ".cfg", ".retry",
+    const IGNORED_ENDINGS: [&str; 12] = [
+        ".pyc", ".pyo", ".swp", ".bak", "~", ".rpm", ".md", ".txt", ".rst", ".orig", ".cfg",
+        ".retry",
     ];
     name.starts_with('.')
         || matches!(name, "host_vars" | "group_vars" | "vars_plugins")
@@ -879,6 +947,53 @@ mod tests {
         assert_eq!(
             inv.target("g").unwrap().ssh_args,
             vec!["-o", "ProxyJump=bastion", "-o", "IdentityAgent none"]
+        );
+    }
+
+    #[test]
+    fn legacy_names_win_wherever_they_are_set() {
+        // Issue 40: ansible_ssh_host on the host line against ansible_host
+        // in group_vars/all; Ansible 2.14.18 connected to awu2@127.0.0.3:2203.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("group_vars")).unwrap();
+        std::fs::write(
+            dir.path().join("group_vars/all.yml"),
+            "ansible_host: 127.0.0.1\nansible_port: 2201\nansible_user: root\n\
+             ansible_ssh_private_key_file: /k/legacy\nansible_become_user: bench\n",
+        )
+        .unwrap();
+        let hosts = dir.path().join("hosts");
+        std::fs::write(
+            &hosts,
+            "old1 ansible_ssh_host=127.0.0.3 ansible_ssh_port=2203 ansible_ssh_user=awu2 \
+             ansible_private_key_file=/k/new ansible_become=yes ansible_sudo_user=old\nnew1\n",
+        )
+        .unwrap();
+        let inv = Inventory::load(&hosts).unwrap();
+        let old1 = inv.target("old1").unwrap();
+        assert_eq!(old1.destination(), "awu2@127.0.0.3:2203");
+        assert_eq!(old1.key_file.as_deref(), Some("/k/legacy"));
+        assert_eq!(old1.become_.unwrap().user, "old");
+        assert_eq!(
+            inv.target("new1").unwrap().destination(),
+            "root@127.0.0.1:2201"
+        );
+    }
+
+    #[test]
+    fn ini_files_in_a_directory_are_read_and_said() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("hosts.ini"), "[web]\nweb1\n").unwrap();
+        std::fs::write(dir.path().join("more.yml"), "all:\n  hosts:\n    db1:\n").unwrap();
+        std::fs::write(dir.path().join("notes.cfg"), "[web]\nnot_a_host\n").unwrap();
+        let inv = Inventory::load(dir.path()).unwrap();
+        assert_eq!(inv.host_names(), ["web1", "db1"]);
+        assert_eq!(inv.warnings().len(), 1);
+        assert!(
+            inv.warnings()[0]
+                .contains("hosts.ini: read as an inventory source, as ansible-core 2.19"),
+            "{:?}",
+            inv.warnings()
         );
     }
 
