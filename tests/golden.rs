@@ -82,6 +82,8 @@ fn every_fixture_in_every_format() {
         }
         let out = candor(&["report", file, "--format", "text", "--unit", "MiB"]);
         diffs.extend(check(&format!("report-{name}.mib.text"), &out));
+        let out = candor(&["report", file, "--format", "text", "--verbose"]);
+        diffs.extend(check(&format!("report-{name}.verbose.text"), &out));
         for format in ["text", "json"] {
             let out = candor(&["analyze", file, "--format", format]);
             // The file path in the output is the fixture's absolute path: make it relative.

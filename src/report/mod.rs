@@ -123,6 +123,9 @@ impl RateUnit {
 pub struct Options {
     /// The unit of byte rates in tables and charts.
     pub unit: RateUnit,
+    /// The text summary in full: each finding's evidence, the block stack
+    /// of every measurement, every note (the other formats always are).
+    pub verbose: bool,
 }
 
 /// One output format: how a Run and a comparison are laid out.
