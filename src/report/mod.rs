@@ -22,6 +22,7 @@ mod fmt;
 pub mod history;
 mod history_html;
 mod html;
+mod html_sections;
 mod job_plan;
 mod json;
 mod markdown;
