@@ -69,6 +69,33 @@ pub enum Format {
 }
 
 impl Format {
+    /// The name `--format` takes (`text`, `md`, ...): clap's, the one spelling.
+    pub fn name(self) -> String {
+        use clap::ValueEnum;
+        let value = self.to_possible_value().expect("every format has a name");
+        value.get_name().to_string()
+    }
+
+    /// The extension of a file written in this format.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Text => "txt",
+            Format::Md => "md",
+            Format::Csv => "csv",
+            Format::Json => "json",
+            Format::Html => "html",
+        }
+    }
+
+    /// The format a file's extension names, if any.
+    pub fn from_extension(ext: &str) -> Option<Format> {
+        use clap::ValueEnum;
+        Format::value_variants()
+            .iter()
+            .copied()
+            .find(|f| f.extension() == ext)
+    }
+
     /// A `--format` parser that takes only `allowed`: `--help` lists
     /// exactly those (with their help and aliases), and clap refuses any
     /// other value with that list. Every command that prints a subset of
