@@ -1,8 +1,11 @@
 //! The fleet comparison's HTML (`candor fleet report DIR --format html`)
-//! in a real headless Chromium at 1400 px: 3 hosts side by side as
-//! columns, 12 hosts turned (a host per row, the metrics in blocks), both
-//! without any sideways scrolling (the page measured by a script added to
-//! the test's copy of it: the page itself has none), a chart per key
+//! in a real headless Chromium at 1280 px and at a phone's 390 px: 3 hosts
+//! side by side as columns, 12 hosts turned (a host per row, the metrics
+//! in blocks), without any sideways scrolling at 1280 px and, at 390 px,
+//! only tables scrolling in their own boxes, never the page, and no header
+//! broken inside a word (measured by a script added to the test's copy of
+//! the page: the page itself has none); findings as sentences with their
+//! evidence in a details element; a chart per key
 //! metric with a bar per host, the fleet table with a failed host's row
 //! saying why, and the figures of hosts that ran at the same time marked.
 //! Every host's Run carries a block stack (the fixture's loop device over
@@ -102,15 +105,17 @@ fn fixture_stack() -> Vec<candor::result::LayerIo> {
 }
 
 /// Added to the test's copy of the page, after everything else: records
-/// on `<body data-overflow>` every element whose content is wider than its
-/// box where it could scroll, every table cell whose text spills out, and
-/// the page itself (none: "none").
+/// on `<body>` whether the page itself is wider than the window
+/// (`data-page`), every element whose content is wider than its box where
+/// it could scroll and every table cell whose text spills out
+/// (`data-overflow`), and every word of a table header that the browser
+/// broke across lines (`data-broken`): "none" when there is none.
 const MEASURE: &str = r#"<script>
 (function () {
-  var bad = [];
   var de = document.documentElement;
-  if (de.scrollWidth > de.clientWidth) bad.push("page " + de.scrollWidth + " wider than " + de.clientWidth);
-  var all = document.querySelectorAll("*");
+  var page = de.scrollWidth > de.clientWidth ? "page " + de.scrollWidth + " wider than " + de.clientWidth : "none";
+  var bad = [];
+  var all = document.querySelectorAll("body *");
   for (var i = 0; i < all.length; i++) {
     var el = all[i];
     var ox = getComputedStyle(el).overflowX;
@@ -120,7 +125,26 @@ const MEASURE: &str = r#"<script>
       bad.push(el.tagName + "." + el.className + " " + el.scrollWidth + " wider than " + el.clientWidth);
     }
   }
+  var broken = [];
+  var heads = document.querySelectorAll("th");
+  for (var h = 0; h < heads.length; h++) {
+    var walk = document.createTreeWalker(heads[h], NodeFilter.SHOW_TEXT);
+    var node;
+    while ((node = walk.nextNode())) {
+      var words = /\S+/g, m;
+      while ((m = words.exec(node.data))) {
+        var range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        var rects = range.getClientRects(), tops = {};
+        for (var k = 0; k < rects.length; k++) tops[Math.round(rects[k].top)] = true;
+        if (Object.keys(tops).length > 1) broken.push(m[0]);
+      }
+    }
+  }
+  document.body.setAttribute("data-page", page);
   document.body.setAttribute("data-overflow", bad.length ? bad.join(" | ") : "none");
+  document.body.setAttribute("data-broken", broken.length ? broken.join(" | ") : "none");
   document.body.setAttribute("data-width", String(de.clientWidth));
 })();
 </script>"#;
@@ -182,7 +206,12 @@ fn check(chromium: &Path, n: usize) -> PathBuf {
         html.contains("<h2>Block stack</h2>"),
         "the block stack table"
     );
-    let dom = fits_1400_px(chromium, &base, &html, &format!("{n} hosts"));
+    let dom = fits_1280_px(chromium, &base, &html, &format!("{n} hosts"));
+    readable_at_390_px(chromium, &base, &html, &format!("{n} hosts"));
+    // Findings as sentences, their evidence in a details element as names
+    // and values, never a raw structure.
+    assert!(html.contains("<details><summary>evidence</summary><dl class=\"evidence\">"));
+    assert!(!html.contains("(evidence: "), "raw evidence on the page");
     // A chart per key metric, a bar per host of the comparison.
     let points = common::chromium::data_points(&dom);
     assert!(points.len() >= 8, "charts: {points:?}");
@@ -196,7 +225,7 @@ fn check(chromium: &Path, n: usize) -> PathBuf {
         &page,
         &[
             format!("--screenshot={}", shot.display()),
-            "--window-size=1400,3000".to_string(),
+            "--window-size=1280,3000".to_string(),
         ],
     );
     assert!(status.success(), "chromium --screenshot: {status}\n{log}");
@@ -209,43 +238,108 @@ fn check(chromium: &Path, n: usize) -> PathBuf {
     shot
 }
 
-/// `html` (a copy with `MEASURE` added, in `dir`) laid out by Chromium at
-/// 1400 px without anything wider than its box; the DOM.
-fn fits_1400_px(chromium: &Path, dir: &Path, html: &str, what: &str) -> String {
+/// How a page laid out in Chromium at one width: `MEASURE`'s findings.
+struct Layout {
+    page: String,
+    overflow: String,
+    broken: String,
+    dom: String,
+}
+
+/// The narrowest window headless Chromium lays a page out in.
+const NARROWEST_WINDOW: u32 = 500;
+
+/// `html` (a copy with `MEASURE` added, in `dir`) laid out by Chromium in
+/// a viewport `width` px wide: a window that wide, or, below
+/// `NARROWEST_WINDOW`, a frame that wide in a page that copies `MEASURE`'s
+/// findings out of it (a frame's document is laid out at the frame's
+/// width, as a phone's at its screen's).
+fn lay_out(chromium: &Path, dir: &Path, html: &str, width: u32) -> Layout {
     std::fs::create_dir_all(dir).unwrap();
-    let test_page = dir.join("measured.html");
+    let measured = dir.join(format!("measured-{width}.html"));
     std::fs::write(
-        &test_page,
+        &measured,
         html.replace("</body>", &format!("{MEASURE}</body>")),
     )
     .unwrap();
-    let (status, dom, log) = common::chromium::open(
-        chromium,
-        &test_page,
-        &[
-            "--dump-dom".to_string(),
-            "--window-size=1400,3000".to_string(),
-        ],
-    );
+    let mut flags = vec!["--dump-dom".to_string()];
+    let open = if width >= NARROWEST_WINDOW {
+        flags.push(format!("--window-size={width},3000"));
+        measured
+    } else {
+        let frame = dir.join(format!("frame-{width}.html"));
+        std::fs::write(
+            &frame,
+            format!(
+                r#"<!DOCTYPE html><html><body style="margin:0"><iframe id="f" src="measured-{width}.html" style="border:0;width:{width}px;height:3000px"></iframe>
+<script>
+document.getElementById("f").addEventListener("load", function () {{
+  var inner = this.contentDocument.body;
+  ["data-page", "data-overflow", "data-broken", "data-width"].forEach(function (k) {{
+    document.body.setAttribute(k, inner.getAttribute(k));
+  }});
+}});
+</script></body></html>"#
+            ),
+        )
+        .unwrap();
+        // The frame's document is read by the page around it.
+        flags.push("--allow-file-access-from-files".to_string());
+        flags.push(format!("--window-size={NARROWEST_WINDOW},3100"));
+        frame
+    };
+    let (status, dom, log) = common::chromium::open(chromium, &open, &flags);
     assert!(status.success(), "chromium: {status}\n{log}");
     // The page was laid out at the width asked for (less a scrollbar).
-    let width: u32 = attribute(&dom, "data-width").parse().unwrap();
-    assert!((1300..=1400).contains(&width), "laid out at {width} px");
-    assert_eq!(
-        attribute(&dom, "data-overflow"),
-        "none",
-        "{what} scroll sideways at 1400 px"
+    let laid: u32 = attribute(&dom, "data-width").parse().unwrap();
+    assert!(
+        (width - 100..=width).contains(&laid),
+        "asked for {width} px, laid out at {laid} px"
     );
-    dom
+    Layout {
+        page: attribute(&dom, "data-page"),
+        overflow: attribute(&dom, "data-overflow"),
+        broken: attribute(&dom, "data-broken"),
+        dom,
+    }
+}
+
+/// `html` at 1280 px: nothing wider than its box, the page included, and
+/// no header broken inside a word; the DOM.
+fn fits_1280_px(chromium: &Path, dir: &Path, html: &str, what: &str) -> String {
+    let l = lay_out(chromium, dir, html, 1280);
+    assert_eq!(l.page, "none", "{what} scrolls sideways at 1280 px");
+    assert_eq!(
+        l.overflow, "none",
+        "{what}: too wide for its box at 1280 px"
+    );
+    assert_eq!(l.broken, "none", "{what}: header words broken at 1280 px");
+    l.dom
+}
+
+/// `html` on a phone, 390 px: the page never scrolls sideways; a table too
+/// wide scrolls in its own box (and nothing else does); no cell spills
+/// and no header word is broken.
+fn readable_at_390_px(chromium: &Path, dir: &Path, html: &str, what: &str) {
+    let l = lay_out(chromium, dir, html, 390);
+    assert_eq!(l.page, "none", "{what} scrolls sideways at 390 px");
+    for wide in l.overflow.split(" | ").filter(|w| *w != "none") {
+        assert!(
+            wide.starts_with("DIV.scroll "),
+            "{what} at 390 px: {wide} (only a table's own box may scroll): {}",
+            l.overflow
+        );
+    }
+    assert_eq!(l.broken, "none", "{what}: header words broken at 390 px");
 }
 
 /// A Run's report and a comparison of Runs with a block stack (candor's
 /// over a loop device, fio's disk_util of an import of two jobs, and a
-/// disk job without one) fit 1400 px with their Block stack tables. (A
+/// disk job without one) fit 1280 px with their Block stack tables. (A
 /// comparison of many tests scrolls its own table of figures sideways by
 /// design; the fleet's page turns it instead.)
 #[test]
-fn block_stack_tables_fit_1400_px() {
+fn block_stack_tables_fit_1280_px() {
     let Some(chromium) = common::chromium::find() else {
         return;
     };
@@ -290,12 +384,12 @@ fn block_stack_tables_fit_1400_px() {
     for (name, html) in [("report", report), ("compare", compare)] {
         assert!(html.contains("<h2>Block stack</h2>"), "{name}");
         assert!(html.contains("backing file of loop0"), "{name}");
-        fits_1400_px(chromium, &base.join(name), &html, name);
+        fits_1280_px(chromium, &base.join(name), &html, name);
     }
 }
 
 #[test]
-fn the_fleet_comparison_fits_1400_px_with_3_and_12_hosts() {
+fn the_fleet_comparison_fits_1280_px_and_reads_at_390_px_with_3_and_12_hosts() {
     let Some(chromium) = common::chromium::find() else {
         return;
     };

@@ -6,6 +6,8 @@
 //! rewrites the files and the diff is reviewed in the commit.
 
 use assert_cmd::Command;
+use candor::report::Format;
+use clap::ValueEnum;
 use std::path::{Path, PathBuf};
 
 fn fixtures() -> Vec<PathBuf> {
@@ -18,6 +20,12 @@ fn fixtures() -> Vec<PathBuf> {
     files.sort();
     assert!(files.len() >= 10, "fixture Runs missing");
     files
+}
+
+/// Every format a Run can be written as, by its `--format` name: a new
+/// format is covered here without an edit.
+fn formats() -> Vec<String> {
+    Format::value_variants().iter().map(|f| f.name()).collect()
 }
 
 fn golden_dir() -> PathBuf {
@@ -76,12 +84,14 @@ fn every_fixture_in_every_format() {
     for f in fixtures() {
         let file = f.to_str().unwrap();
         let name = stem(&f);
-        for format in ["text", "md", "csv", "json", "html"] {
-            let out = candor(&["report", file, "--format", format]);
+        for format in formats() {
+            let out = candor(&["report", file, "--format", &format]);
             diffs.extend(check(&format!("report-{name}.{format}"), &out));
         }
         let out = candor(&["report", file, "--format", "text", "--unit", "MiB"]);
         diffs.extend(check(&format!("report-{name}.mib.text"), &out));
+        let out = candor(&["report", file, "--format", "text", "--verbose"]);
+        diffs.extend(check(&format!("report-{name}.verbose.text"), &out));
         for format in ["text", "json"] {
             let out = candor(&["analyze", file, "--format", format]);
             // The file path in the output is the fixture's absolute path: make it relative.
@@ -103,8 +113,8 @@ fn comparisons_in_every_format() {
         .map(|p| p.to_str().unwrap().to_string())
         .collect();
     let mut diffs = Vec::new();
-    for format in ["text", "md", "csv", "json", "html"] {
-        let mut args = vec!["compare", "--format", format];
+    for format in formats() {
+        let mut args = vec!["compare", "--format", &format];
         args.extend(files.iter().map(String::as_str));
         diffs.extend(check(&format!("compare.{format}"), &candor(&args)));
     }
@@ -129,8 +139,8 @@ fn unixbench_comparison_in_every_format() {
             .to_string(),
     ];
     let mut diffs = Vec::new();
-    for format in ["text", "md", "csv", "json", "html"] {
-        let mut args = vec!["compare", "--format", format];
+    for format in formats() {
+        let mut args = vec!["compare", "--format", &format];
         args.extend(files.iter().map(String::as_str));
         diffs.extend(check(
             &format!("compare-unixbench.{format}"),

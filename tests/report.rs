@@ -32,6 +32,81 @@ fn candor() -> Command {
 
 /// A sentence shared by several compute tests is one note naming them all;
 /// the scaling notes stay out (the compute table has that column).
+/// The text report with `--verbose`: every note and every finding's evidence.
+fn verbose_text(run: &Run) -> String {
+    render_with(
+        run,
+        Format::Text,
+        &Options {
+            verbose: true,
+            ..Default::default()
+        },
+    )
+}
+
+/// The summary a person reads first, of every fixture Run (a quick battery
+/// made with its block stack on this VM among them): about two screens
+/// (at most 100 lines), every checked finding's verdict on its own line,
+/// most severe first, no evidence dump; `--verbose` has the evidence.
+#[test]
+fn the_summary_fits_two_screens_with_every_verdict() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let run = candor::result::read_run(&path).unwrap();
+        let text = render(&run, Format::Text);
+        let name = path.display();
+        assert!(
+            text.lines().count() <= 100,
+            "{name}: {} lines",
+            text.lines().count()
+        );
+        let dump = |t: &str| t.lines().any(|l| l.trim_start().starts_with("evidence: "));
+        assert!(!dump(&text), "{name}:\n{text}");
+        let checked: Vec<&candor::result::Finding> = run
+            .findings
+            .iter()
+            .filter(|f| {
+                f.status == candor::result::FindingStatus::Checked
+                    && f.id != candor::findings::CLAIMS_ID
+            })
+            .collect();
+        let mut at = Vec::new();
+        for f in &checked {
+            let line = text
+                .lines()
+                .position(|l| l.starts_with("  ") && l.ends_with(&f.verdict))
+                .unwrap_or_else(|| panic!("{name}: {}'s verdict missing:\n{text}", f.id));
+            at.push((line, std::cmp::Reverse(f.severity)));
+        }
+        at.sort();
+        assert!(
+            at.windows(2).all(|w| w[0].1 <= w[1].1),
+            "{name}: most severe first"
+        );
+        let verbose = verbose_text(&run);
+        if checked
+            .iter()
+            .any(|f| f.evidence.as_object().is_some_and(|o| !o.is_empty()))
+        {
+            assert!(dump(&verbose), "{name}");
+            assert!(text.contains("--verbose shows them"), "{name}");
+        }
+        seen += 1;
+    }
+    assert!(seen >= 20, "fixture Runs");
+    let quick = render(
+        &candor::result::read_run(&dir.join("battery-quick.json")).unwrap(),
+        Format::Text,
+    );
+    assert!(
+        quick.contains("Block stack\n"),
+        "where a layer did something"
+    );
+    assert!(quick.contains("(3 of 11 measurements: the first pass of each test where"));
+}
+
 #[test]
 fn shared_compute_notes_are_grouped() {
     use candor::result::Measurement;
@@ -54,7 +129,7 @@ fn shared_compute_notes_are_grouped() {
                 .push("scaling: 1.99x the 1-thread figure with 2 threads".to_string());
         }
     }
-    let text = render(&run, Format::Text);
+    let text = verbose_text(&run);
     let lines: Vec<&str> = text.lines().filter(|l| l.contains(shared)).collect();
     assert_eq!(lines.len(), 1, "{text}");
     assert!(
@@ -110,20 +185,46 @@ fn text_summary_has_the_battery() {
             .count(),
         2
     );
-    // Compute, with scaling.
-    assert!(text.contains("cpu primes"));
-    assert!(text.contains("events/s"));
-    assert!(text.contains("3.70x of 1 thread"), "scaling 4570.2/1234.5");
+    // Compute, a row per test, its thread counts side by side, with scaling.
+    let primes = text.lines().find(|l| l.contains("cpu primes")).unwrap();
+    assert!(primes.contains("events/s"), "{primes}");
+    assert!(primes.ends_with("3.70x"), "scaling 4570.2/1234.5: {primes}");
+    assert_eq!(text.matches("cpu primes").count(), 1, "{text}");
     assert!(text.contains("os syscall") && text.contains("ops/s"));
-    // What a compute figure is, once, however many passes said it.
-    let note = "memory stream-triad: RAM bandwidth: arrays at least 4x the last-level cache";
-    assert_eq!(text.matches(note).count(), 1, "{text}");
-    // Findings with evidence, and the claims.
-    assert!(text.contains("WARNING  host-cache (SEQ1M Q8T1 read)"));
-    assert!(text.contains("evidence: control_mb_s=49.3, main_mb_s=1474.8, ratio=29.9"));
+    // Each finding's verdict on one line, most severe first, its evidence
+    // left for --verbose; the claims.
+    let head = text
+        .lines()
+        .position(|l| l.starts_with("  WARNING  host-cache (SEQ1M Q8T1 read): "))
+        .expect("the finding's verdict");
+    assert!(
+        text.lines().nth(head + 1).unwrap().starts_with("  "),
+        "{text}"
+    );
+    assert!(!text.contains("evidence: control_mb_s"), "{text}");
     assert!(text.contains("not checked (evidence missing): limiter-flat"));
     assert!(text.contains("What cannot be claimed"));
     assert!(text.contains("host-cache: how fast the medium itself is"));
+    // What a compute figure is: counted, and said with --verbose.
+    let note = "memory stream-triad: RAM bandwidth: arrays at least 4x the last-level cache";
+    assert!(!text.contains(note), "{text}");
+    assert!(
+        text.contains("Left out here: the evidence of ") && text.contains("--verbose shows them"),
+        "{text}"
+    );
+    let verbose = render_with(
+        &run,
+        Format::Text,
+        &Options {
+            verbose: true,
+            ..Default::default()
+        },
+    );
+    // What a compute figure is, once, however many passes said it.
+    assert_eq!(verbose.matches(note).count(), 1, "{verbose}");
+    assert!(verbose.contains("evidence: control_mb_s=49.3, main_mb_s=1474.8, ratio=29.9"));
+    assert!(verbose.contains("3.70x of 1 thread"), "{verbose}");
+    assert!(!verbose.contains("Left out here"), "{verbose}");
 }
 
 #[test]
@@ -134,6 +235,7 @@ fn mib_unit_is_available_and_written() {
         Format::Text,
         &Options {
             unit: RateUnit::Mib,
+            ..Default::default()
         },
     );
     assert!(text.contains("MiB/s = 2^20 bytes/s"));

@@ -44,6 +44,7 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
         args.sort.as_deref(),
         &Options {
             unit: args.unit.unit,
+            ..Default::default()
         },
     )?;
     args.to.write(&text)

@@ -110,6 +110,8 @@ pub struct Args {
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
     #[command(flatten)]
+    pub verbose: super::flags::VerboseFlag,
+    #[command(flatten)]
     pub out: crate::session::OutputFlags,
     /// A name for this host in reports.
     #[arg(long)]
@@ -185,5 +187,5 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     let mut session = Session::start(run, &args.out, Some(&args.history), &[])?;
     plan.dirs.iter().for_each(|d| session::warn_about(&d.dir));
     session.measure(|recorder| crate::measure::measure(&plan, recorder))?;
-    session.finish(|run| crate::report::render(run, args.format))
+    session.finish(|run| crate::report::render_with(run, args.format, &args.verbose.options()))
 }

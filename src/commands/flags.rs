@@ -42,3 +42,22 @@ pub struct UnitFlag {
     #[arg(long, value_enum, default_value = "MB")]
     pub unit: RateUnit,
 }
+
+/// How much of a Run the text summary shows.
+#[derive(Debug, Default, Clone, Copy, clap::Args)]
+pub struct VerboseFlag {
+    /// The text summary in full: each finding's evidence, the block stack
+    /// of every measurement and every note (md, html and json always hold them).
+    #[arg(long, short)]
+    pub verbose: bool,
+}
+
+impl VerboseFlag {
+    /// The report options it asks for (rates in MB/s).
+    pub fn options(self) -> crate::report::Options {
+        crate::report::Options {
+            verbose: self.verbose,
+            ..Default::default()
+        }
+    }
+}

@@ -456,7 +456,10 @@ fn report(a: ReportArgs) -> anyhow::Result<()> {
         &runs,
         &cross,
         a.format,
-        &Options { unit: a.unit.unit },
+        &Options {
+            unit: a.unit.unit,
+            ..Options::default()
+        },
     );
     write_text(a.to.output.as_deref(), &text, a.to.force)
 }

@@ -18,6 +18,8 @@ pub struct Args {
     pub to: super::flags::PrintTo,
     #[command(flatten)]
     pub unit: super::flags::UnitFlag,
+    #[command(flatten)]
+    pub verbose: super::flags::VerboseFlag,
 }
 
 pub fn execute(args: Args) -> anyhow::Result<()> {
@@ -33,6 +35,7 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
         args.format,
         &Options {
             unit: args.unit.unit,
+            verbose: args.verbose.verbose,
         },
     );
     args.to.write(&text)

@@ -74,6 +74,8 @@ pub struct Args {
     /// The summary printed at the end: text (default), md, csv, json (the Run) or html.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+    #[command(flatten)]
+    pub verbose: super::flags::VerboseFlag,
     /// Replace the Run file if it exists (candor never overwrites a file otherwise).
     #[arg(long)]
     pub force: bool,
@@ -194,9 +196,9 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
         );
     }
     match outcome {
-        Outcome::Complete => {
-            session.print_and_record(|run| crate::report::render(run, args.format))
-        }
+        Outcome::Complete => session.print_and_record(|run| {
+            crate::report::render_with(run, args.format, &args.verbose.options())
+        }),
         Outcome::Interrupted(i) => {
             if !args.quiet {
                 eprintln!(

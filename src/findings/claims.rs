@@ -17,6 +17,11 @@ pub struct Claims {
     pub cannot: Vec<String>,
 }
 
+/// How a sentence of `cannot` that stands for a check not made begins
+/// (`Not checked (caps): ...`): a terminal summary that lists the checks not
+/// made by id leaves these sentences to `--verbose`.
+pub const NOT_CHECKED_CLAIM: &str = "Not checked (";
+
 impl Claims {
     /// The claims stored among `findings` (the `claims` finding's evidence), if any.
     pub fn stored(findings: &[Finding]) -> Option<Claims> {
@@ -117,7 +122,7 @@ pub fn from_findings(run: &Run, findings: &[Finding]) -> Claims {
                 apps_unchecked.push(f.id.trim_start_matches("app-"));
             } else {
                 c.cannot
-                    .push(format!("Not checked ({}): {}.", f.id, f.verdict));
+                    .push(format!("{NOT_CHECKED_CLAIM}{}): {}.", f.id, f.verdict));
             }
             continue;
         }
@@ -257,7 +262,7 @@ pub fn from_findings(run: &Run, findings: &[Finding]) -> Claims {
     }
     if !apps_unchecked.is_empty() {
         c.cannot.push(format!(
-            "Not checked (application translation: {}): the latency profiles they need (FSYNC4K, RND4K Q1T1, SEQ1M read and write) were not all measured.",
+            "{NOT_CHECKED_CLAIM}application translation: {}): the latency profiles they need (FSYNC4K, RND4K Q1T1, SEQ1M read and write) were not all measured.",
             apps_unchecked.join(", ")
         ));
     }

@@ -35,7 +35,7 @@ mod unixbench;
 mod verify;
 
 pub use catalogue::{catalogue, info, FindingInfo};
-pub use claims::{claims, Claims, CLAIMS_ID};
+pub use claims::{claims, Claims, CLAIMS_ID, NOT_CHECKED_CLAIM};
 pub use cpu_bound::IO_CPU_BOUND_PCT;
 pub use stack::foreign_share;
 

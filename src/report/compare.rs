@@ -414,29 +414,23 @@ impl Comparison {
         super::stack::table(&groups)
     }
 
-    /// The lines under the table: the findings across hosts, then every
-    /// host's checked findings with evidence.
-    ///
-    /// The anomalies are the warnings and refusals, with their evidence;
-    /// informational findings (application translations, chance round
-    /// figures) are only counted: each host's own report has them.
-    pub fn finding_lines(&self) -> Vec<(String, String)> {
-        let mut out = Vec::new();
-        for f in &self.cross {
-            let line = match f.status {
-                FindingStatus::Checked => {
-                    let mut line =
-                        format!("[{}] {}", fmt::severity(f.severity), fmt::finding_head(f));
-                    let ev = fmt::evidence(&f.evidence);
-                    if !ev.is_empty() {
-                        line.push_str(&format!(" (evidence: {ev})"));
-                    }
-                    line
-                }
-                FindingStatus::NotChecked => format!("{} not checked: {}", f.id, f.verdict),
-            };
-            out.push(("across hosts".to_string(), line));
-        }
+    /// The findings under the table: those across hosts, then every
+    /// host's warnings and refusals; informational findings (application
+    /// translations, chance round figures) and the checks not made are
+    /// only counted: each host's own report has them.
+    pub fn finding_entries(&self) -> Vec<(String, FindingEntry<'_>)> {
+        let across = "across hosts".to_string();
+        let mut out: Vec<(String, FindingEntry)> = self
+            .cross
+            .iter()
+            .map(|f| {
+                let entry = match f.status {
+                    FindingStatus::Checked => FindingEntry::Checked(f),
+                    FindingStatus::NotChecked => FindingEntry::NotChecked(f),
+                };
+                (across.clone(), entry)
+            })
+            .collect();
         for row in &self.rows {
             let info = row
                 .findings
@@ -448,12 +442,7 @@ impl Comparison {
                 .iter()
                 .filter(|f| f.severity >= crate::result::Severity::Warning)
             {
-                let mut line = format!("[{}] {}", fmt::severity(f.severity), fmt::finding_head(f));
-                let ev = fmt::evidence(&f.evidence);
-                if !ev.is_empty() {
-                    line.push_str(&format!(" (evidence: {ev})"));
-                }
-                out.push((row.name.clone(), line));
+                out.push((row.name.clone(), FindingEntry::Checked(f)));
             }
             let mut rest = Vec::new();
             if info > 0 {
@@ -470,10 +459,46 @@ impl Comparison {
                 ));
             }
             if !rest.is_empty() {
-                out.push((row.name.clone(), rest.join("; ")));
+                out.push((row.name.clone(), FindingEntry::Counted(rest.join("; "))));
             }
         }
         out
+    }
+
+    /// `finding_entries` as lines of text, a finding's evidence inline.
+    pub fn finding_lines(&self) -> Vec<(String, String)> {
+        self.finding_entries()
+            .into_iter()
+            .map(|(host, e)| (host, e.line()))
+            .collect()
+    }
+}
+
+/// One entry of a comparison's findings.
+pub enum FindingEntry<'a> {
+    /// A checked finding, shown in full.
+    Checked(&'a Finding),
+    /// A finding across hosts that could not be checked.
+    NotChecked(&'a Finding),
+    /// A host's findings and checks that are only counted.
+    Counted(String),
+}
+
+impl FindingEntry<'_> {
+    /// One line: `[warning] id (subject): verdict (evidence: k=v, ...)`.
+    pub fn line(&self) -> String {
+        match self {
+            FindingEntry::Checked(f) => {
+                let mut line = format!("[{}] {}", fmt::severity(f.severity), fmt::finding_head(f));
+                let ev = fmt::evidence(&f.evidence);
+                if !ev.is_empty() {
+                    line.push_str(&format!(" (evidence: {ev})"));
+                }
+                line
+            }
+            FindingEntry::NotChecked(f) => format!("{} not checked: {}", f.id, f.verdict),
+            FindingEntry::Counted(text) => text.clone(),
+        }
     }
 }
 

@@ -38,13 +38,10 @@ pub fn fleet_compare_file(
     cross: &[Finding],
     name: &str,
 ) -> String {
-    let format = match name.rsplit('.').next() {
-        Some("md") => Format::Md,
-        Some("csv") => Format::Csv,
-        Some("json") => Format::Json,
-        Some("html") => Format::Html,
-        _ => Format::Text,
-    };
+    let format = name
+        .rsplit_once('.')
+        .and_then(|(_, ext)| Format::from_extension(ext))
+        .unwrap_or(Format::Text);
     render_fleet(summary, runs, cross, format, &Options::default())
 }
 
@@ -255,4 +252,24 @@ pub fn fleet_clean_text(done: &crate::fleet::clean::DirectoryCleaned) -> String 
         }
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Format;
+    use clap::ValueEnum;
+
+    /// The fleet writes a comparison file per report format, each named by
+    /// the format's extension, and reads each name back as its format.
+    #[test]
+    fn a_comparison_file_per_format() {
+        let names: Vec<String> = Format::value_variants()
+            .iter()
+            .map(|f| format!("compare.{}", f.extension()))
+            .collect();
+        assert_eq!(names, crate::fleet::directory::COMPARE_FILES);
+        for f in Format::value_variants() {
+            assert_eq!(Format::from_extension(f.extension()), Some(*f));
+        }
+    }
 }

@@ -5,6 +5,7 @@
 
 use super::compare::{Comparison, MARK_LEGEND};
 use super::fmt;
+use super::html_sections as sections;
 use super::summary::{ordered_findings, ComputeUnit, Direction, DiskRow, Summary};
 use super::svg::{bar_chart, esc, line_chart, BarGroup, LineChart, Scale, Series};
 use super::text::all_notes;
@@ -25,8 +26,10 @@ svg.chart{background:#fff;border:1px solid #ddd;max-width:100%;height:auto}
 svg .ct{font-size:13px;font-weight:600}svg .tk{font-size:10px;fill:#333}svg .al{font-size:11px;fill:#333}svg .lg{font-size:10px;fill:#333}
 svg .gr{stroke:#eee}svg .ax{stroke:#999}
 .finding{background:#fff;border-left:4px solid #999;padding:6px 10px;margin:8px 0}
-.finding.warning{border-color:#e69500}.finding.refusal{border-color:#c00}.finding.info{border-color:#1f77b4}
-.finding p{margin:2px 0}.sev{font-weight:700;text-transform:uppercase;font-size:.8em}.muted{color:#666;font-size:.9em}
+.finding.warning{border-color:#e69500}.finding.refusal{border-color:#c00}.finding.corruption{border-color:#600}.finding.info{border-color:#1f77b4}
+.finding p{margin:2px 0}.finding summary{cursor:pointer;color:#555;font-size:.9em}
+dl.evidence{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:0 10px;margin:2px 0;font-size:.85em}
+dl.evidence dt{color:#555}dl.evidence dd{margin:0;overflow-wrap:anywhere}dl.evidence ul{margin:0;padding-left:1.2em}.sev{font-weight:700;text-transform:uppercase;font-size:.8em}.muted{color:#666;font-size:.9em}
 code{background:#eee;padding:0 3px}";
 
 /// A self-contained page: the shared style, `body`, the generator line.
@@ -343,11 +346,11 @@ fn sweep_charts(s: &Summary, unit: RateUnit) -> Vec<String> {
     out
 }
 
-/// One bar chart per unit; a group per test, a bar per thread count.
-/// A plain table as HTML: multi-line headers broken with `<br>`, the first
+/// A plain table as HTML, in a box of its own that scrolls sideways when
+/// the page is narrower than the table: multi-line headers broken with `<br>`, the first
 /// column left-aligned as in the text table.
 fn table_html(t: &super::table::Table) -> String {
-    let mut b = String::from("<table><tr>");
+    let mut b = String::from("<div class=\"scroll\"><table><tr>");
     for h in &t.headers {
         let _ = write!(b, "<th>{}</th>", esc(h).replace('\n', "<br>"));
     }
@@ -365,7 +368,7 @@ fn table_html(t: &super::table::Table) -> String {
         }
         b.push_str("</tr>\n");
     }
-    b.push_str("</table>\n");
+    b.push_str("</table></div>\n");
     b
 }
 
@@ -383,6 +386,7 @@ pub(super) fn stack_section(table: Option<super::table::Table>) -> String {
     }
 }
 
+/// One bar chart per unit; a group per test, a bar per thread count.
 fn compute_charts(s: &Summary, unit: RateUnit) -> Vec<String> {
     let mut out = Vec::new();
     for (cu, label) in [
@@ -439,24 +443,11 @@ fn findings_html(run: &Run) -> String {
             not_checked.push(esc(&f.id));
             continue;
         }
-        let sev = fmt::severity(f.severity);
-        let _ = write!(
-            out,
-            "<div class=\"finding {sev}\" id=\"finding-{n}-{}\"><p><span class=\"sev\">{sev}</span> <b>{}</b></p>",
-            esc(&f.id),
-            esc(&fmt::finding_head(f))
-        );
-        let ev = fmt::evidence(&f.evidence);
-        if !ev.is_empty() {
-            let _ = write!(out, "<p>evidence: <code>{}</code></p>", esc(&ev));
-        }
-        if !f.meaning.is_empty() {
-            let _ = write!(out, "<p>means: {}</p>", esc(&f.meaning));
-        }
-        if !f.not_proven.is_empty() {
-            let _ = write!(out, "<p>does not prove: {}</p>", esc(&f.not_proven));
-        }
-        out.push_str("</div>\n");
+        out.push_str(&sections::finding(
+            f,
+            None,
+            &format!("finding-{n}-{}", f.id),
+        ));
     }
     if !not_checked.is_empty() {
         let _ = writeln!(
@@ -580,14 +571,7 @@ impl Exporter for HtmlExporter {
             }
             b.push_str("</table>\n");
         }
-        let notes = all_notes(run);
-        if !notes.is_empty() {
-            b.push_str("<h2>Notes</h2><ul>");
-            for n in notes {
-                let _ = write!(b, "<li>{}</li>", esc(&n));
-            }
-            b.push_str("</ul>\n");
-        }
+        b.push_str(&sections::notes(&all_notes(run)));
         if s.disk.is_empty() && s.compute.is_empty() {
             b.push_str("<p>No measurements in this Run.</p>");
         }
@@ -666,21 +650,8 @@ impl Exporter for HtmlExporter {
             b.push_str("</div>\n");
         }
         b.push_str(&stack_section(c.stack_table()));
-        let lines = c.finding_lines();
-        if !lines.is_empty() {
-            b.push_str("<h2>Findings</h2><ul>");
-            for (host, line) in lines {
-                let _ = write!(b, "<li><b>{}</b>: {}</li>", esc(&host), esc(&line));
-            }
-            b.push_str("</ul>\n");
-        }
-        if !c.notes.is_empty() {
-            b.push_str("<h2>Notes</h2><ul>");
-            for n in &c.notes {
-                let _ = write!(b, "<li>{}</li>", esc(n));
-            }
-            b.push_str("</ul>\n");
-        }
+        b.push_str(&sections::comparison_findings(c));
+        b.push_str(&sections::notes(&c.notes));
         page("candor compare", &b)
     }
 }

@@ -22,6 +22,7 @@ mod fmt;
 pub mod history;
 mod history_html;
 mod html;
+mod html_sections;
 mod job_plan;
 mod json;
 mod markdown;
@@ -68,6 +69,33 @@ pub enum Format {
 }
 
 impl Format {
+    /// The name `--format` takes (`text`, `md`, ...): clap's, the one spelling.
+    pub fn name(self) -> String {
+        use clap::ValueEnum;
+        let value = self.to_possible_value().expect("every format has a name");
+        value.get_name().to_string()
+    }
+
+    /// The extension of a file written in this format.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Text => "txt",
+            Format::Md => "md",
+            Format::Csv => "csv",
+            Format::Json => "json",
+            Format::Html => "html",
+        }
+    }
+
+    /// The format a file's extension names, if any.
+    pub fn from_extension(ext: &str) -> Option<Format> {
+        use clap::ValueEnum;
+        Format::value_variants()
+            .iter()
+            .copied()
+            .find(|f| f.extension() == ext)
+    }
+
     /// A `--format` parser that takes only `allowed`: `--help` lists
     /// exactly those (with their help and aliases), and clap refuses any
     /// other value with that list. Every command that prints a subset of
@@ -123,6 +151,9 @@ impl RateUnit {
 pub struct Options {
     /// The unit of byte rates in tables and charts.
     pub unit: RateUnit,
+    /// The text summary in full: each finding's evidence, the block stack
+    /// of every measurement, every note (the other formats always are).
+    pub verbose: bool,
 }
 
 /// One output format: how a Run and a comparison are laid out.

@@ -226,6 +226,77 @@ pub fn table(groups: &[(Option<&str>, &[StackRow])]) -> Option<Table> {
     Some(t)
 }
 
+/// A layer "did something" during a measurement when, in either
+/// direction, it moved more or fewer bytes than the tool issued by more
+/// than this share of all the tool's bytes (a cache above it,
+/// amplification, other I/O) ...
+const MOVED_SHARE: f64 = 0.10;
+/// ... and by more than this many bytes (a journal's few blocks are not news).
+const MOVED_MIN_BYTES: u64 = 1 << 20;
+/// ... or when at least this share of its bytes was not the tool's.
+const FOREIGN_SHARE: f64 = 0.01;
+
+/// What the terminal summary says of the block stack, in words.
+pub const NOTABLE_RULE: &str = "a layer moved more or fewer bytes than the tool issued (by over 10 % of them and 1 MiB: a cache, amplification, other I/O), over 1 % of its bytes were not the tool's, or its bytes are unknown";
+
+/// The rows of the measurements where a layer did something (see
+/// `MOVED_SHARE`), the first such pass of each test, and of those that
+/// cannot be judged (a layer's bytes unknown: fio's disk_util before fio
+/// 3.36, a layer without counters): the terminal summary's block stack,
+/// which leaves out the measurements where every layer only passed the
+/// tool's I/O on, and the passes that repeat one shown.
+pub fn notable(rows: &[StackRow]) -> Vec<StackRow> {
+    let mut keep: Vec<usize> = Vec::new();
+    let mut issued: Option<&StackRow> = None;
+    for r in rows {
+        if r.role == "issued" {
+            issued = Some(r);
+            continue;
+        }
+        let Some(tool) = issued.filter(|t| t.measurement == r.measurement) else {
+            continue;
+        };
+        let issued = tool.read_bytes.unwrap_or(0) + tool.write_bytes.unwrap_or(0);
+        let moved = |layer: Option<u64>, tool: Option<u64>| match (layer, tool) {
+            (Some(l), Some(t)) => {
+                let d = l.abs_diff(t);
+                d > MOVED_MIN_BYTES && d as f64 > MOVED_SHARE * issued as f64
+            }
+            _ => false,
+        };
+        let foreign = r.other_share.is_some_and(|s| s >= FOREIGN_SHARE);
+        let unknown = r.read_bytes.is_none() || r.write_bytes.is_none();
+        let did = foreign
+            || unknown
+            || moved(r.read_bytes, tool.read_bytes)
+            || moved(r.write_bytes, tool.write_bytes);
+        let pass_of_a_kept_test = keep.iter().any(|&k| {
+            rows.iter()
+                .find(|o| o.measurement == k)
+                .is_some_and(|o| without_pass(&o.test) == without_pass(&r.test))
+        });
+        if did && !pass_of_a_kept_test {
+            keep.push(r.measurement);
+        }
+    }
+    rows.iter()
+        .filter(|r| keep.contains(&r.measurement))
+        .cloned()
+        .collect()
+}
+
+/// `SEQ1M Q8T1 (control)` of `SEQ1M Q8T1 (control) pass 2` (`test`'s name).
+fn without_pass(test: &str) -> &str {
+    test.rsplit_once(" pass ").map_or(test, |(t, _)| t)
+}
+
+/// How many measurements `rows` covers.
+pub fn measurements(rows: &[StackRow]) -> usize {
+    let mut seen: Vec<usize> = rows.iter().map(|r| r.measurement).collect();
+    seen.dedup();
+    seen.len()
+}
+
 /// The section's heading in every format.
 pub const TITLE: &str = "Block stack";
 
@@ -383,6 +454,66 @@ mod tests {
             named,
             [("a", "SEQ1M Q8T1 pass 2"), ("", "SEQ1M Q8T1 pass 2")]
         );
+    }
+
+    /// The summary's block stack keeps a measurement only where a layer
+    /// moved other bytes than the tool issued (beyond 10 % and 1 MiB) or
+    /// carried others' bytes; a journal's few blocks are not news.
+    #[test]
+    fn notable_measurements_are_those_where_a_layer_did_something() {
+        let row = |m: usize, role: &str, read: u64, write: u64, other: Option<f64>| StackRow {
+            measurement: m,
+            // Measurement 5 is the second pass of measurement 1's test.
+            test: if m == 5 {
+                "t1 pass 2".into()
+            } else {
+                format!("t{m} pass 1")
+            },
+            layer: if role == "issued" { "candor" } else { "vda" }.into(),
+            role: role.into(),
+            top: role != "issued",
+            read_ios: None,
+            read_bytes: Some(read),
+            write_ios: None,
+            write_bytes: Some(write),
+            util: None,
+            queue_ms: None,
+            other_share: other,
+        };
+        const MIB: u64 = 1 << 20;
+        let rows = vec![
+            // Passed on, with a journal's 64 KiB.
+            row(0, "issued", 0, 1000 * MIB, None),
+            row(0, "filesystem", 0, 1000 * MIB + (64 << 10), Some(0.0)),
+            // Amplified: 4 KiB syncs written as 12 KiB.
+            row(1, "issued", 0, 40 * MIB, None),
+            row(1, "filesystem", 0, 120 * MIB, Some(0.0)),
+            // The same in its second pass: the first is shown.
+            row(5, "issued", 0, 40 * MIB, None),
+            row(5, "filesystem", 0, 120 * MIB, Some(0.0)),
+            // A cache above the device: half the reads never reached it.
+            row(2, "issued", 800 * MIB, 0, None),
+            row(2, "filesystem", 400 * MIB, 0, Some(0.0)),
+            // Others' bytes, 2 %.
+            row(3, "issued", 100 * MIB, 0, None),
+            row(3, "filesystem", 100 * MIB, 0, Some(0.02)),
+            // Others' writes during a read, 0.6 % of the bytes.
+            row(6, "issued", 5000 * MIB, 0, None),
+            row(6, "filesystem", 5000 * MIB, 30 * MIB, Some(0.006)),
+            // fio's disk_util without bytes: not judged, so shown.
+            row(7, "issued", 5 * MIB, 0, None),
+            StackRow {
+                read_bytes: None,
+                ..row(7, "fio disk_util", 0, 0, None)
+            },
+            // 5 % more but under 1 MiB: noise.
+            row(4, "issued", 10 * MIB, 0, None),
+            row(4, "filesystem", 10 * MIB + MIB / 2, 0, Some(0.0)),
+        ];
+        let kept = notable(&rows);
+        let tests: Vec<usize> = kept.iter().map(|r| r.measurement).collect();
+        assert_eq!(tests, [1, 1, 2, 2, 3, 3, 7, 7]);
+        assert_eq!((measurements(&rows), measurements(&kept)), (8, 4));
     }
 
     /// An import's block stack is fio's disk_util for the jobs of its file;

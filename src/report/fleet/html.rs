@@ -5,11 +5,14 @@
 //! metric across the hosts; the fleet table (each host's status, phases,
 //! clock offset, the hosts it ran with, what stayed on it, the cause of a
 //! failure); figures measured while other hosts ran are marked wherever
-//! they appear. Nothing here scrolls sideways at 1400 px
+//! they appear. The page never scrolls sideways, from 360 px up: a table
+//! too wide for a phone scrolls in its own box, and at 1280 px none has
+//! to; no header breaks inside a word
 //! (`tests/fleet_html.rs` checks it in Chromium with 3 and 12 hosts).
 
 use super::super::compare::{Column, Comparison, MARK_LEGEND};
 use super::super::html::page;
+use super::super::html_sections as sections;
 use super::super::svg::{bar_chart, esc, BarGroup};
 use super::super::Options;
 use super::{fleet_table, headline};
@@ -23,18 +26,20 @@ const METRICS_PER_BLOCK: usize = 6;
 /// The mark of a figure measured while other hosts ran.
 const OVERLAP_MARK: &str = "‡";
 
-/// This page's own layout, after the shared style: fixed tables that
-/// share the page's width, headers that wrap, failed hosts in red.
+/// This page's own layout, after the shared style: tables that take the
+/// page's width and wrap their words (never inside one), each in its own
+/// box that scrolls sideways when a narrow screen cannot hold it, so that
+/// the page itself never does; failed hosts in red.
 const STYLE: &str = "<style>
-table.sbs,table.byhost,table.fleet{table-layout:fixed;width:100%}
-table.sbs th,table.byhost th{white-space:normal;overflow-wrap:anywhere;vertical-align:bottom}
+table.sbs,table.byhost,table.fleet{width:100%}
+table.sbs th,table.byhost th{white-space:normal;vertical-align:bottom}
 table.sbs td:first-child,table.sbs th:first-child{white-space:normal;text-align:left}
-table.sbs tr.group th{text-align:left;background:#e8e8e8}
-table.fleet td,table.fleet th{white-space:normal;overflow-wrap:anywhere;text-align:left}
-table.fleet td.n{text-align:right}
+table.sbs tr.group th{text-align:left;background:#e8e8e8}table.sbs th.host,th .word{white-space:nowrap}
+table.fleet td,table.fleet th{white-space:normal;text-align:left}
+table.fleet td.n{text-align:right}table.fleet td.cause{min-width:14em;overflow-wrap:anywhere}
 tr.failed td{background:#fff3f3}tr.failed td:first-child{border-left:4px solid #c00}
 td.best{font-weight:700}.ovl{color:#8a5a00}
-.charts svg.chart{flex:1 1 600px;max-width:640px}
+.charts svg.chart{flex:1 1 600px;max-width:640px;min-width:0}
 </style>";
 
 /// The page.
@@ -97,22 +102,9 @@ pub fn render(
             b.push_str("</div>\n");
         }
         b.push_str(&super::super::html::stack_section(c.stack_table()));
-        let lines = c.finding_lines();
-        if !lines.is_empty() {
-            b.push_str("<h2>Findings</h2><ul>");
-            for (host, line) in lines {
-                let _ = write!(b, "<li><b>{}</b>: {}</li>", esc(&host), esc(&line));
-            }
-            b.push_str("</ul>\n");
-        }
+        b.push_str(&sections::comparison_findings(c));
     }
-    if !c.notes.is_empty() {
-        b.push_str("<h2>Notes</h2><ul>");
-        for n in &c.notes {
-            let _ = write!(b, "<li>{}</li>", esc(n));
-        }
-        b.push_str("</ul>\n");
-    }
+    b.push_str(&sections::notes(&c.notes));
     page(&title(summary), &b)
 }
 
@@ -139,15 +131,7 @@ fn title(s: &FleetSummary) -> String {
 /// The fleet table: one row per host, a failed one in red with its cause.
 fn hosts_table(s: &FleetSummary) -> String {
     let t = fleet_table(s);
-    // Widths that leave the cause column the rest of the page.
-    let widths = [
-        "12%", "6%", "6%", "6%", "9%", "6%", "6%", "6%", "10%", "33%",
-    ];
-    let mut b = String::from("<table class=\"fleet\"><colgroup>");
-    for w in widths.iter().take(t.headers.len()) {
-        let _ = write!(b, "<col style=\"width:{w}\">");
-    }
-    b.push_str("</colgroup><tr>");
+    let mut b = String::from("<div class=\"scroll\"><table class=\"fleet\"><tr>");
     for h in &t.headers {
         let _ = write!(b, "<th>{}</th>", esc(h));
     }
@@ -160,17 +144,18 @@ fn hosts_table(s: &FleetSummary) -> String {
             "<tr>"
         });
         for (i, cell) in row.iter().enumerate() {
-            // The phase times and the clock offset are figures.
-            let class = if (3..=8).contains(&i) {
-                " class=\"n\""
-            } else {
-                ""
+            // The phase times and the clock offset are figures; the
+            // cause, the last column, may hold a long path.
+            let class = match i {
+                3..=8 => " class=\"n\"",
+                9 => " class=\"cause\"",
+                _ => "",
             };
             let _ = write!(b, "<td{class}>{}</td>", esc(cell));
         }
         b.push_str("</tr>\n");
     }
-    b.push_str("</table>\n");
+    b.push_str("</table></div>\n");
     b
 }
 
@@ -257,14 +242,36 @@ fn cell(
     format!("<td{attrs}>{}{mark}</td>", esc(&text))
 }
 
+/// A column's header, escaped, its lines broken where the text breaks
+/// them and between words, never inside one (`stream-triad` would
+/// otherwise break after its hyphen).
+fn header(text: &str) -> String {
+    text.lines()
+        .map(|line| {
+            line.split(' ')
+                .map(|word| {
+                    if word.contains('-') {
+                        format!("<span class=\"word\">{}</span>", esc(word))
+                    } else {
+                        esc(word)
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect::<Vec<_>>()
+        .join("<br>")
+}
+
+/// A host's name over its column, on one line (a name is one word).
 fn host_header(name: &str, overlapped: bool) -> String {
     if overlapped {
         format!(
-            "<th title=\"measured while other hosts ran\">{}<span class=\"ovl\">{OVERLAP_MARK}</span></th>",
+            "<th class=\"host\" title=\"measured while other hosts ran\">{}<span class=\"ovl\">{OVERLAP_MARK}</span></th>",
             esc(name)
         )
     } else {
-        format!("<th>{}</th>", esc(name))
+        format!("<th class=\"host\">{}</th>", esc(name))
     }
 }
 
@@ -277,7 +284,7 @@ fn side_by_side(c: &Comparison, overlapped: &[bool], o: &Options) -> String {
     let hosts = c.rows.len();
     // The metric column takes a fifth of the page (more with few hosts).
     let first = if hosts <= 4 { 30 } else { 20 };
-    let mut b = format!("<table class=\"sbs compare\"><colgroup><col style=\"width:{first}%\">");
+    let mut b = format!("<div class=\"scroll\"><table class=\"sbs compare\"><colgroup><col style=\"width:{first}%\">");
     for _ in 0..hosts {
         let _ = write!(
             b,
@@ -309,7 +316,7 @@ fn side_by_side(c: &Comparison, overlapped: &[bool], o: &Options) -> String {
             b.push_str("</tr>\n");
         }
     }
-    b.push_str("</table>\n");
+    b.push_str("</table></div>\n");
     b
 }
 
@@ -329,7 +336,7 @@ fn by_host(c: &Comparison, overlapped: &[bool], o: &Options) -> String {
             let _ = writeln!(b, "<h3>{}</h3>", esc(&numbered));
             let _ = write!(
                 b,
-                "<table class=\"byhost compare\"><colgroup><col style=\"width:16%\">"
+                "<div class=\"scroll\"><table class=\"byhost compare\"><colgroup><col style=\"width:16%\">"
             );
             for _ in block.iter() {
                 let _ = write!(
@@ -340,11 +347,7 @@ fn by_host(c: &Comparison, overlapped: &[bool], o: &Options) -> String {
             }
             b.push_str("</colgroup><tr><th>host</th>");
             for &i in block.iter() {
-                let _ = write!(
-                    b,
-                    "<th>{}</th>",
-                    esc(&c.columns[i].header(o.unit)).replace('\n', "<br>")
-                );
+                let _ = write!(b, "<th>{}</th>", header(&c.columns[i].header(o.unit)));
             }
             b.push_str("</tr>\n");
             let tops: Vec<Option<usize>> = block.iter().map(|&i| best(c, i)).collect();
@@ -355,16 +358,13 @@ fn by_host(c: &Comparison, overlapped: &[bool], o: &Options) -> String {
                 } else {
                     esc(&r.name)
                 };
-                let _ = write!(
-                    b,
-                    "<tr><td style=\"white-space:normal;overflow-wrap:anywhere\">{name}</td>"
-                );
+                let _ = write!(b, "<tr><td style=\"white-space:normal\">{name}</td>");
                 for (k, &i) in block.iter().enumerate() {
                     b.push_str(&cell(c, row, i, ovl, tops[k] == Some(row), o));
                 }
                 b.push_str("</tr>\n");
             }
-            b.push_str("</table>\n");
+            b.push_str("</table></div>\n");
         }
     }
     b
