@@ -94,11 +94,7 @@ impl DeviceTarget {
                 self.path.display()
             ));
         }
-        let mut flags = if write {
-            libc::O_RDWR | sync.open_flag()
-        } else {
-            libc::O_RDONLY
-        };
+        let mut flags = sync.access_flags(write);
         if direct {
             flags |= libc::O_DIRECT;
         }

@@ -192,12 +192,7 @@ impl TestFile {
         direct: bool,
         sync: crate::disk::WriteSync,
     ) -> anyhow::Result<OwnedFd> {
-        let mut flags = libc::O_NOFOLLOW | libc::O_CLOEXEC;
-        flags |= if write {
-            libc::O_RDWR | sync.open_flag()
-        } else {
-            libc::O_RDONLY
-        };
+        let mut flags = libc::O_NOFOLLOW | libc::O_CLOEXEC | sync.access_flags(write);
         if direct {
             flags |= libc::O_DIRECT;
         }

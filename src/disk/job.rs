@@ -157,12 +157,14 @@ impl WriteSync {
         }
     }
 
-    /// The `open` flag.
-    pub fn open_flag(self) -> i32 {
-        match self {
-            WriteSync::None => 0,
-            WriteSync::Dsync => libc::O_DSYNC,
-            WriteSync::Sync => libc::O_SYNC,
+    /// The `open` access flags of a job's file: read-write with this
+    /// sync mode for a job that writes, read-only otherwise.
+    pub fn access_flags(self, write: bool) -> i32 {
+        match (write, self) {
+            (false, _) => libc::O_RDONLY,
+            (true, WriteSync::None) => libc::O_RDWR,
+            (true, WriteSync::Dsync) => libc::O_RDWR | libc::O_DSYNC,
+            (true, WriteSync::Sync) => libc::O_RDWR | libc::O_SYNC,
         }
     }
 }
