@@ -139,10 +139,26 @@ pub fn signal() -> Option<i32> {
     }
 }
 
-/// True once a stop was asked for.
+thread_local! {
+    /// Set while this thread does the work a stop leaves to do (`finishing`).
+    static FINISHING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `work`, part of what a stop itself asks for (a stopped fleet
+/// fetching and saving the Runs its hosts kept), with `cancelled` false on
+/// this thread meanwhile: the readers inside it must not give up at the
+/// stop that `work` is answering.
+pub fn finishing<T>(work: impl FnOnce() -> T) -> T {
+    let before = FINISHING.with(|f| f.replace(true));
+    let result = work();
+    FINISHING.with(|f| f.set(before));
+    result
+}
+
+/// True once a stop was asked for (outside `finishing`).
 #[inline]
 pub fn cancelled() -> bool {
-    SIGNAL.load(Ordering::Relaxed) != 0
+    SIGNAL.load(Ordering::Relaxed) != 0 && !FINISHING.with(|f| f.get())
 }
 
 /// Drops `items` one by one until a stop is asked for; the rest is left
@@ -162,8 +178,8 @@ pub fn drop_until_stopped<T>(items: Vec<T>) {
 /// An `Interrupted` error when a stop was asked for.
 pub fn check() -> Result<(), crate::error::Interrupted> {
     match signal() {
-        Some(s) => Err(crate::error::Interrupted(s)),
-        None => Ok(()),
+        Some(s) if cancelled() => Err(crate::error::Interrupted(s)),
+        _ => Ok(()),
     }
 }
 

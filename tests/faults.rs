@@ -2413,12 +2413,17 @@ fn the_first_signal_stops_long_reads_within_a_second() {
     let out = d.join("out.json");
     let cases: Vec<Vec<&str>> = vec![
         vec!["import", p(&big_fio), "-o", p(&out)],
-        vec!["import", p(&big_ub), "-o", p(&out)],
         vec!["analyze", p(&big_run)],
         vec!["report", p(&big_run)],
         vec!["disk", "--job", p(&jobs), "--dir", p(d), "--parse-only"],
         list_hosts,
     ];
+    // A 100 MiB UnixBench report is no long read any more: its bounds (more
+    // sections than UnixBench writes, issue 39) refuse it first, in one line.
+    let o = candor(["import", p(&big_ub), "-o", p(&out)]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert_eq!(o.stderr.trim().lines().count(), 1, "{}", o.stderr);
+    assert!(!out.exists());
     // Within a second of CPU time after the signal (and of wall time on a
     // machine of its own: 3 s allowed here for a shared one).
     for args in cases {

@@ -870,7 +870,7 @@ fn fleet_ctrl_c_stops_remote_runs_and_cleans_up() {
     assert_eq!(f["interrupted"], true);
     let r = &f["hosts"][0];
     assert_eq!(r["status"], "interrupted", "{r}");
-    assert_eq!(r["run_status"], "interrupted");
+    assert_eq!(r["run_status"], "interrupted", "{r}");
     assert!(h.files().is_empty(), "{:?}", h.files());
     assert!(test_files(&lab.dir.join("disk")).is_empty());
     // The comparison of what finished (here nothing) is written and says

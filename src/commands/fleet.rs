@@ -324,31 +324,40 @@ fn run(a: RunArgs) -> anyhow::Result<()> {
         render: crate::report::fleet_compare_file,
         history_files: a.history.inputs(),
     })?;
-    let runs = fleet::directory::compared_runs(&dir, &summary)?;
-    let cross = crate::findings::analyze_many(&runs);
-    let printed = write_text(
-        None,
-        &render_fleet(&summary, &runs, &cross, Format::Text, &Options::default()),
-        false,
-    );
-    for (file, run) in fleet::directory::run_files(&dir, &summary)?
-        .iter()
-        .zip(&runs)
-    {
-        a.history.record(run, Some(file), a.quiet);
-    }
-    printed?;
-    if !a.quiet {
-        eprintln!(
-            "candor fleet: written to {}/ (fleet.json, runs/, compare.*)",
-            dir.display()
+    // After a stop, showing what finished is part of answering it.
+    let tail = || -> anyhow::Result<()> {
+        let runs = fleet::directory::compared_runs(&dir, &summary)?;
+        let cross = crate::findings::analyze_many(&runs);
+        let printed = write_text(
+            None,
+            &render_fleet(&summary, &runs, &cross, Format::Text, &Options::default()),
+            false,
         );
-        if summary.interrupted {
+        for (file, run) in fleet::directory::run_files(&dir, &summary)?
+            .iter()
+            .zip(&runs)
+        {
+            a.history.record(run, Some(file), a.quiet);
+        }
+        printed?;
+        if !a.quiet {
             eprintln!(
-                "candor fleet: interrupted: the comparison is partial (the hosts that finished); candor fleet report {} renders it again",
+                "candor fleet: written to {}/ (fleet.json, runs/, compare.*)",
                 dir.display()
             );
+            if summary.interrupted {
+                eprintln!(
+                    "candor fleet: interrupted: the comparison is partial (the hosts that finished); candor fleet report {} renders it again",
+                    dir.display()
+                );
+            }
         }
+        Ok(())
+    };
+    if summary.interrupted {
+        crate::cancel::finishing(tail)?;
+    } else {
+        tail()?;
     }
     fleet::run::outcome(&dir, &summary)
 }

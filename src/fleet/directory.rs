@@ -196,8 +196,10 @@ pub fn compared_runs(dir: &Path, summary: &FleetSummary) -> anyhow::Result<Vec<R
             // what finished is written (a second signal exits at once).
             if !summary.interrupted {
                 crate::cancel::check()?;
+                return Ok(crate::result::read_run(f)?);
             }
-            Ok(crate::result::read_run(f)?)
+            // Reading them is then part of answering the stop.
+            Ok(crate::cancel::finishing(|| crate::result::read_run(f))?)
         })
         .collect()
 }

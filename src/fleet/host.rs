@@ -471,17 +471,20 @@ pub fn run(
         let file = PathBuf::from("runs").join(format!("{}.json", plan.file_stems[index]));
         let saved = if got.ok() {
             let text = String::from_utf8_lossy(&got.stdout);
-            crate::result::parse_run(&text, &file)
-                .map_err(|e| format!("fetch: the host's Run is unreadable: {e}"))
-                .and_then(|run| {
-                    crate::result::write_run(
-                        &run,
-                        &plan.out_dir.join(&file),
-                        crate::output::Replace::from_force(plan.force),
-                    )
-                    .map(|_| run)
-                    .map_err(|e| format!("fetch: cannot save the Run: {e}"))
-                })
+            // After a stop too: keeping what the host finished is part of it.
+            crate::cancel::finishing(|| {
+                crate::result::parse_run(&text, &file)
+                    .map_err(|e| format!("fetch: the host's Run is unreadable: {e}"))
+                    .and_then(|run| {
+                        crate::result::write_run(
+                            &run,
+                            &plan.out_dir.join(&file),
+                            crate::output::Replace::from_force(plan.force),
+                        )
+                        .map(|_| run)
+                        .map_err(|e| format!("fetch: cannot save the Run: {e}"))
+                    })
+            })
         } else {
             Err(step_cause("fetch", &got, target, plan.timeouts.fetch))
         };

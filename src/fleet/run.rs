@@ -227,8 +227,17 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
     summary.binary = binary;
     summary.controller.max_rss_bytes = max_rss;
     summary.controller.ssh_max_rss_bytes = ssh_max_rss;
-    directory::mark_context(&out_dir, &summary)?;
-    directory::write(&out_dir, &summary, true, req.render)?;
+    let write_all = || -> anyhow::Result<()> {
+        directory::mark_context(&out_dir, &summary)?;
+        directory::write(&out_dir, &summary, true, req.render)?;
+        Ok(())
+    };
+    if summary.interrupted {
+        // Writing what finished is then part of answering the stop.
+        crate::cancel::finishing(write_all)?;
+    } else {
+        write_all()?;
+    }
     // fleet.json is written: the second signal has nothing more to save.
     crate::cancel::saving(|| (), |_| None);
     Ok((out_dir, summary))
