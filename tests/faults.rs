@@ -2408,14 +2408,25 @@ fn the_first_signal_stops_long_reads_within_a_second() {
     }
     let inv = put(d, "hosts.ini", inventory);
     let patterns: Vec<String> = (0..50).map(|g| format!("~h0{g}.*")).collect();
-    let mut list_hosts = vec!["fleet", "run", "-i", p(&inv), "--list-hosts"];
+    // candor's own inventory reader (ansible-inventory, the default where
+    // Ansible is installed, is another program: see RELIABILITY.md).
+    let mut list_hosts = vec![
+        "fleet",
+        "run",
+        "-i",
+        p(&inv),
+        "--inventory-reader",
+        "candor",
+        "--list-hosts",
+    ];
     list_hosts.extend(patterns.iter().map(String::as_str));
     let out = d.join("out.json");
     let cases: Vec<Vec<&str>> = vec![
         vec!["import", p(&big_fio), "-o", p(&out)],
         vec!["analyze", p(&big_run)],
         vec!["report", p(&big_run)],
-        vec!["disk", "--job", p(&jobs), "--dir", p(d), "--parse-only"],
+        // (`--parse-only` of 4,096 jobs is left out: on a quiet machine it
+        // ends before the signal is sent, 0.7 s in, so there is nothing to stop.)
         list_hosts,
     ];
     // A 100 MiB UnixBench report is no long read any more: its bounds (more
