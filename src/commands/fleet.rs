@@ -6,7 +6,7 @@
 use crate::error::usage;
 use crate::fleet::{self, Timeouts};
 use crate::output::{check, write_text, Replace};
-use crate::report::{render_fleet, Format, Options};
+use crate::report::{fleet_comparison, render_fleet, Format, Options};
 use crate::units::parse_duration;
 use clap::Subcommand;
 use std::path::{Path, PathBuf};
@@ -321,25 +321,19 @@ fn run(a: RunArgs) -> anyhow::Result<()> {
         command: std::env::args_os()
             .map(|s| s.to_string_lossy().into_owned())
             .collect(),
-        render: crate::report::fleet_compare_file,
+        render: crate::report::fleet_compare_files,
         history_files: a.history.inputs(),
     })?;
     // After a stop, showing what finished is part of answering it.
     let tail = || -> anyhow::Result<()> {
-        let runs = fleet::directory::compared_runs(&dir, &summary)?;
-        let cross = crate::findings::analyze_many(&runs);
-        let printed = write_text(
+        let comparison = fleet_comparison(&summary, &dir, |_, file, run| {
+            a.history.record(run, Some(file), a.quiet)
+        })?;
+        write_text(
             None,
-            &render_fleet(&summary, &runs, &cross, Format::Text, &Options::default()),
+            &render_fleet(&summary, &comparison, Format::Text, &Options::default()),
             false,
-        );
-        for (file, run) in fleet::directory::run_files(&dir, &summary)?
-            .iter()
-            .zip(&runs)
-        {
-            a.history.record(run, Some(file), a.quiet);
-        }
-        printed?;
+        )?;
         if !a.quiet {
             eprintln!(
                 "candor fleet: written to {}/ (fleet.json, runs/, compare.*)",
@@ -382,7 +376,7 @@ fn fleet_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 fn collect(a: CollectArgs) -> anyhow::Result<()> {
-    let collected = fleet::collect::assemble(fleet::collect::CollectRequest {
+    let summary = fleet::collect::assemble(fleet::collect::CollectRequest {
         dir: &a.dir,
         results: &a.results,
         binary: a.binary.as_deref(),
@@ -390,33 +384,20 @@ fn collect(a: CollectArgs) -> anyhow::Result<()> {
         command: std::env::args_os()
             .map(|s| s.to_string_lossy().into_owned())
             .collect(),
-        render: crate::report::fleet_compare_file,
+        render: crate::report::fleet_compare_files,
         history_files: a.history.inputs(),
     })?;
-    let fleet::collect::Collected {
-        summary,
-        runs,
-        run_files,
-    } = collected;
-    let printed = if a.quiet {
-        Ok(())
-    } else {
+    let comparison = fleet_comparison(&summary, &a.dir, |h, file, run| {
+        fleet::collect::with_context(&summary, h, run);
+        a.history.record(run, Some(file), a.quiet);
+    })?;
+    if !a.quiet {
         write_text(
             None,
-            &render_fleet(
-                &summary,
-                &runs,
-                &crate::findings::analyze_many(&runs),
-                Format::Text,
-                &Options::default(),
-            ),
+            &render_fleet(&summary, &comparison, Format::Text, &Options::default()),
             false,
-        )
-    };
-    for (file, run) in run_files.iter().zip(&runs) {
-        a.history.record(run, Some(file), a.quiet);
+        )?;
     }
-    printed?;
     fleet::run::outcome(&a.dir, &summary)
 }
 
@@ -458,12 +439,11 @@ fn report(a: ReportArgs) -> anyhow::Result<()> {
         let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
         check(out, "--output", Replace::from_force(a.to.force), &inputs)?;
     }
-    let (summary, runs) = fleet::directory::load(&a.dir)?;
-    let cross = crate::findings::analyze_many(&runs);
+    let summary = fleet::directory::load(&a.dir)?;
+    let comparison = fleet_comparison(&summary, &a.dir, |_, _, _| {})?;
     let text = render_fleet(
         &summary,
-        &runs,
-        &cross,
+        &comparison,
         a.format,
         &Options {
             unit: a.unit.unit,

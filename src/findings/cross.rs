@@ -14,6 +14,23 @@ use serde_json::json;
 /// a gap within tens of percent, so x1.5 is well outside noise.
 pub const DISAGREEMENT_FACTOR: f64 = 1.5;
 
+/// What the comparison across hosts needs of one Run, taken from it once
+/// (a fleet of thousands is compared without holding its Runs).
+pub struct HostMetrics {
+    /// `Run::display_name`.
+    name: String,
+    metrics: Vec<(String, u32, f64)>,
+}
+
+impl HostMetrics {
+    pub fn of(run: &Run) -> HostMetrics {
+        HostMetrics {
+            name: run.display_name(),
+            metrics: integer_metrics(run),
+        }
+    }
+}
+
 /// (metric name, thread count, median value) of the integer CPU metrics of
 /// one Run: CPU (primes) and compression, by test and thread count.
 fn integer_metrics(run: &Run) -> Vec<(String, u32, f64)> {
@@ -110,10 +127,10 @@ fn finding(a: &str, b: &str, d: f64, x: Common, y: Common) -> Finding {
 }
 
 /// The fleet's median host: each metric's median over the hosts that have it.
-fn median_host(per: &[Vec<(String, u32, f64)>]) -> Vec<(String, u32, f64)> {
+fn median_host(per: &[&[(String, u32, f64)]]) -> Vec<(String, u32, f64)> {
     let mut by: std::collections::BTreeMap<&str, (u32, Vec<f64>)> = Default::default();
     for host in per {
-        for (k, t, v) in host {
+        for (k, t, v) in host.iter() {
             by.entry(k.as_str()).or_insert((*t, Vec::new())).1.push(*v);
         }
     }
@@ -124,28 +141,27 @@ fn median_host(per: &[Vec<(String, u32, f64)>]) -> Vec<(String, u32, f64)> {
 
 /// One finding per pair of hosts whose metrics disagree; in a fleet of more
 /// than `PAIRWISE_HOSTS`, one per host that disagrees with the median host.
-pub fn metric_disagreement(runs: &[Run]) -> Vec<Finding> {
-    let per: Vec<Vec<(String, u32, f64)>> = runs.iter().map(integer_metrics).collect();
+pub fn metric_disagreement(hosts: &[HostMetrics]) -> Vec<Finding> {
+    let per: Vec<&[(String, u32, f64)]> = hosts.iter().map(|h| h.metrics.as_slice()).collect();
     let mut compared = 0;
     let mut out = Vec::new();
-    if runs.len() > PAIRWISE_HOSTS {
+    if hosts.len() > PAIRWISE_HOSTS {
         let median = median_host(&per);
-        let name = format!("the median of {} hosts", runs.len());
-        for (i, host) in per.iter().enumerate() {
-            let (common, w) = worst(&median, host);
+        let name = format!("the median of {} hosts", hosts.len());
+        for (host, metrics) in hosts.iter().zip(&per) {
+            let (common, w) = worst(&median, metrics);
             compared += usize::from(common);
             if let Some((d, x, y)) = w.filter(|w| w.0 >= DISAGREEMENT_FACTOR) {
-                out.push(finding(&name, &runs[i].display_name(), d, x, y));
+                out.push(finding(&name, &host.name, d, x, y));
             }
         }
     } else {
-        for i in 0..runs.len() {
-            for j in i + 1..runs.len() {
-                let (common, w) = worst(&per[i], &per[j]);
+        for i in 0..hosts.len() {
+            for j in i + 1..hosts.len() {
+                let (common, w) = worst(per[i], per[j]);
                 compared += usize::from(common);
                 if let Some((d, x, y)) = w.filter(|w| w.0 >= DISAGREEMENT_FACTOR) {
-                    let (a, b) = (runs[i].display_name(), runs[j].display_name());
-                    out.push(finding(&a, &b, d, x, y));
+                    out.push(finding(&hosts[i].name, &hosts[j].name, d, x, y));
                 }
             }
         }
@@ -191,6 +207,10 @@ mod tests {
         }
     }
 
+    fn metrics(runs: &[Run]) -> Vec<HostMetrics> {
+        runs.iter().map(HostMetrics::of).collect()
+    }
+
     fn host(name: &str, primes: f64, lzma: f64) -> Run {
         let mut r = run();
         r.label = Some(name.into());
@@ -203,16 +223,16 @@ mod tests {
     #[test]
     fn sysbench_plus_118_vs_7zip_plus_3() {
         let runs = [host("a", 1000.0, 5.0e6), host("b", 2180.0, 5.15e6)];
-        let f = metric_disagreement(&runs);
+        let f = metric_disagreement(&metrics(&runs));
         assert_eq!(f.len(), 1, "{f:?}");
         assert_eq!(f[0].evidence["first"]["gap_pct"], 118.0);
         assert_eq!(f[0].evidence["second"]["gap_pct"], 3.0);
         // Agreeing metrics: silent.
         let runs = [host("a", 1000.0, 5.0e6), host("b", 1200.0, 5.8e6)];
-        assert!(metric_disagreement(&runs).is_empty());
+        assert!(metric_disagreement(&metrics(&runs)).is_empty());
         // One host: not checked.
         assert_eq!(
-            metric_disagreement(&runs[..1])[0].status,
+            metric_disagreement(&metrics(&runs[..1]))[0].status,
             FindingStatus::NotChecked
         );
     }
@@ -228,12 +248,12 @@ mod tests {
             })
             .collect();
         runs.push(host("odd", 2200.0, 5.0e6));
-        let f = metric_disagreement(&runs);
+        let f = metric_disagreement(&metrics(&runs));
         assert_eq!(f.len(), 1, "one finding, not one per pair: {f:?}");
         assert_eq!(f[0].evidence["host_b"], "odd");
         assert_eq!(f[0].evidence["host_a"], "the median of 201 hosts");
         // No anomaly: silent, and checked.
         runs.pop();
-        assert!(metric_disagreement(&runs).is_empty());
+        assert!(metric_disagreement(&metrics(&runs)).is_empty());
     }
 }

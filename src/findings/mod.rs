@@ -37,6 +37,7 @@ mod verify;
 pub use catalogue::{catalogue, info, FindingInfo};
 pub use claims::{claims, Claims, CLAIMS_ID, NOT_CHECKED_CLAIM};
 pub use cpu_bound::IO_CPU_BOUND_PCT;
+pub use cross::HostMetrics;
 pub use stack::foreign_share;
 
 use crate::result::{Finding, FindingStatus, Run, Severity};
@@ -113,7 +114,12 @@ pub(crate) fn analyze_checks(run: &Run) -> Vec<Finding> {
 
 /// Findings across several Runs (one per host): `metric-disagreement`.
 pub fn analyze_many(runs: &[Run]) -> Vec<Finding> {
-    cross::metric_disagreement(runs)
+    analyze_hosts(&runs.iter().map(HostMetrics::of).collect::<Vec<_>>())
+}
+
+/// `analyze_many` from what it needs of each Run, taken one Run at a time.
+pub fn analyze_hosts(hosts: &[HostMetrics]) -> Vec<Finding> {
+    cross::metric_disagreement(hosts)
 }
 
 /// A finding whose evidence was there; severity, meaning and what it does

@@ -1,10 +1,11 @@
 //! `candor fleet collect`: a fleet directory assembled from what the
 //! contrib playbook left: its per-host results (`ansible.rs`) and the Runs
 //! it fetched into `runs/`. fleet.json and the comparison files are
-//! written; the compared Runs are read back, each with its fleet context.
+//! written; the compared Runs are read back one at a time, each given its
+//! fleet context (`with_context`).
 
 use super::directory::{self, CompareRenderer};
-use super::{ansible, binary, FleetSummary, HostStatus};
+use super::{ansible, binary, FleetSummary};
 use crate::error::usage;
 use crate::result::Run;
 use std::path::{Path, PathBuf};
@@ -22,24 +23,17 @@ pub struct CollectRequest<'a> {
     pub force: bool,
     /// The command line, for fleet.json.
     pub command: Vec<String>,
-    /// Lays out the comparison files (`report::fleet_compare_file`).
+    /// Lays out the comparison files (`report::fleet_compare_files`).
     pub render: CompareRenderer,
     /// The files of the history the Runs go into: inputs, never outputs.
     pub history_files: Vec<PathBuf>,
 }
 
-/// The fleet directory, written: its summary, and the Runs of the hosts
-/// that ended ok with their files, in host order.
-pub struct Collected {
-    pub summary: FleetSummary,
-    pub runs: Vec<Run>,
-    pub run_files: Vec<PathBuf>,
-}
-
 /// Reads the results (`input`), checks the binary and the files to be written, then
-/// writes fleet.json and the comparison, and reads the compared Runs back.
+/// writes fleet.json and the comparison; returns the fleet's summary (its
+/// Runs are read back one at a time: `directory::each_compared_run`).
 /// A bad input is a one-line usage error before anything is written.
-pub fn assemble(req: CollectRequest) -> anyhow::Result<Collected> {
+pub fn assemble(req: CollectRequest) -> anyhow::Result<FleetSummary> {
     let dir = req.dir;
     if !dir.is_dir() {
         return Err(usage(format!(
@@ -68,22 +62,13 @@ pub fn assemble(req: CollectRequest) -> anyhow::Result<Collected> {
         .transpose()?;
     let summary = ansible::summary(&results, dir, binary, req.command);
     directory::write(dir, &summary, req.force, req.render)?;
-    let mut runs = directory::compared_runs(dir, &summary)?;
-    // The Runs are Ansible's files: their fleet context goes into the
-    // history's copies only.
+    Ok(summary)
+}
+
+/// A collected Run's fleet context: the Runs are Ansible's files, so the
+/// context (the hosts it ran beside) goes into the history's copies only.
+pub fn with_context(summary: &FleetSummary, host: &super::HostRecord, run: &mut Run) {
     if summary.parallel > 1 {
-        let ok = summary
-            .hosts
-            .iter()
-            .filter(|h| h.status == HostStatus::Ok && h.run_file.is_some());
-        for (run, h) in runs.iter_mut().zip(ok) {
-            run.fleet = Some(directory::context(&summary, h));
-        }
+        run.fleet = Some(directory::context(summary, host));
     }
-    let run_files = directory::run_files(dir, &summary)?;
-    Ok(Collected {
-        summary,
-        runs,
-        run_files,
-    })
 }

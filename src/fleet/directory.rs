@@ -10,13 +10,13 @@
 //! `--force`), every file goes through the one writer (`output`), and
 //! `candor fleet report DIR` reads it back.
 
-use super::summary::{FleetSummary, HostStatus};
+use super::summary::{FleetSummary, HostRecord, HostStatus};
 use crate::error::usage;
 use crate::output::{write_atomic, Replace};
 use crate::result::Run;
 use std::path::{Path, PathBuf};
 
-/// The comparison files, one per report format (`report::fleet_compare_file`
+/// The comparison files, one per report format (`report::fleet_compare_files`
 /// renders each by its name's extension).
 pub const COMPARE_FILES: [&str; 5] = [
     "compare.txt",
@@ -26,11 +26,11 @@ pub const COMPARE_FILES: [&str; 5] = [
     "compare.html",
 ];
 
-/// Renders a comparison file (named as in `COMPARE_FILES`) of a fleet's
-/// Runs with the findings across them: the command hands
-/// `report::fleet_compare_file` in, so that the fleet lays out no report
+/// Renders the comparison files (named as in `COMPARE_FILES`: (name,
+/// text) each) of the fleet directory's Runs: the command hands
+/// `report::fleet_compare_files` in, so that the fleet lays out no report
 /// itself.
-pub type CompareRenderer = fn(&FleetSummary, &[Run], &[crate::result::Finding], &str) -> String;
+pub type CompareRenderer = fn(&FleetSummary, &Path) -> anyhow::Result<Vec<(&'static str, String)>>;
 
 /// `candor-fleet-<UTC time>` in the current directory.
 pub fn default_dir() -> PathBuf {
@@ -43,8 +43,10 @@ pub fn default_dir() -> PathBuf {
 
 /// Makes the directory (and `runs/`) before anything runs: its parent must
 /// exist; an existing directory must be empty unless `force`; a symlink or
-/// a file is refused. Errors are usage errors naming `-o`.
-pub fn prepare(dir: &Path, force: bool) -> anyhow::Result<()> {
+/// a file is refused. Errors are usage errors naming `-o`. Returns the
+/// directories it made, for `unmake` when the run ends before any host.
+pub fn prepare(dir: &Path, force: bool) -> anyhow::Result<Vec<PathBuf>> {
+    let mut made = Vec::new();
     let refuse = |why: String| usage(format!("-o {}: {why}", dir.display()));
     match std::fs::symlink_metadata(dir) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -56,6 +58,7 @@ pub fn prepare(dir: &Path, force: bool) -> anyhow::Result<()> {
                 )));
             }
             std::fs::create_dir(dir).map_err(|e| refuse(format!("cannot create it: {e}")))?;
+            made.push(dir.to_path_buf());
         }
         Err(e) => return Err(refuse(format!("cannot look at it: {e}"))),
         Ok(meta) => {
@@ -77,11 +80,27 @@ pub fn prepare(dir: &Path, force: bool) -> anyhow::Result<()> {
     }
     let runs = dir.join("runs");
     match std::fs::symlink_metadata(&runs) {
-        Ok(m) if m.is_dir() => Ok(()),
-        Ok(_) => Err(refuse("runs exists and is not a directory".into())),
-        Err(_) => {
-            std::fs::create_dir(&runs).map_err(|e| refuse(format!("cannot create runs/: {e}")))
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => {
+            unmake(&made);
+            return Err(refuse("runs exists and is not a directory".into()));
         }
+        Err(_) => {
+            if let Err(e) = std::fs::create_dir(&runs) {
+                unmake(&made);
+                return Err(refuse(format!("cannot create runs/: {e}")));
+            }
+            made.push(runs);
+        }
+    }
+    Ok(made)
+}
+
+/// Removes the directories `prepare` made, while they are still empty: a
+/// fleet run refused or failed before any host leaves nothing behind.
+pub fn unmake(made: &[PathBuf]) {
+    for d in made.iter().rev() {
+        let _ = std::fs::remove_dir(d);
     }
 }
 
@@ -146,11 +165,7 @@ pub fn write(
     let path = dir.join("fleet.json");
     write_atomic(&path, &json, replace)?;
     written.push(path);
-    let runs = compared_runs(dir, summary)?;
-    // The findings across hosts, once, before any file is laid out.
-    let cross = crate::findings::analyze_many(&runs);
-    for name in COMPARE_FILES {
-        let text = render(summary, &runs, &cross, name);
+    for (name, text) in render(summary, dir)? {
         let path = dir.join(name);
         write_atomic(&path, text.as_bytes(), replace)?;
         written.push(path);
@@ -186,22 +201,32 @@ pub fn context(summary: &FleetSummary, h: &super::HostRecord) -> crate::result::
     }
 }
 
-/// The Runs of the hosts that ended ok, in host order.
-pub fn compared_runs(dir: &Path, summary: &FleetSummary) -> anyhow::Result<Vec<Run>> {
-    run_files(dir, summary)?
+/// The Runs of the hosts that ended ok, in host order, each read and handed
+/// to `each` with its host and file before the next is read: a fleet of
+/// thousands is never held at once (4,000 battery Runs took 1.9 GB).
+pub fn each_compared_run(
+    dir: &Path,
+    summary: &FleetSummary,
+    mut each: impl FnMut(&HostRecord, &Path, Run) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let hosts = summary
+        .hosts
         .iter()
-        .map(|f| {
-            // Thousands of Runs take a while: the first signal stops here,
-            // unless it stopped the hosts already: then the comparison of
-            // what finished is written (a second signal exits at once).
-            if !summary.interrupted {
-                crate::cancel::check()?;
-                return Ok(crate::result::read_run(f)?);
-            }
+        .filter(|h| h.status == HostStatus::Ok && h.run_file.is_some());
+    for (h, f) in hosts.zip(run_files(dir, summary)?) {
+        // Thousands of Runs take a while: the first signal stops here,
+        // unless it stopped the hosts already: then the comparison of
+        // what finished is written (a second signal exits at once).
+        let run = if summary.interrupted {
             // Reading them is then part of answering the stop.
-            Ok(crate::cancel::finishing(|| crate::result::read_run(f))?)
-        })
-        .collect()
+            crate::cancel::finishing(|| crate::result::read_run(&f))?
+        } else {
+            crate::cancel::check()?;
+            crate::result::read_run(&f)?
+        };
+        each(h, &f, run)?;
+    }
+    Ok(())
 }
 
 /// The Run files of the hosts that finished, in `compared_runs` order
@@ -223,17 +248,16 @@ pub fn run_files(dir: &Path, summary: &FleetSummary) -> anyhow::Result<Vec<PathB
     Ok(files)
 }
 
-/// Reads a fleet directory back: its summary and the Runs it compares.
-pub fn load(dir: &Path) -> anyhow::Result<(FleetSummary, Vec<Run>)> {
+/// Reads a fleet directory's summary back (its Runs are read one at a
+/// time: `each_compared_run`).
+pub fn load(dir: &Path) -> anyhow::Result<FleetSummary> {
     if !dir.is_dir() {
         return Err(usage(format!(
             "{}: not a directory (give the directory candor fleet run wrote)",
             dir.display()
         )));
     }
-    let summary = FleetSummary::read(&dir.join("fleet.json"))?;
-    let runs = compared_runs(dir, &summary)?;
-    Ok((summary, runs))
+    FleetSummary::read(&dir.join("fleet.json"))
 }
 
 #[cfg(test)]

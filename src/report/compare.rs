@@ -8,6 +8,7 @@
 //! preset, engine, file size, source, status). Missing tests stay missing.
 
 use super::fmt;
+use super::kept_finding::KeptFinding;
 use super::summary::{ComputeUnit, Summary};
 use super::RateUnit;
 use crate::compute::unixbench::score;
@@ -114,7 +115,7 @@ pub struct ComparedHost {
     /// One cell per column: median, min, max, passes; None when the Run lacks the test.
     pub cells: Vec<Option<Spread>>,
     /// The Run's checked findings.
-    pub findings: Vec<Finding>,
+    pub findings: Vec<KeptFinding>,
     /// How many findings could not be checked.
     pub not_checked: usize,
     /// What each layer under the test file did in each disk measurement.
@@ -155,7 +156,12 @@ impl Comparison {
     /// Builds the comparison of the Runs, in the order given, with the
     /// findings across them (`cross`), computed before it.
     pub fn of(runs: &[Run], cross: Vec<Finding>) -> Comparison {
-        let summaries: Vec<Summary> = runs.iter().map(Summary::of).collect();
+        Comparison::of_digests(runs.iter().map(ComparedRun::of).collect(), cross)
+    }
+
+    /// Builds the comparison from what it needs of each Run (`ComparedRun`),
+    /// so that a fleet of thousands is compared without holding its Runs.
+    pub fn of_digests(runs: Vec<ComparedRun>, cross: Vec<Finding>) -> Comparison {
         let mut columns: Vec<Column> = Vec::new();
         let add = |c: Column, columns: &mut Vec<Column>| {
             if !columns
@@ -165,71 +171,62 @@ impl Comparison {
                 columns.push(c);
             }
         };
-        for s in &summaries {
-            for r in s.main_rows() {
-                let key = format!("{} {}", r.label, r.direction.as_str());
-                let metric = if r.bandwidth_bound() {
-                    ColumnQuantity::Rate
-                } else {
-                    ColumnQuantity::Iops
-                };
-                add(
-                    Column {
-                        key,
-                        test: r.label.clone(),
-                        group: "disk",
-                        metric,
-                    },
-                    &mut columns,
-                );
-            }
+        for d in runs.iter().flat_map(|r| &r.disk) {
+            let metric = if d.bandwidth_bound {
+                ColumnQuantity::Rate
+            } else {
+                ColumnQuantity::Iops
+            };
+            add(
+                Column {
+                    key: d.key.clone(),
+                    test: d.label.clone(),
+                    group: "disk",
+                    metric,
+                },
+                &mut columns,
+            );
         }
         // What users feel: small-block QD1 chains and commits (fsync).
-        let wants_latency =
-            |r: &super::summary::DiskRow| (r.is_qd1() && !r.bandwidth_bound()) || r.spec.fsync > 0;
-        let any_qd1 = summaries.iter().any(|s| s.main_rows().any(wants_latency));
-        for s in &summaries {
-            for r in s.main_rows().filter(|r| !any_qd1 || wants_latency(r)) {
-                for p in ["p50", "p99"] {
-                    let key = format!("{} {} {p}", r.label, r.direction.as_str());
-                    add(
-                        Column {
-                            key,
-                            test: r.label.clone(),
-                            group: "latency",
-                            metric: ColumnQuantity::Latency,
-                        },
-                        &mut columns,
-                    );
-                }
+        let any_felt = runs.iter().flat_map(|r| &r.disk).any(|d| d.felt);
+        for d in runs.iter().flat_map(|r| &r.disk) {
+            if any_felt && !d.felt {
+                continue;
             }
-        }
-        for s in &summaries {
-            // UnixBench's tests are compared by their index (the unixbench group).
-            for r in s.compute.iter().filter(|r| r.kind != "unixbench") {
-                let metric = match r.unit {
-                    ComputeUnit::Events => ColumnQuantity::Events,
-                    ComputeUnit::Bytes => ColumnQuantity::Rate,
-                    ComputeUnit::Ops => ColumnQuantity::Ops,
-                };
-                let key = compute_key(s, r);
+            for p in ["p50", "p99"] {
                 add(
                     Column {
-                        key,
-                        test: r.name(),
-                        group: "compute",
-                        metric,
+                        key: format!("{} {p}", d.key),
+                        test: d.label.clone(),
+                        group: "latency",
+                        metric: ColumnQuantity::Latency,
                     },
                     &mut columns,
                 );
             }
         }
-        let indexes: Vec<Vec<(String, String, Spread)>> =
-            runs.iter().map(unixbench_cells).collect();
+        // UnixBench's tests are compared by their index (the unixbench group).
+        for c in runs.iter().flat_map(|r| &r.compute) {
+            add(
+                Column {
+                    key: c.key.clone(),
+                    test: c.test.clone(),
+                    group: "compute",
+                    metric: c.metric,
+                },
+                &mut columns,
+            );
+        }
+        let indexes: Vec<&Vec<(String, String, Spread)>> =
+            runs.iter().map(|r| &r.unixbench).collect();
         // The indexes (full, then partial) of every Run first, then each test's.
         let is_index = |test: &str| test == "UnixBench index" || test == "UnixBench partial index";
-        let overall = indexes.iter().flatten().filter(|x| is_index(&x.1));
-        let tests = indexes.iter().flatten().filter(|x| !is_index(&x.1));
+        let overall = indexes.iter().copied().flatten().filter(|x| is_index(&x.1));
+        let tests = indexes
+            .iter()
+            .copied()
+            .flatten()
+            .filter(|x| !is_index(&x.1));
         for (key, test, _) in overall.chain(tests) {
             add(
                 Column {
@@ -241,59 +238,36 @@ impl Comparison {
                 &mut columns,
             );
         }
-        let mut rows = Vec::new();
-        // Names taken so far, and for each repeated name the next number
-        // to try: linear in the hosts even when all share one name.
-        let mut names: std::collections::HashSet<String> = std::collections::HashSet::new();
-        let mut next: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-        let mut order: Vec<String> = Vec::with_capacity(runs.len());
-        for ((run, s), ub) in runs.iter().zip(&summaries).zip(&indexes) {
-            let cells = columns
-                .iter()
-                .map(|c| match c.group {
-                    "unixbench" => ub.iter().find(|(k, _, _)| *k == c.key).map(|x| x.2),
-                    _ => cell(c, s),
-                })
-                .collect();
-            let mut name = run.display_name();
-            if names.contains(&name) {
-                let k = next.entry(name.clone()).or_insert(2);
-                while names.contains(&format!("{name} ({k})")) {
-                    *k += 1;
-                }
-                let numbered = format!("{name} ({k})");
-                *k += 1;
-                name = numbered;
-            }
-            names.insert(name.clone());
-            order.push(name.clone());
-            rows.push(ComparedHost {
-                name,
-                cells,
-                findings: run
-                    .findings
+        let names = numbered_names(&runs);
+        let mut notes = differences(&runs, &names);
+        let unixbench_measured = runs
+            .iter()
+            .any(|r| r.source != "unixbench-import" && !r.unixbench.is_empty());
+        let unixbench_imported = runs.iter().any(|r| r.source == "unixbench-import");
+        let rows = runs
+            .into_iter()
+            .zip(names)
+            .map(|(run, name)| ComparedHost {
+                cells: columns
                     .iter()
-                    .filter(|f| {
-                        f.status == FindingStatus::Checked && f.id != crate::findings::CLAIMS_ID
+                    .map(|c| match c.group {
+                        "unixbench" => run
+                            .unixbench
+                            .iter()
+                            .find(|(k, _, _)| *k == c.key)
+                            .map(|x| x.2),
+                        _ => cell(c, &run),
                     })
-                    .cloned()
                     .collect(),
-                not_checked: run
-                    .findings
-                    .iter()
-                    .filter(|f| f.status == FindingStatus::NotChecked)
-                    .count(),
-                block_stack: super::stack::rows(run),
-            });
-        }
-        let mut notes = differences(runs, &summaries, &order);
+                name,
+                findings: run.findings,
+                not_checked: run.not_checked,
+                block_stack: run.block_stack,
+            })
+            .collect();
         if columns.iter().any(|c| c.group == "unixbench") {
             notes.push("UnixBench columns: each test's index is UnixBench's combination of its passes (the worst third dropped, the rest by geometric mean), not a median; its range is its passes' range, and the index's range is the geometric mean of the tests' lowest and of their highest passes. \"all copies\" is each Run's largest copy count.".into());
-            let measured = runs
-                .iter()
-                .any(|r| r.source != "unixbench-import" && !unixbench_cells(r).is_empty());
-            let imported = runs.iter().any(|r| r.source == "unixbench-import");
-            if measured && imported {
+            if unixbench_measured && unixbench_imported {
                 notes.push("Both candor's and UnixBench's own figures: Dhrystone and Whetstone are rustc's code in candor and the host's gcc's in UnixBench, so those columns (and the index) differ by the compiler too (candor explain unixbench-compiler).".into());
             }
         }
@@ -418,31 +392,27 @@ impl Comparison {
     /// host's warnings and refusals; informational findings (application
     /// translations, chance round figures) and the checks not made are
     /// only counted: each host's own report has them.
-    pub fn finding_entries(&self) -> Vec<(String, FindingEntry<'_>)> {
+    pub fn finding_entries(&self) -> Vec<(String, FindingEntry)> {
         let across = "across hosts".to_string();
         let mut out: Vec<(String, FindingEntry)> = self
             .cross
             .iter()
             .map(|f| {
                 let entry = match f.status {
-                    FindingStatus::Checked => FindingEntry::Checked(f),
-                    FindingStatus::NotChecked => FindingEntry::NotChecked(f),
+                    FindingStatus::Checked => FindingEntry::Checked(f.clone()),
+                    FindingStatus::NotChecked => FindingEntry::NotChecked(f.clone()),
                 };
                 (across.clone(), entry)
             })
             .collect();
         for row in &self.rows {
-            let info = row
-                .findings
-                .iter()
-                .filter(|f| f.severity == crate::result::Severity::Info)
-                .count();
-            for f in row
-                .findings
-                .iter()
-                .filter(|f| f.severity >= crate::result::Severity::Warning)
-            {
-                out.push((row.name.clone(), FindingEntry::Checked(f)));
+            let mut info = 0;
+            for f in row.findings.iter().map(KeptFinding::get) {
+                if f.severity == crate::result::Severity::Info {
+                    info += 1;
+                } else if f.severity >= crate::result::Severity::Warning {
+                    out.push((row.name.clone(), FindingEntry::Checked(f)));
+                }
             }
             let mut rest = Vec::new();
             if info > 0 {
@@ -475,16 +445,16 @@ impl Comparison {
 }
 
 /// One entry of a comparison's findings.
-pub enum FindingEntry<'a> {
+pub enum FindingEntry {
     /// A checked finding, shown in full.
-    Checked(&'a Finding),
+    Checked(Finding),
     /// A finding across hosts that could not be checked.
-    NotChecked(&'a Finding),
+    NotChecked(Finding),
     /// A host's findings and checks that are only counted.
     Counted(String),
 }
 
-impl FindingEntry<'_> {
+impl FindingEntry {
     /// One line: `[warning] id (subject): verdict (evidence: k=v, ...)`.
     pub fn line(&self) -> String {
         match self {
@@ -502,30 +472,174 @@ impl FindingEntry<'_> {
     }
 }
 
-fn cell(column: &Column, s: &Summary) -> Option<Spread> {
-    match column.group {
-        "disk" => s
-            .main_rows()
-            .find(|r| format!("{} {}", r.label, r.direction.as_str()) == column.key)
-            .map(|r| match column.metric {
-                ColumnQuantity::Rate => r.bytes_per_sec,
-                _ => r.iops,
-            }),
-        "latency" => s.main_rows().find_map(|r| {
-            let base = format!("{} {}", r.label, r.direction.as_str());
-            if column.key == format!("{base} p50") {
-                Some(r.p50)
-            } else if column.key == format!("{base} p99") {
-                Some(r.p99)
-            } else {
-                None
+/// The hosts' names, each repeated one numbered (`web (2)`): linear in
+/// the hosts even when all share one name.
+fn numbered_names(runs: &[ComparedRun]) -> Vec<String> {
+    let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
+    // For each repeated name, the next number to try.
+    let mut next: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut out = Vec::with_capacity(runs.len());
+    for run in runs {
+        let mut name = run.name.clone();
+        if taken.contains(&name) {
+            let k = next.entry(name.clone()).or_insert(2);
+            while taken.contains(&format!("{name} ({k})")) {
+                *k += 1;
             }
-        }),
-        _ => s
+            let numbered = format!("{name} ({k})");
+            *k += 1;
+            name = numbered;
+        }
+        taken.insert(name.clone());
+        out.push(name);
+    }
+    out
+}
+
+/// What a comparison needs of one Run, taken from it once: a fleet of
+/// thousands is compared from these without holding its Runs (4,000
+/// battery Runs held at once took 1.9 GB).
+pub struct ComparedRun {
+    /// `Run::display_name`, before repeated names are numbered.
+    name: String,
+    /// Its main disk rows, by column key.
+    disk: Vec<DiskCells>,
+    /// Its compute figures but UnixBench's, by column key.
+    compute: Vec<ComputeCell>,
+    /// UnixBench's indexes: (key, test, spread).
+    unixbench: Vec<(String, String, Spread)>,
+    /// The checked findings but the claims.
+    findings: Vec<KeptFinding>,
+    not_checked: usize,
+    block_stack: Vec<super::stack::StackRow>,
+    /// `candor 0.1.0`: the tool and its version.
+    tool: String,
+    source: String,
+    status: crate::result::RunStatus,
+    fleet: Option<crate::result::FleetContext>,
+    /// What `differences` compares: the preset, the engines, the main
+    /// files' sizes and the pass count, each as it is written there.
+    preset: String,
+    engines: String,
+    main_sizes: String,
+    passes: String,
+}
+
+/// The figures of one main disk row that a comparison's columns take.
+struct DiskCells {
+    /// `SEQ1M Q8T1 read`: the disk column's key (`... p50` the latency's).
+    key: String,
+    /// The profile or job label (`SEQ1M Q8T1`).
+    label: String,
+    /// Large blocks are compared by bandwidth, small ones by IOPS.
+    bandwidth_bound: bool,
+    /// Latency a user feels: a small-block QD1 chain, or commits (fsync).
+    felt: bool,
+    bytes_per_sec: Spread,
+    iops: Spread,
+    p50: Spread,
+    p99: Spread,
+}
+
+/// One compute figure under its column key (`cpu primes all threads`).
+struct ComputeCell {
+    key: String,
+    test: String,
+    metric: ColumnQuantity,
+    value: Spread,
+}
+
+impl ComparedRun {
+    pub fn of(run: &Run) -> ComparedRun {
+        let s = Summary::of(run);
+        let disk = s
+            .main_rows()
+            .map(|r| DiskCells {
+                key: format!("{} {}", r.label, r.direction.as_str()),
+                label: r.label.clone(),
+                bandwidth_bound: r.bandwidth_bound(),
+                felt: (r.is_qd1() && !r.bandwidth_bound()) || r.spec.fsync > 0,
+                bytes_per_sec: r.bytes_per_sec,
+                iops: r.iops,
+                p50: r.p50,
+                p99: r.p99,
+            })
+            .collect();
+        let compute = s
             .compute
             .iter()
-            .find(|r| compute_key(s, r) == column.key)
-            .map(|r| r.value),
+            .filter(|r| r.kind != "unixbench")
+            .map(|r| ComputeCell {
+                key: compute_key(&s, r),
+                test: r.name(),
+                metric: match r.unit {
+                    ComputeUnit::Events => ColumnQuantity::Events,
+                    ComputeUnit::Bytes => ColumnQuantity::Rate,
+                    ComputeUnit::Ops => ColumnQuantity::Ops,
+                },
+                value: r.value,
+            })
+            .collect();
+        ComparedRun {
+            name: run.display_name(),
+            disk,
+            compute,
+            unixbench: unixbench_cells(run),
+            findings: run
+                .findings
+                .iter()
+                .filter(|f| {
+                    f.status == FindingStatus::Checked && f.id != crate::findings::CLAIMS_ID
+                })
+                .map(KeptFinding::of)
+                .collect(),
+            not_checked: run
+                .findings
+                .iter()
+                .filter(|f| f.status == FindingStatus::NotChecked)
+                .count(),
+            block_stack: super::stack::rows(run),
+            tool: format!("{} {}", run.tool.name, run.tool.version),
+            source: run.source.clone(),
+            status: run.status,
+            fleet: run.fleet.clone(),
+            preset: s.preset.clone().unwrap_or_else(|| "none".into()),
+            engines: s.engines.join(", "),
+            main_sizes: s
+                .main_sizes
+                .iter()
+                .map(|&b| crate::units::fmt_bytes(b))
+                .collect::<Vec<_>>()
+                .join(", "),
+            passes: s.passes.to_string(),
+        }
+    }
+}
+
+/// The value of a disk, latency or compute column in one Run.
+fn cell(column: &Column, run: &ComparedRun) -> Option<Spread> {
+    match column.group {
+        "disk" => run
+            .disk
+            .iter()
+            .find(|d| d.key == column.key)
+            .map(|d| match column.metric {
+                ColumnQuantity::Rate => d.bytes_per_sec,
+                _ => d.iops,
+            }),
+        "latency" => run.disk.iter().find_map(|d| {
+            let p = column.key.strip_prefix(d.key.as_str())?;
+            match p {
+                " p50" => Some(d.p50),
+                " p99" => Some(d.p99),
+                _ => None,
+            }
+        }),
+        _ => run
+            .compute
+            .iter()
+            .find(|c| c.key == column.key)
+            .map(|c| c.value),
     }
 }
 
@@ -654,7 +768,7 @@ fn compute_key(s: &Summary, r: &super::summary::ComputeRow) -> String {
 pub const FLEET_OVERLAP: &str = "was measured while other hosts of its fleet ran";
 
 /// Notes where the Runs differ in a way a reader must know.
-fn differences(runs: &[Run], summaries: &[Summary], names: &[String]) -> Vec<String> {
+fn differences(runs: &[ComparedRun], names: &[String]) -> Vec<String> {
     let mut notes = Vec::new();
     let mut differ = |what: &str, values: Vec<String>| {
         let mut distinct = values.clone();
@@ -671,38 +785,18 @@ fn differences(runs: &[Run], summaries: &[Summary], names: &[String]) -> Vec<Str
     };
     differ(
         "tool versions: figures may not be comparable where a method changed",
-        runs.iter()
-            .map(|r| format!("{} {}", r.tool.name, r.tool.version))
-            .collect(),
+        runs.iter().map(|r| r.tool.clone()).collect(),
     );
-    differ(
-        "presets",
-        summaries
-            .iter()
-            .map(|s| s.preset.clone().unwrap_or_else(|| "none".into()))
-            .collect(),
-    );
+    differ("presets", runs.iter().map(|r| r.preset.clone()).collect());
     differ("sources", runs.iter().map(|r| r.source.clone()).collect());
-    differ(
-        "engines",
-        summaries.iter().map(|s| s.engines.join(", ")).collect(),
-    );
+    differ("engines", runs.iter().map(|r| r.engines.clone()).collect());
     differ(
         "main file sizes: a small file may be served from a cache",
-        summaries
-            .iter()
-            .map(|s| {
-                s.main_sizes
-                    .iter()
-                    .map(|&b| crate::units::fmt_bytes(b))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            })
-            .collect(),
+        runs.iter().map(|r| r.main_sizes.clone()).collect(),
     );
     differ(
         "pass counts",
-        summaries.iter().map(|s| s.passes.to_string()).collect(),
+        runs.iter().map(|r| r.passes.clone()).collect(),
     );
     for (run, name) in runs.iter().zip(names) {
         if let Some(f) = run.fleet.as_ref().filter(|f| !f.overlapped_with.is_empty()) {

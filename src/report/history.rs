@@ -585,7 +585,7 @@ pub fn trend_html(t: &TrendView) -> String {
         );
     }
     body.push_str("</table></div>\n");
-    super::html::page(&trend_title(t), &body)
+    super::html::page(&trend_title(t), body)
 }
 
 /// The standing table as HTML (the history report's per-host table).

@@ -64,7 +64,7 @@ pub fn history_html(db: &Path, sections: &[HostSection]) -> String {
     for (i, s) in sections.iter().enumerate() {
         host_section(&mut body, i, s);
     }
-    super::html::page("candor history", &body)
+    super::html::page("candor history", body)
 }
 
 fn host_section(body: &mut String, i: usize, s: &HostSection) {

@@ -25,6 +25,7 @@ mod html;
 mod html_sections;
 mod job_plan;
 mod json;
+mod kept_finding;
 mod markdown;
 mod stack;
 mod summary;
@@ -41,7 +42,7 @@ pub use csv::field as csv_field;
 pub use figure_rows::{ExportFormat, FigureWriter};
 pub use findings_text::findings_text;
 pub use fleet::{
-    fleet_clean_text, fleet_compare_file, fleet_comparison, fleet_table, render_fleet,
+    fleet_clean_text, fleet_compare_files, fleet_comparison, fleet_table, render_fleet,
 };
 pub use history_html::{history_html, HostSection};
 pub use job_plan::jobfile_plan;

@@ -98,14 +98,20 @@ pub fn render(
         let charts = charts(c, overlapped, options);
         if !charts.is_empty() {
             b.push_str("<h2>Key metrics, host by host</h2><div class=\"charts\">\n");
-            b.push_str(&charts.join("\n"));
+            // Moved in one by one (a fleet's charts can be tens of MB).
+            for (k, chart) in charts.into_iter().enumerate() {
+                if k > 0 {
+                    b.push('\n');
+                }
+                b.push_str(&chart);
+            }
             b.push_str("</div>\n");
         }
         b.push_str(&super::super::html::stack_section(c.stack_table()));
         b.push_str(&sections::comparison_findings(c));
     }
     b.push_str(&sections::notes(&c.notes));
-    page(&title(summary), &b)
+    page(&title(summary), b)
 }
 
 /// `candor fleet: 12 hosts, 11 ok, 1 failed`.
