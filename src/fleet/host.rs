@@ -336,14 +336,22 @@ pub fn run(
         let started = Instant::now();
         let outcome = match cmd.spawn() {
             Err(e) => Err(format!("cannot start ssh: {e}")),
-            Ok(mut child) => {
+            Ok(mut child) => 'ran: {
                 let (tx, rx) = mpsc::channel();
-                forward(
+                let forwarding = forward(
                     child.stdout.take().expect("piped"),
                     tx.clone(),
                     OutputLine::Out,
-                );
-                forward(child.stderr.take().expect("piped"), tx, OutputLine::Err);
+                )
+                .and_then(|()| forward(child.stderr.take().expect("piped"), tx, OutputLine::Err));
+                if let Err(e) = forwarding {
+                    // The remote run stops with its ssh (stdin closed).
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    break 'ran Err(format!(
+                        "candor cannot start a thread to read ssh: {e} (a process or thread limit?)"
+                    ));
+                }
                 let mut stdin = child.stdin.take();
                 let mut stderr: Vec<String> = Vec::new();
                 let mut stop_asked: Option<(Instant, &'static str)> = None;

@@ -95,10 +95,15 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
     } else {
         "the output directory"
     };
-    directory::prepare(&out_dir, req.force)?;
+    let made = directory::prepare(&out_dir, req.force)?;
+    // Until a host is touched, an error leaves no directory behind.
+    let unmade = |e: anyhow::Error| {
+        directory::unmake(&made);
+        e
+    };
     let names: Vec<String> = targets.iter().map(|t| t.name.clone()).collect();
     let file_stems = directory::file_stems(&names);
-    directory::check_files(&out_dir, flag, &file_stems, req.force, &inputs)?;
+    directory::check_files(&out_dir, flag, &file_stems, req.force, &inputs).map_err(unmade)?;
     // Every input is checked: which reader read the inventory is said
     // with the other notes below (a refusal above stays one line), and
     // kept in fleet.json.
@@ -111,7 +116,8 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
         notes.extend(inv.warnings().iter().map(|w| format!("warning: {w}")));
     }
     let sockets = ssh::SocketDir::create()
-        .map_err(|e| anyhow::anyhow!("cannot create a private directory for ssh sockets: {e}"))?;
+        .map_err(|e| anyhow::anyhow!("cannot create a private directory for ssh sockets: {e}"))
+        .map_err(unmade)?;
     if !req.quiet {
         for n in &notes {
             eprintln!("candor fleet: {n}");
@@ -178,7 +184,7 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
         },
     );
     let mut display = super::progress::Display::new(names, req.quiet);
-    let hosts = schedule::run_all(&plan, &targets, req.parallel, &mut display);
+    let hosts = schedule::run_all(&plan, &targets, req.parallel, &mut display).map_err(unmade)?;
     drop(sockets);
     let (max_rss, ssh_max_rss) = peak_memory();
     // The binaries the hosts asked for, first in the notes, as before.

@@ -164,13 +164,14 @@ pub enum OutputLine {
     Err(String),
 }
 
-/// Forwards a reader's lines to a channel (from a thread of its own).
+/// Forwards a reader's lines to a channel (from a thread of its own); the
+/// error when that thread cannot start (a process or thread limit).
 pub fn forward<R: Read + Send + 'static>(
     reader: R,
     tx: mpsc::Sender<OutputLine>,
     wrap: fn(String) -> OutputLine,
-) {
-    std::thread::spawn(move || {
+) -> std::io::Result<()> {
+    let spawned = std::thread::Builder::new().spawn(move || {
         let mut r = BufReader::new(reader);
         let mut buf = Vec::new();
         loop {
@@ -188,6 +189,7 @@ pub fn forward<R: Read + Send + 'static>(
             }
         }
     });
+    spawned.map(drop)
 }
 
 /// What a finished short command gave back.
@@ -264,12 +266,24 @@ impl Connection {
             exit: None,
         })?;
         let (tx, lines) = mpsc::channel();
-        forward(
+        let forwarding = forward(
             master.stdout.take().expect("piped"),
             tx.clone(),
             OutputLine::Out,
-        );
-        forward(master.stderr.take().expect("piped"), tx, OutputLine::Err);
+        )
+        .and_then(|()| forward(master.stderr.take().expect("piped"), tx, OutputLine::Err));
+        if let Err(e) = forwarding {
+            let _ = master.kill();
+            let _ = master.wait();
+            return Err(ConnectError {
+                stderr: vec![format!(
+                    "candor cannot start a thread to read ssh: {e} (a process or thread limit?)"
+                )],
+                timed_out: false,
+                interrupted: false,
+                exit: None,
+            });
+        }
         let control_in = master.stdin.take();
         let deadline = Instant::now() + timeout;
         let mut stderr = Vec::new();
@@ -402,28 +416,47 @@ impl Connection {
 /// Runs a prepared command to its end, or until `timeout` or (when
 /// `interruptible`) Ctrl-C, collecting stdout and stderr.
 pub fn capture(mut cmd: Command, timeout: Duration, interruptible: bool) -> Captured {
+    // `ssh`, `ansible-inventory`: the program, for the errors below.
+    let program = Path::new(cmd.get_program())
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
             return Captured {
-                stderr: vec![format!("candor-fleet: cannot start ssh: {e}")],
+                stderr: vec![format!("candor-fleet: cannot start {program}: {e}")],
                 ..Captured::default()
             }
         }
     };
     let mut out = child.stdout.take().expect("piped");
     let err = child.stderr.take().expect("piped");
-    let reader = std::thread::spawn(move || {
+    let reader = std::thread::Builder::new().spawn(move || {
         let mut v = Vec::new();
         let _ = out.read_to_end(&mut v);
         v
     });
-    let err_reader = std::thread::spawn(move || {
+    let err_reader = std::thread::Builder::new().spawn(move || {
         BufReader::new(err)
             .lines()
             .map_while(Result::ok)
             .collect::<Vec<String>>()
     });
+    let (reader, err_reader) = match (reader, err_reader) {
+        (Ok(r), Ok(e)) => (r, e),
+        (Err(e), _) | (_, Err(e)) => {
+            // The child's pipes close with it: a reader that started ends.
+            let _ = child.kill();
+            let _ = child.wait();
+            return Captured {
+                stderr: vec![format!(
+                    "candor-fleet: cannot start a thread to read {program}: {e} (a process or thread limit?)"
+                )],
+                ..Captured::default()
+            };
+        }
+    };
     let deadline = Instant::now() + timeout;
     let mut captured = Captured::default();
     loop {

@@ -28,13 +28,8 @@ pub fn load(path: &Path, limits: Limits) -> anyhow::Result<Inventory> {
     if std::env::var_os("ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED").is_none() {
         cmd.env("ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED", "True");
     }
-    let out = cmd.output().map_err(|e| {
-        usage(format!(
-            "-i {}: cannot run ansible-inventory: {e}",
-            path.display()
-        ))
-    })?;
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let out = run(cmd, path, "cannot run ansible-inventory")?;
+    let stderr = out.stderr;
     let said = messages(&stderr);
     if !out.status.success() {
         let error = said
@@ -72,6 +67,38 @@ pub fn load(path: &Path, limits: Limits) -> anyhow::Result<Inventory> {
     }
     evaluate_templates(path, &mut inv)?;
     Ok(inv)
+}
+
+/// What an Ansible command gave when it ended.
+struct Ended {
+    status: std::process::ExitStatus,
+    stdout: Vec<u8>,
+    stderr: String,
+}
+
+/// Runs an Ansible command to its end, or until the first signal, which
+/// stops it: ansible-inventory reads an inventory of 100,000 hosts for over
+/// a minute, and candor waited that out after a SIGTERM. `cannot` says
+/// what failed when it could not start.
+fn run(mut cmd: Command, path: &Path, cannot: &str) -> anyhow::Result<Ended> {
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    // No time limit but the user's: a year stands for none.
+    let got = crate::fleet::ssh::capture(cmd, std::time::Duration::from_secs(365 * 86_400), true);
+    if got.interrupted {
+        crate::cancel::check()?;
+    }
+    match got.status {
+        Some(status) => Ok(Ended {
+            status,
+            stdout: got.stdout,
+            stderr: got.stderr.join("\n"),
+        }),
+        None => Err(usage(format!(
+            "-i {}: {cannot}: {}",
+            path.display(),
+            got.stderr.join(" ").trim_start_matches("candor-fleet: ")
+        ))),
+    }
 }
 
 /// The last line that says something (Ansible's error).
@@ -237,25 +264,23 @@ fn evaluate_templates(path: &Path, inv: &mut Inventory) -> anyhow::Result<()> {
         .map(|k| format!("\"{k}\": {k} | default(None)"))
         .collect();
     let msg = format!("msg={{{{ {{{}}} }}}}", fields.join(", "));
-    let out = Command::new("ansible")
-        .arg("-i")
+    let mut cmd = Command::new("ansible");
+    cmd.arg("-i")
         .arg(path)
         .args(["all", "-m", "ansible.builtin.debug", "-a", &msg])
         .env("ANSIBLE_STDOUT_CALLBACK", "json")
         .env("ANSIBLE_LOAD_CALLBACK_PLUGINS", "1")
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| {
-            usage(format!(
-                "-i {}: a connection variable is a Jinja template and ansible, which would evaluate it, cannot run: {e}",
-                path.display()
-            ))
-        })?;
+        .stdin(Stdio::null());
+    let out = run(
+        cmd,
+        path,
+        "a connection variable is a Jinja template and ansible, which would evaluate it, cannot run",
+    )?;
     let report: Value = serde_json::from_slice(&out.stdout).map_err(|_| {
         usage(format!(
             "-i {}: ansible could not evaluate the templates in its connection variables: {}",
             path.display(),
-            last_words(&String::from_utf8_lossy(&out.stderr))
+            last_words(&out.stderr)
         ))
     })?;
     let results = &report["plays"][0]["tasks"][0]["hosts"];
