@@ -543,7 +543,8 @@ fn placement_follows_fio_thread_numbers_and_priority_defaults() {
     assert!(!p.jobs[0].spec.placement.is_set());
     let e = |t: &str| plan(t).unwrap_err().to_string();
     assert!(e("[a]\nsize=1m\nprio=8\n").contains("prio=8: out of range (0-7)"));
-    assert!(e("[a]\nsize=1m\ncpus_allowed=4000\n").contains("beyond this host's CPUs"));
+    assert!(e("[a]\nsize=1m\ncpus_allowed=1000\n").contains("CPU 1000 is beyond this host's CPUs"));
+    assert!(e("[a]\nsize=1m\ncpus_allowed=4000\n").contains("fio handles CPUs up to 1023"));
     assert!(e("[a]\nsize=1m\ncpus_allowed_policy=spread\n").contains("not a policy"));
     assert!(e("[a]\nsize=1m\nnuma_cpu_nodes=0\n").contains("it runs cpus_allowed"));
 }
