@@ -140,6 +140,9 @@ pub struct JobSpec {
     /// The CPUs and I/O priority of its threads (fio's `cpus_allowed`,
     /// `prio`, ...); by default they inherit candor's.
     pub placement: super::placement::ThreadPlacement,
+    /// What each write carries (fresh random bytes unless a job file asks
+    /// for compressible data or zeros).
+    pub data: super::data::WriteContent,
 }
 
 /// Whether each write returns only once it is stable (fio's `sync=`):
@@ -221,6 +224,7 @@ impl JobSpec {
             settle_ramp: false,
             verify: None,
             placement: Default::default(),
+            data: Default::default(),
         }
     }
 
@@ -306,6 +310,8 @@ impl JobSpec {
             sync: self.datasync.then(|| "fdatasync".to_string()),
             write_sync: self.write_sync.fio().map(str::to_string),
             end_fsync: self.end_fsync.then_some(true),
+            write_data: (self.writes_target() && self.data != super::data::WriteContent::Random)
+                .then(|| self.data.describe()),
         }
     }
 }

@@ -13,6 +13,7 @@ pub mod buffer;
 pub mod checksum;
 pub mod clock;
 pub mod cpu_usage;
+pub mod data;
 pub mod device;
 pub mod dir;
 pub mod distribution;

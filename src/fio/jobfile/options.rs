@@ -157,7 +157,7 @@ const PLACEMENT: Support = Refuse(
     "candor sets no NUMA policy, nice level, per-command priority or cgroup for its threads (it runs cpus_allowed, cpumask, cpus_allowed_policy, prio and prioclass)",
 );
 const PAYLOAD: Support = Refuse(
-    "candor writes fresh incompressible random data; it cannot write patterns, zeros or compressible buffers",
+    "candor writes fresh random data, compressible data (buffer_compress_percentage) or zeros (zero_buffers); it does not write patterns or deduplicable buffers",
 );
 /// The log options fio takes bare (`write_bw_log`: its default file names).
 pub const BARE_LOGS: [&str; 4] = [
@@ -364,12 +364,12 @@ static OPTIONS: &[OptionDef] = &[
     def("iopsavgtime", None, Number, Quiet, Some("500")),
     def("group_reporting", None, Flag, Run, None),
     def("stats", None, Bool, Quiet, Some("1")),
-    def("zero_buffers", None, Flag, PAYLOAD, None),
+    def("zero_buffers", None, Flag, Run, None),
     def("refill_buffers", None, Flag, Run, None),
     def("scramble_buffers", None, Bool, Run, Some("1")),
     def("buffer_pattern", None, Choice, PAYLOAD, None),
-    def("buffer_compress_percentage", None, Number, PAYLOAD, None),
-    def("buffer_compress_chunk", None, Number, Quiet, Some("512")),
+    def("buffer_compress_percentage", None, Number, Run, None),
+    def("buffer_compress_chunk", None, Number, Run, Some("512")),
     def("dedupe_percentage", None, Number, PAYLOAD, None),
     def("dedupe_global", None, Bool, PAYLOAD, Some("0")),
     def("dedupe_mode", None, Choice, Quiet, Some("repeat")),

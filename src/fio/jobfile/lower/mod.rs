@@ -18,9 +18,10 @@
 //! (rates, size, how long, steady state), `files` (the files and regions
 //! fio would use), `sizing` (a region the file decides: `filesize=`, an
 //! existing file without `size=`), `placement` (CPUs and I/O priority), `order` (stonewall phases, `wait_for`, `startdelay`),
-//! `notes` (where candor differs from fio, said in words), `verify` (the
+//! `data` (what writes carry), `notes` (where candor differs from fio, said in words), `verify` (the
 //! checksum each written block carries and the read-back).
 
+mod data;
 mod engine;
 mod files;
 mod notes;
@@ -289,6 +290,7 @@ impl<'a> Lowering<'a> {
         self.think(&mut spec)?;
         self.randomness(&mut spec, seed)?;
         spec.placement = self.placement()?;
+        spec.data = self.write_data(sizes[1].min())?;
         // A verify_only job writes nothing: its device needs only --device.
         let device = self.device(rw.writes() && !self.verify_only())?;
         let size = self.timing_and_size(&mut spec, device.as_ref())?;

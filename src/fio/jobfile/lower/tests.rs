@@ -548,3 +548,49 @@ fn placement_follows_fio_thread_numbers_and_priority_defaults() {
     assert!(e("[a]\nsize=1m\ncpus_allowed_policy=spread\n").contains("not a policy"));
     assert!(e("[a]\nsize=1m\nnuma_cpu_nodes=0\n").contains("it runs cpus_allowed"));
 }
+
+#[test]
+fn write_data_follows_fio_fixup_options() {
+    use crate::disk::data::WriteContent;
+    let data = |t: &str| plan(t).unwrap().jobs[0].spec.data;
+    assert_eq!(data("[w]\nrw=write\nsize=1m\n"), WriteContent::Random);
+    assert_eq!(
+        data("[w]\nrw=write\nsize=1m\nbuffer_compress_percentage=50\n"),
+        WriteContent::Compressible {
+            percent: 50,
+            chunk: 512
+        }
+    );
+    // The chunk is at most the smallest write; 0 means the smallest write.
+    assert_eq!(
+        data("[w]\nrw=write\nbs=4k\nsize=1m\nbuffer_compress_percentage=30\nbuffer_compress_chunk=0\n"),
+        WriteContent::Compressible { percent: 30, chunk: 4096 }
+    );
+    assert_eq!(
+        data("[w]\nrw=write\nbs=4k\nsize=1m\nbuffer_compress_percentage=30\nbuffer_compress_chunk=64k\n"),
+        WriteContent::Compressible { percent: 30, chunk: 4096 }
+    );
+    assert_eq!(
+        data("[w]\nrw=write\nsize=1m\nbuffer_compress_percentage=100\n"),
+        WriteContent::Zeros
+    );
+    assert_eq!(
+        data("[w]\nrw=write\nsize=1m\nzero_buffers\n"),
+        WriteContent::Zeros
+    );
+    let p = plan("[w]\nrw=write\nsize=1m\nbuffer_compress_percentage=50\n").unwrap();
+    assert!(
+        !p.jobs[0]
+            .notes
+            .iter()
+            .any(|n| n.contains("reuse its write buffers")),
+        "fio refills them"
+    );
+    let e = plan("[w]\nrw=write\nsize=1m\nbuffer_compress_percentage=101\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("buffer_compress_percentage=101: out of range (0-100)"),
+        "{e}"
+    );
+}
