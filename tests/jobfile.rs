@@ -102,6 +102,8 @@ fn fio_debug_values(s: &Setting, kb: value::KbBase) -> Vec<String> {
         Value::Time(us) => vec![us.to_string()],
         Value::TimeRange(lo, hi) if lo == hi => vec![lo.to_string()],
         Value::TimeRange(lo, hi) => vec![lo.to_string(), hi.to_string()],
+        Value::SizeRange(lo, hi) if lo == hi => vec![lo.to_string()],
+        Value::SizeRange(lo, hi) => vec![lo.to_string(), hi.to_string()],
         Value::Numbers(_) => {
             // Each non-empty piece as written, read with the job's kb_base.
             value::pieces(raw, true)
@@ -298,6 +300,7 @@ fn every_fixture_reads_as_fio_reads_it() {
         "phases.fio",
         "shapes.fio",
         "verify.fio",
+        "files_and_cpus.fio",
     ] {
         agrees_with_fio(name);
     }
@@ -646,7 +649,7 @@ fn unsupported_options_are_refused_or_recorded() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
         stderr.trim(),
-        "candor: error: unsupported.fio:6: nice=5: not supported: candor sets no CPU affinity, NUMA policy, priority or cgroup for its threads"
+        "candor: error: unsupported.fio:6: nice=5: not supported: candor sets no NUMA policy, nice level, per-command priority or cgroup for its threads (it runs cpus_allowed, cpumask, cpus_allowed_policy, prio and prioclass)"
     );
     let run = run_job("unsupported.fio", tmp.path(), &["--ignore-unsupported"]);
     let ignored = &run.job_file.as_ref().unwrap().ignored;
@@ -1044,11 +1047,12 @@ fn missing_directories_are_treated_as_by_fio() {
             !out.status.success() && said.contains("is not a directory"),
             "fio: {said}"
         );
+        // Without --dir: the job's files go where the job file says, or nowhere.
         let out = assert_cmd::Command::cargo_bin("candor")
             .unwrap()
             .env("CANDOR_NO_HISTORY", "1")
+            .current_dir(tmp.path())
             .args(["disk", "--job", jobs.to_str().unwrap()])
-            .args(["--dir", tmp.path().to_str().unwrap()])
             .output()
             .unwrap();
         let said = String::from_utf8_lossy(&out.stderr);
@@ -1058,6 +1062,39 @@ fn missing_directories_are_treated_as_by_fio() {
             "{said}"
         );
     }
+    // A symbolic link stays refused with --dir; a directory= that does not
+    // exist here stands for --dir (issue 43: a job file moved between hosts).
+    let link = tmp.path().join("refused.fio");
+    let out = assert_cmd::Command::cargo_bin("candor")
+        .unwrap()
+        .env("CANDOR_NO_HISTORY", "1")
+        .args(["disk", "--job", link.to_str().unwrap()])
+        .args(["--dir", tmp.path().to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    std::fs::write(
+        &jobs,
+        format!(
+            "[w]\nsize=1m\nrw=write\ndirectory={}\n",
+            tmp.path().join("absent").display()
+        ),
+    )
+    .unwrap();
+    let run = run_job(jobs.to_str().unwrap(), tmp.path(), &[]);
+    let w = job(&run, "w");
+    assert_eq!(w.write.as_ref().unwrap().bytes, 1 << 20);
+    assert_eq!(
+        Path::new(&w.job.as_ref().unwrap().files[0].path).parent(),
+        Some(tmp.path())
+    );
+    assert!(
+        w.notes.iter().any(
+            |n| n.contains("does not exist on this host: candor puts the job's files in --dir")
+        ),
+        "{:?}",
+        w.notes
+    );
     assert!(!tmp.path().join("absent").exists());
     assert!(candor_files(&have).is_empty());
 }
@@ -1257,6 +1294,7 @@ fn random_distributions_hit_the_hot_blocks_fio_hits() {
         &file,
         &jobfile::lower::Context {
             default_dir: dir.path().to_path_buf(),
+            dir_given: true,
             ignore_unsupported: false,
             seed: Some(11),
             devices: Vec::new(),

@@ -32,6 +32,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let ctx = lower::Context {
         default_dir: PathBuf::from("/tmp"),
+        dir_given: false,
         ignore_unsupported: data.first().is_some_and(|b| b & 1 == 1),
         seed: Some(1),
         devices: Vec::new(),

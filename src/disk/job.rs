@@ -56,6 +56,9 @@ pub enum Modifier {
     Same(u32),
     /// Sequential jobs: skip this many bytes after each operation.
     Holes(u64),
+    /// Sequential jobs: the next operation starts this many bytes before
+    /// the end of the last one (fio's `rw=read:-8k`, backwards I/O).
+    Back(u64),
 }
 
 /// One job.
@@ -134,6 +137,12 @@ pub struct JobSpec {
     /// fio's `verify`: each written block carries a checked header, and
     /// what the job wrote is read back after its writes (`disk/verify.rs`).
     pub verify: Option<super::verify::Verify>,
+    /// The CPUs and I/O priority of its threads (fio's `cpus_allowed`,
+    /// `prio`, ...); by default they inherit candor's.
+    pub placement: super::placement::ThreadPlacement,
+    /// What each write carries (fresh random bytes unless a job file asks
+    /// for compressible data or zeros).
+    pub data: super::data::WriteContent,
 }
 
 /// Whether each write returns only once it is stable (fio's `sync=`):
@@ -214,6 +223,8 @@ impl JobSpec {
             think: None,
             settle_ramp: false,
             verify: None,
+            placement: Default::default(),
+            data: Default::default(),
         }
     }
 
@@ -294,10 +305,13 @@ impl JobSpec {
                 Modifier::Run(n) => format!("{n} (sequential)"),
                 Modifier::Same(n) => format!("{n} (identical)"),
                 Modifier::Holes(b) => format!("{b} bytes skipped"),
+                Modifier::Back(b) => format!("{b} bytes back"),
             }),
             sync: self.datasync.then(|| "fdatasync".to_string()),
             write_sync: self.write_sync.fio().map(str::to_string),
             end_fsync: self.end_fsync.then_some(true),
+            write_data: (self.writes_target() && self.data != super::data::WriteContent::Random)
+                .then(|| self.data.describe()),
         }
     }
 }

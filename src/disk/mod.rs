@@ -13,6 +13,7 @@ pub mod buffer;
 pub mod checksum;
 pub mod clock;
 pub mod cpu_usage;
+pub mod data;
 pub mod device;
 pub mod dir;
 pub mod distribution;
@@ -22,6 +23,7 @@ pub mod job;
 pub mod latency;
 pub mod made_dirs;
 pub mod pattern;
+pub mod placement;
 pub mod rate;
 pub mod schedule;
 pub mod settle;
@@ -952,6 +954,10 @@ fn worker_main(
     io_done: &dyn Fn(),
 ) -> anyhow::Result<WorkerResult> {
     let job = &plan.job;
+    // Placed first, as fio places its job before it allocates anything.
+    job.placement
+        .apply(plan.thread)
+        .map_err(|e| anyhow::anyhow!("thread {}: {e}", plan.thread + 1))?;
     // verify_only writes nothing: the file or device is opened for reading.
     let writes = job.writes_target();
     let mut buffers = AlignedBuf::new(

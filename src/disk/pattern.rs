@@ -243,6 +243,10 @@ pub struct Pattern {
     per_offset: u32,
     identical: bool,
     hole: u64,
+    /// Backwards sequential I/O: bytes back from the last operation's end.
+    back: u64,
+    /// The job ends by time, not bytes (backwards I/O restarts at 0 at the end).
+    time_based: bool,
     run_left: u32,
     last: (u64, u32),
     /// One size, independent random offsets, no modifier: candor's own
@@ -272,11 +276,12 @@ impl Pattern {
             }
             None => Order::Independent,
         };
-        let (per_offset, identical, hole) = match job.modifier {
-            Some(Modifier::Run(n)) => (n.max(1), false, 0),
-            Some(Modifier::Same(n)) => (n.max(1), true, 0),
-            Some(Modifier::Holes(b)) => (1, false, b),
-            None => (1, false, 0),
+        let (per_offset, identical, hole, back) = match job.modifier {
+            Some(Modifier::Run(n)) => (n.max(1), false, 0, 0),
+            Some(Modifier::Same(n)) => (n.max(1), true, 0, 0),
+            Some(Modifier::Holes(b)) => (1, false, b, 0),
+            Some(Modifier::Back(b)) => (1, false, 0, b),
+            None => (1, false, 0, 0),
         };
         let region_units = (len / unit).max(1);
         let plain_random = match (&lengths[0], &lengths[1], &order) {
@@ -306,6 +311,8 @@ impl Pattern {
             per_offset,
             identical,
             hole,
+            back,
+            time_based: job.byte_limit.is_none(),
             run_left: 0,
             last: (0, 0),
         }
@@ -395,8 +402,35 @@ impl Pattern {
         at
     }
 
+    /// Backwards sequential I/O as fio 3.33 moves (io_u.c,
+    /// get_next_seq_offset): the next offset is the end of the last
+    /// operation less `back`; the first operation (and one that follows an
+    /// end at exactly `back`) is at 0, a step below 0 wraps to the region's
+    /// end less `back`, and a time_based job whose operation ended at the
+    /// region's end starts again at 0.
+    #[inline]
+    fn backward_offset(&mut self, len: u32) -> u64 {
+        let mut at = self.cursor;
+        if at + u64::from(len) > self.len {
+            at = 0;
+        }
+        let end = at + u64::from(len);
+        self.cursor = if self.time_based && end >= self.len {
+            0
+        } else if end >= self.back {
+            end - self.back
+        } else {
+            self.len.saturating_sub(self.back)
+        };
+        self.moved += u64::from(len);
+        at
+    }
+
     #[inline]
     fn sequential_offset(&mut self, d: usize, len: &mut u32, rng: &mut Payload) -> u64 {
+        if self.back > 0 {
+            return self.backward_offset(*len);
+        }
         let mut at = self.cursor;
         if at + u64::from(*len) > self.len {
             if self.variable && at + self.shortest[d] <= self.len {
@@ -534,5 +568,42 @@ mod tests {
             .collect();
         assert_eq!(offsets, [4096, 8192, 0, 4096]);
         assert_eq!(p.moved(), 4 * 4096);
+    }
+
+    /// fio 3.33's offsets, in KiB, from its `write_iolog` on
+    /// `[b] bs=4k rw=read:-N size=64k` (and `size=16k time_based` for the
+    /// last), run in /var/tmp on 2026-12-07.
+    #[test]
+    fn backwards_offsets_are_fios() {
+        let kib = |job: &JobSpec, len: u64, n: usize| -> Vec<u64> {
+            draw(job, len, n).iter().map(|o| o.offset / 1024).collect()
+        };
+        let mut job = JobSpec::new(Rw::Read, 4096, 1);
+        job.byte_limit = Some(64 << 10);
+        for (back, fio) in [
+            (
+                8,
+                vec![0, 56, 52, 48, 44, 40, 36, 32, 28, 24, 20, 16, 12, 8, 4, 0],
+            ),
+            (4, vec![0; 16]),
+            (
+                12,
+                vec![0, 52, 44, 36, 28, 20, 12, 4, 52, 44, 36, 28, 20, 12, 4, 52],
+            ),
+            (
+                2,
+                vec![0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30],
+            ),
+        ] {
+            job.modifier = Some(Modifier::Back(back << 10));
+            assert_eq!(kib(&job, 64 << 10, 16), fio, "-{back}k");
+        }
+        job.byte_limit = None;
+        job.modifier = Some(Modifier::Back(2 << 10));
+        assert_eq!(
+            kib(&job, 16 << 10, 16),
+            [0, 2, 4, 6, 8, 10, 12, 0, 2, 4, 6, 8, 10, 12, 0, 2],
+            "time_based restarts at 0 after the region's end"
+        );
     }
 }

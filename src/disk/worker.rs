@@ -558,9 +558,11 @@ impl<'a, E: Engine> Worker<'a, E> {
                 }
                 _ => {
                     let buf = self.buffer_at(self.slots.buffer[slot as usize]);
+                    let data = self.work.job.data;
                     // SAFETY: this slot is free, so nothing else uses its bytes.
-                    self.payload
-                        .fill(unsafe { std::slice::from_raw_parts_mut(buf, next.len as usize) });
+                    data.fill(&mut self.payload, unsafe {
+                        std::slice::from_raw_parts_mut(buf, next.len as usize)
+                    });
                     refreshed = true;
                 }
             }
@@ -663,9 +665,11 @@ impl<'a, E: Engine> Worker<'a, E> {
         if refill {
             if let Some(spare) = self.staged {
                 let buf = self.buffer_at(spare);
+                let data = self.work.job.data;
                 // SAFETY: the spare is in no slot, so nothing else uses its bytes.
-                self.payload
-                    .fill(unsafe { std::slice::from_raw_parts_mut(buf, self.stride) });
+                data.fill(&mut self.payload, unsafe {
+                    std::slice::from_raw_parts_mut(buf, self.stride)
+                });
                 self.spare_fresh = true;
             }
             if self.done.is_empty() {

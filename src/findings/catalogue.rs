@@ -519,6 +519,15 @@ static CATALOGUE: &[FindingInfo] = &[
         thresholds: &[],
     },
     FindingInfo {
+        id: "job-compressible-data",
+        title: "the job wrote compressible data or zeros",
+        severity: Severity::Info,
+        meaning: "the job file asked for compressible writes (buffer_compress_percentage) or zeros (zero_buffers), and candor wrote them as fio does; the Run's spec.write_data says what the data was",
+        not_proven: "that this storage compresses or deduplicates: only that a figure on this data is not a figure of the medium if it does",
+        explanation: "ZFS with compression, a SAN, a cloud volume that deduplicates, or an SSD controller that compresses store less than was written and can acknowledge it faster, so a write figure on compressible data or zeros describes that data on that stack. candor's own jobs write fresh incompressible random data (BENCHMARKS.md, Write payloads); compare the job with buffer_compress_percentage removed to see what the medium itself does.",
+        thresholds: &[],
+    },
+    FindingInfo {
         id: "claims",
         title: "what can be claimed, and what cannot",
         severity: Severity::Info,
@@ -575,6 +584,7 @@ mod tests {
             "job-gtod-reduce",
             "job-randrepeat",
             "job-reused-buffers",
+            "job-compressible-data",
             "regressed",
             "improved",
         ] {

@@ -312,7 +312,8 @@ pub fn reused_buffers(run: &Run) -> Vec<Finding> {
     let mut f = naming(
         run,
         "job-reused-buffers",
-        |d| d.spec.rw.writes() && !is_on(d, "refill_buffers"),
+        // Compressible data and zeros: fio refills or zeroes them as candor does.
+        |d| d.spec.rw.writes() && !is_on(d, "refill_buffers") && d.spec.write_data.is_none(),
         |list| {
             format!(
                 "{list} write without refill_buffers: fio would fill its buffers once and {}; candor writes fresh random data, so on storage that compresses or deduplicates fio's figure can be higher",
@@ -322,6 +323,28 @@ pub fn reused_buffers(run: &Run) -> Vec<Finding> {
     );
     for finding in &mut f {
         finding.evidence["scramble_buffers"] = json!(!scramble_off);
+    }
+    f
+}
+
+/// `job-compressible-data`: jobs that wrote compressible data or zeros
+/// (`buffer_compress_percentage`, `zero_buffers`): on storage that
+/// compresses or deduplicates, their write figure is not the medium's.
+pub fn compressible_data(run: &Run) -> Vec<Finding> {
+    let mut f = naming(
+        run,
+        "job-compressible-data",
+        |d| d.spec.write_data.is_some(),
+        |list| {
+            format!("{list} wrote compressible data or zeros, as the job file asks: storage that compresses or deduplicates stores less than was written, so the write figure is of that data on this stack, not of the medium")
+        },
+    );
+    for finding in &mut f {
+        let data: Vec<&str> = jobs(run)
+            .into_iter()
+            .filter_map(|d| d.spec.write_data.as_deref())
+            .collect();
+        finding.evidence["write_data"] = json!(data);
     }
     f
 }
@@ -488,5 +511,22 @@ mod tests {
             .only = true;
         assert!(short(&run).is_empty() && working_set(&run).is_empty());
         assert!(reused_buffers(&run).is_empty());
+    }
+
+    /// Compressible data is named, with what it was; random data is not,
+    /// and fio refills compressible buffers, so no job-reused-buffers.
+    #[test]
+    fn compressible_data_is_named_with_what_it_was() {
+        let mut run = job_run(&[
+            ("c", "write", 0, 2_000_000_000, "size", true),
+            ("r", "randwrite", 0, 2_000_000_000, "size", true),
+        ]);
+        assert!(compressible_data(&run).is_empty(), "random data");
+        synth::dm(&mut run.measurements[0]).spec.write_data = Some("50 % compressible".into());
+        let f = compressible_data(&run);
+        assert_eq!(f[0].evidence["jobs"], json!(["c"]));
+        assert_eq!(f[0].evidence["write_data"], json!(["50 % compressible"]));
+        assert!(f[0].verdict.contains("not of the medium"));
+        assert_eq!(reused_buffers(&run)[0].evidence["jobs"], json!(["r"]));
     }
 }

@@ -108,6 +108,7 @@ pub(crate) fn analyze_checks(run: &Run) -> Vec<Finding> {
         check!(jobfile::gtod_reduce(run));
         check!(jobfile::randrepeat(run));
         check!(jobfile::reused_buffers(run));
+        check!(jobfile::compressible_data(run));
     }
     out
 }

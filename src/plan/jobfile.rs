@@ -60,6 +60,7 @@ pub fn read(request: &JobFileRequest) -> anyhow::Result<(JobFile, lower::Lowered
     };
     let ctx = lower::Context {
         default_dir,
+        dir_given: request.dir.is_some(),
         ignore_unsupported: request.ignore_unsupported,
         seed: request.seed,
         devices: grants(request.devices, request.overwrite_devices)?,

@@ -131,6 +131,15 @@ fn what(spec: &JobSpec) -> String {
             "buffered (page cache)".into()
         },
     ];
+    if spec.writes_target() && spec.data != crate::disk::data::WriteContent::Random {
+        parts.push(format!("writes {}", spec.data.describe()));
+    }
+    if let Some(crate::disk::Modifier::Back(b)) = spec.modifier {
+        parts.push(format!(
+            "backwards: each block starts {} before the last one's end (the first at 0; below 0, that much before the region's end), as fio",
+            crate::units::fio_size(b)
+        ));
+    }
     match spec.write_sync {
         crate::disk::WriteSync::Dsync => {
             parts.push("writes O_DSYNC (each returns once stable)".into())

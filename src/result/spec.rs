@@ -285,6 +285,11 @@ pub struct DiskSpec {
     /// a volatile cache.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_sync: Option<String>,
+    /// What the writes carried when it was not fresh random data, in words
+    /// (a job file's `buffer_compress_percentage`, `zero_buffers`): storage
+    /// that compresses or deduplicates stores less than was written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_data: Option<String>,
 }
 
 impl DiskSpec {

@@ -158,6 +158,7 @@ mod tests {
             };
             let ctx = lower::Context {
                 default_dir: PathBuf::from("/tmp"),
+                dir_given: false,
                 ignore_unsupported: i % 2 == 0,
                 seed: Some(1),
                 devices: Vec::new(),

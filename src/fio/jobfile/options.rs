@@ -23,6 +23,9 @@ pub enum Kind {
     Time(u64),
     /// A duration or a range of durations (`startdelay=1-3`).
     TimeRange,
+    /// A size or a range of sizes (`filesize=1m-4m`; fio's FIO_OPT_STR_VAL
+    /// with a second field: '-', ':' or ',' separates low and high).
+    SizeRange,
     /// A boolean that needs a value (`direct=1`).
     Bool,
     /// A boolean whose bare name means 1 (`time_based`, `norandommap`).
@@ -150,10 +153,11 @@ const BACKLOG: Support =
 const TRIM: Support = Refuse("candor does not trim");
 const IOLOG: Support = Refuse("candor does not record or replay I/O logs");
 const ZONES: Support = Refuse("candor does not run fio's zone modes (strided: zonesize and zoneskip stride over the file; zbd: zoned block devices)");
-const PLACEMENT: Support =
-    Refuse("candor sets no CPU affinity, NUMA policy, priority or cgroup for its threads");
+const PLACEMENT: Support = Refuse(
+    "candor sets no NUMA policy, nice level, per-command priority or cgroup for its threads (it runs cpus_allowed, cpumask, cpus_allowed_policy, prio and prioclass)",
+);
 const PAYLOAD: Support = Refuse(
-    "candor writes fresh incompressible random data; it cannot write patterns, zeros or compressible buffers",
+    "candor writes fresh random data, compressible data (buffer_compress_percentage) or zeros (zero_buffers); it does not write patterns or deduplicable buffers",
 );
 /// The log options fio takes bare (`write_bw_log`: its default file names).
 pub const BARE_LOGS: [&str; 4] = [
@@ -194,7 +198,7 @@ static OPTIONS: &[OptionDef] = &[
     def("size", None, Number, Run, None),
     def("io_size", Some("io_limit"), Number, Run, None),
     def("fill_device", Some("fill_fs"), Bool, Refuse("candor never fills a filesystem: it leaves free space"), Some("0")),
-    def("filesize", None, Number, Refuse("fio gives each file a size of its own (fixed, or drawn from a range per file); candor sizes each thread's file from size"), None),
+    def("filesize", None, SizeRange, Run, None),
     def("file_append", None, Bool, Refuse("candor does not append to files"), Some("0")),
     def("offset", Some("fileoffset"), Number, Run, Some("0")),
     def("offset_align", None, Number, Refuse("candor aligns offsets to the smallest block size (ba)"), Some("0")),
@@ -289,8 +293,8 @@ static OPTIONS: &[OptionDef] = &[
     def("rwmixwrite", None, Number, Run, Some("50")),
     def("rwmixcycle", None, Deprecated, Quiet, None),
     def("nice", None, Number, PLACEMENT, Some("0")),
-    def("prio", None, Number, PLACEMENT, None),
-    def("prioclass", None, Number, PLACEMENT, None),
+    def("prio", None, Number, Run, None),
+    def("prioclass", None, Number, Run, None),
     def("thinktime", None, Time(MICROS), Run, Some("0")),
     def("thinktime_spin", None, Time(MICROS), Run, Some("0")),
     def("thinktime_blocks", None, Number, Run, Some("1")),
@@ -318,9 +322,9 @@ static OPTIONS: &[OptionDef] = &[
     def("allow_file_create", None, Bool, Quiet, Some("1")),
     def("allow_mounted_write", None, Bool, Quiet, Some("0")),
     def("pre_read", None, Bool, Refuse("candor does not read files into the page cache before a job"), Some("0")),
-    def("cpumask", None, Number, PLACEMENT, None),
-    def("cpus_allowed", None, Choice, PLACEMENT, None),
-    def("cpus_allowed_policy", None, Choice, PLACEMENT, None),
+    def("cpumask", None, Number, Run, None),
+    def("cpus_allowed", None, Text, Run, None),
+    def("cpus_allowed_policy", None, Choice, Run, Some("shared")),
     def("numa_cpu_nodes", None, Choice, PLACEMENT, None),
     def("numa_mem_policy", None, Choice, PLACEMENT, None),
     def("end_fsync", None, Bool, Run, Some("0")),
@@ -360,12 +364,12 @@ static OPTIONS: &[OptionDef] = &[
     def("iopsavgtime", None, Number, Quiet, Some("500")),
     def("group_reporting", None, Flag, Run, None),
     def("stats", None, Bool, Quiet, Some("1")),
-    def("zero_buffers", None, Flag, PAYLOAD, None),
+    def("zero_buffers", None, Flag, Run, None),
     def("refill_buffers", None, Flag, Run, None),
     def("scramble_buffers", None, Bool, Run, Some("1")),
     def("buffer_pattern", None, Choice, PAYLOAD, None),
-    def("buffer_compress_percentage", None, Number, PAYLOAD, None),
-    def("buffer_compress_chunk", None, Number, Quiet, Some("512")),
+    def("buffer_compress_percentage", None, Number, Run, None),
+    def("buffer_compress_chunk", None, Number, Run, Some("512")),
     def("dedupe_percentage", None, Number, PAYLOAD, None),
     def("dedupe_global", None, Bool, PAYLOAD, Some("0")),
     def("dedupe_mode", None, Choice, Quiet, Some("repeat")),

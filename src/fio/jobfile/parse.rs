@@ -25,6 +25,8 @@ pub enum Value {
     Time(u64),
     /// Microseconds, low and high (equal when a single value was given).
     TimeRange(u64, u64),
+    /// Bytes, low and high as written (equal when a single value was given).
+    SizeRange(u64, u64),
     Range(Dirs<(u64, u64)>),
     Split(Dirs<Vec<(u64, u32)>>),
     Text(String),
@@ -338,7 +340,7 @@ pub fn read_value(def: &OptionDef, raw: Option<&str>, kb: KbBase) -> Result<Valu
     let v = |r: Result<Value, value::ValueError>| r.map_err(|e| e.0);
     if matches!(
         def.kind,
-        Kind::Number | Kind::Numbers | Kind::Time(_) | Kind::TimeRange
+        Kind::Number | Kind::Numbers | Kind::Time(_) | Kind::TimeRange | Kind::SizeRange
     ) {
         zones(def, raw.unwrap_or_default())?;
     }
@@ -388,6 +390,24 @@ pub fn read_value(def: &OptionDef, raw: Option<&str>, kb: KbBase) -> Result<Valu
                 None => lo,
             };
             Ok(Value::TimeRange(lo.min(hi), lo.max(hi)))
+        }
+        Kind::SizeRange => {
+            let text = need(raw)?;
+            // fio cuts at the first ',', else ':', else '-' (parse.c, handle_option).
+            let cut = text
+                .find(',')
+                .or_else(|| text.find(':'))
+                .or_else(|| text.get(1..).and_then(|r| r.find('-')).map(|i| i + 1));
+            let (lo, hi) = match cut {
+                Some(i) => (&text[..i], Some(&text[i + 1..])),
+                None => (text, None),
+            };
+            let lo = value::number(lo, kb).map_err(|e| e.0)?;
+            let hi = match hi.filter(|h| !h.is_empty()) {
+                Some(h) => value::number(h, kb).map_err(|e| e.0)?,
+                None => lo,
+            };
+            Ok(Value::SizeRange(lo, hi))
         }
         Kind::Range => v(value::ranges(need(raw)?, kb).map(Value::Range)),
         Kind::Split => v(value::splits(need(raw)?, kb).map(Value::Split)),
@@ -461,12 +481,13 @@ mod tests {
 
     #[test]
     fn values_by_kind() {
-        let j = parse("[a]\ntime_based\ndirect=1\nruntime=2m\nstartdelay=1-3\nbsrange=4k-16k\nbssplit=4k/60:8k\nss=iops:2%\nnumjobs=$ncpus*2\n").unwrap();
+        let j = parse("[a]\ntime_based\ndirect=1\nruntime=2m\nstartdelay=1-3\nfilesize=1m:4m\nbsrange=4k-16k\nbssplit=4k/60:8k\nss=iops:2%\nnumjobs=$ncpus*2\n").unwrap();
         let g = |n: &str| j[0].get(n).unwrap().value.clone();
         assert_eq!(g("time_based"), Value::Set);
         assert_eq!(g("direct"), Value::Bool(true));
         assert_eq!(g("runtime"), Value::Time(120_000_000));
         assert_eq!(g("startdelay"), Value::TimeRange(1_000_000, 3_000_000));
+        assert_eq!(g("filesize"), Value::SizeRange(1 << 20, 4 << 20));
         assert_eq!(g("bsrange"), Value::Range([Some((4096, 16384)); 3]));
         assert_eq!(
             g("bssplit"),

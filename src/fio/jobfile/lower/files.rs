@@ -14,24 +14,43 @@ impl<'a> Lowering<'a> {
     /// by the command line (`--device`, and `--overwrite-device` for a job
     /// that writes) or refused here.
     pub(super) fn device(&mut self, writes: bool) -> Result<Option<DeviceGrant>, JobFileError> {
-        let Some((name, s)) = self.text("filename") else {
+        let Some((path, s)) = self.one_named_path() else {
             return Ok(None);
         };
-        let names = split_colons(name);
-        let [one] = names.as_slice() else {
-            return Ok(None);
-        };
-        let dir = match self.text("directory") {
-            Some((d, _)) => absolute(&self.ctx.default_dir, Path::new(&unescape(d))),
-            None => self.ctx.default_dir.clone(),
-        };
-        let path = absolute(&dir, Path::new(one));
         let Some(meta) = device::block_device(&path) else {
             return Ok(None);
         };
         device::grant_for(&self.ctx.devices, &path, &meta, writes)
             .map(|g| Some(g.clone()))
             .map_err(|why| Self::bad(s, why))
+    }
+
+    /// The path of the one file a job's `filename=` names (none for
+    /// several names, or for no `filename=`), against its `directory=`.
+    pub(super) fn one_named_path(&self) -> Option<(PathBuf, &'a Setting)> {
+        let (name, s) = self.text("filename")?;
+        let names = split_colons(name);
+        let [one] = names.as_slice() else {
+            return None;
+        };
+        let dir = match self.text("directory") {
+            Some((d, _)) => self.directory_here(d),
+            None => self.ctx.default_dir.clone(),
+        };
+        Some((absolute(&dir, Path::new(one)), s))
+    }
+
+    /// A `directory=` on this host: as written, or `--dir` where the
+    /// command line gave one and the directory does not exist here.
+    fn directory_here(&self, d: &str) -> PathBuf {
+        let dir = absolute(&self.ctx.default_dir, Path::new(&unescape(d)));
+        let missing = std::fs::symlink_metadata(&dir)
+            .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound);
+        if self.ctx.dir_given && missing {
+            self.ctx.default_dir.clone()
+        } else {
+            dir
+        }
     }
 
     /// A job on a device without `size=`: as fio, from `offset` to the
@@ -79,7 +98,19 @@ impl<'a> Lowering<'a> {
                         "several directories are not supported: candor puts a job's files in one",
                     ));
                 }
-                let dir = absolute(&self.ctx.default_dir, Path::new(&unescape(d)));
+                let written = absolute(&self.ctx.default_dir, Path::new(&unescape(d)));
+                let dir = self.directory_here(d);
+                if dir != written {
+                    let note = format!(
+                        "{}: {} does not exist on this host: candor puts the job's files in --dir {} (fio, without such a directory, refuses the job: 'is not a directory')",
+                        s.spelled(),
+                        written.display(),
+                        dir.display()
+                    );
+                    if !self.notes.contains(&note) {
+                        self.notes.push(note);
+                    }
+                }
                 // fio lstat()s each directory= when the job is set up
                 // (options.c, str_directory_cb; --parse-only skips it) and
                 // refuses the job unless it is a directory itself: missing,
@@ -101,7 +132,7 @@ impl<'a> Lowering<'a> {
                     Err(e) => {
                         return Err(Self::bad(
                             s,
-                            format!("{}: {e}: fio refuses a directory= that does not exist when the job starts ('is not a directory'; it creates missing levels only below it, for a filename with '/'), and so does candor", dir.display()),
+                            format!("{}: {e}: fio refuses a directory= that does not exist when the job starts ('is not a directory'; it creates missing levels only below it, for a filename with '/'), and so does candor (give --dir to put the job's files there instead)", dir.display()),
                         ));
                     }
                 }

@@ -16,15 +16,19 @@
 //! `pattern` (what each operation is: rw, block sizes, alignment, mix,
 //! randomness), `engine` (engine, queue, direct and sync, cache), `timing`
 //! (rates, size, how long, steady state), `files` (the files and regions
-//! fio would use), `order` (stonewall phases, `wait_for`, `startdelay`),
-//! `notes` (where candor differs from fio, said in words), `verify` (the
+//! fio would use), `sizing` (a region the file decides: `filesize=`, an
+//! existing file without `size=`), `placement` (CPUs and I/O priority), `order` (stonewall phases, `wait_for`, `startdelay`),
+//! `data` (what writes carry), `notes` (where candor differs from fio, said in words), `verify` (the
 //! checksum each written block carries and the read-back).
 
+mod data;
 mod engine;
 mod files;
 mod notes;
 mod order;
 mod pattern;
+mod placement;
+mod sizing;
 #[cfg(test)]
 mod tests;
 mod timing;
@@ -49,6 +53,9 @@ pub struct Context {
     /// Where fio puts the files of jobs that name no directory: its current
     /// directory (`--dir` changes it for candor).
     pub default_dir: PathBuf,
+    /// `--dir` was given: a job file's `directory=` that does not exist on
+    /// this host stands for it (a job file moved between hosts).
+    pub dir_given: bool,
     /// Refusals become warnings, recorded in the Run; the job runs without the option.
     pub ignore_unsupported: bool,
     /// The seed of jobs whose file fixes none (`--seed`); else a fresh one.
@@ -165,6 +172,15 @@ pub fn lower(file: &JobFile, ctx: &Context) -> Result<LoweredJobs, JobFileError>
         };
         let seed = crate::seed::splitmix64(base_seed ^ index as u64);
         let mut lowered = l.lower(index, group, seed, delay_breaks_order, &mut plan.files)?;
+        // fio numbers threads over the whole file, clones included (init.c,
+        // get_new_job): a split placement starts from this job's first.
+        if let Some(first) = lowered.spec.placement.split_from.as_mut() {
+            *first = threads as u32;
+        }
+        let numjobs = lowered.spec.numjobs;
+        if let Some(note) = placement::placement_note(job, &lowered.spec.placement, numjobs) {
+            lowered.notes.push(note);
+        }
         threads += u64::from(lowered.spec.numjobs);
         if threads > MAX_JOBS as u64 {
             return Err(JobFileError::at(
@@ -273,6 +289,8 @@ impl<'a> Lowering<'a> {
         self.rate(&mut spec, &sizes)?;
         self.think(&mut spec)?;
         self.randomness(&mut spec, seed)?;
+        spec.placement = self.placement()?;
+        spec.data = self.write_data(sizes[1].min())?;
         // A verify_only job writes nothing: its device needs only --device.
         let device = self.device(rw.writes() && !self.verify_only())?;
         let size = self.timing_and_size(&mut spec, device.as_ref())?;

@@ -50,7 +50,12 @@ impl Lowering<'_> {
                 ));
             }
         }
-        if rw.writes() && !self.flag("refill_buffers") {
+        // fio refills compressible buffers itself and never scrambles zeros.
+        let fio_fills = self
+            .number("buffer_compress_percentage")
+            .is_some_and(|(p, _)| p > 0)
+            || self.flag("zero_buffers");
+        if rw.writes() && !self.flag("refill_buffers") && !fio_fills {
             // The finding job-reused-buffers explains it; the note says it here.
             self.notes.push(
                 "fio would reuse its write buffers (filled once, then scrambled); candor writes fresh random data every time".to_string(),

@@ -47,8 +47,16 @@ impl Lowering<'_> {
             // each block, wrapping to the region's end: backwards or
             // overlapping sequential I/O.
             let n = value::number(back, kb).map_err(|e| Self::bad(&s, e))?;
-            self.refuse(&s, &format!("fio moves the offset back by {n} bytes after each block (backwards sequential I/O, wrapping to the end of the region); candor's sequential jobs only move forward"))?;
-            return Ok(None);
+            let offset = self.number("offset").is_some_and(|(o, _)| o > 0)
+                || (self.number("offset_increment").is_some_and(|(o, _)| o > 0)
+                    && self.number("numjobs").is_some_and(|(j, _)| j > 1));
+            if offset {
+                // fio's first backwards step from a non-zero offset starts
+                // from the region's size, not its end (io_u.c).
+                self.refuse(&s, &format!("backwards I/O ({n} bytes back) from an offset: fio's first step from a non-zero offset starts from a position candor does not reproduce; give offset=0"))?;
+                return Ok(None);
+            }
+            return Ok((n > 0).then_some(Modifier::Back(n)));
         }
         let n = value::number(&text, kb).map_err(|e| Self::bad(&s, e))?;
         if rw.is_random() {

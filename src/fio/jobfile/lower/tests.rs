@@ -22,6 +22,7 @@ fn plan_with(text: &str, ignore: bool) -> Result<LoweredJobs, JobFileError> {
         &file,
         &Context {
             default_dir: PathBuf::from("/var/tmp"),
+            dir_given: false,
             ignore_unsupported: ignore,
             seed: Some(7),
             devices: Vec::new(),
@@ -342,19 +343,21 @@ fn messages_quote_the_files_spelling() {
 }
 
 #[test]
-fn offsets_need_not_be_whole_blocks_and_backwards_is_refused_by_name() {
+fn offsets_need_not_be_whole_blocks_and_backwards_runs_from_offset_zero() {
     // fio issues offset + k x bs (checked against fio in tests/jobfile.rs).
     let p =
         plan("[a]\nsize=64k\nbs=4k\noffset=1000\noffset_increment=3000\nnumjobs=2\nfilename=f\n")
             .unwrap();
     assert_eq!(p.jobs[0].threads, [(0, 1000, 65536), (0, 4000, 65536)]);
     assert_eq!(p.files[0].size, 4000 + 65536);
-    let e = plan("[a]\nsize=64k\nrw=read:-8k\n")
+    let p = plan("[a]\nsize=64k\nrw=read:-8k\n").unwrap();
+    assert_eq!(p.jobs[0].spec.modifier, Some(Modifier::Back(8192)));
+    let e = plan("[a]\nsize=64k\nrw=read:-8k\noffset=4k\n")
         .unwrap_err()
         .to_string();
     assert!(
         e.starts_with(
-            "/j.fio:3: rw=read:-8k: not supported: fio moves the offset back by 8192 bytes"
+            "/j.fio:3: rw=read:-8k: not supported: backwards I/O (8192 bytes back) from an offset"
         ),
         "{e}"
     );
@@ -460,4 +463,134 @@ fn verify_settings_lower_faithfully() {
     .unwrap();
     assert_eq!(p.jobs[0].spec.verify, None);
     assert_eq!(p.ignored.len(), 1, "{:?}", p.ignored);
+}
+
+#[test]
+fn filesize_gives_each_clones_file_its_size_and_size_bounds_the_io() {
+    // fio 3.33 filesetup.c, setup_files: each file is filesize bytes, its
+    // region from the offset to its end; the job's size is that region,
+    // or size= where smaller (checked against fio in tests/jobfile_sizes.rs).
+    let p = plan("[w]\nrw=write\nbs=64k\nfilesize=1m\nnumjobs=2\n").unwrap();
+    assert_eq!(p.files.len(), 2, "each clone its own file");
+    assert!(p.files.iter().all(|f| f.size == 1 << 20));
+    assert_eq!(p.jobs[0].spec.byte_limit, Some(1 << 20));
+    assert!(p.jobs[0].fio_command.contains("--filesize=1m"));
+    let p = plan("[w]\nrw=randwrite\nbs=4k\nfilesize=2m\nsize=512k\noffset=64k\n").unwrap();
+    assert_eq!(p.jobs[0].threads, [(0, 65536, (2 << 20) - 65536)]);
+    assert_eq!(p.files[0].size, 2 << 20);
+    assert_eq!(
+        p.jobs[0].spec.byte_limit,
+        Some(512 << 10),
+        "size= is smaller"
+    );
+    let p = plan("[w]\nrw=write\nbs=4k\nfilesize=1m\nsize=8m\n").unwrap();
+    assert_eq!(
+        p.jobs[0].spec.byte_limit,
+        Some(1 << 20),
+        "fio: size over the files' is cut to them"
+    );
+    let e = |t: &str| plan(t).unwrap_err().to_string();
+    assert!(
+        e("[w]\nfilesize=1m-4m\n").contains("filesize=1m-4m: not supported: a range of file sizes")
+    );
+    assert!(e("[w]\nfilesize=4m-1m\n").contains("above the high size"));
+    assert!(e("[w]\nfilesize=1m\noffset=2m\n").contains("offset=2m: beyond the 1048576-byte file"));
+    assert!(e("[w]\nfilesize=1m\nnumjobs=2\noffset_increment=64k\n")
+        .contains("offset_increment with filesize="));
+    assert!(e("[w]\nfilesize=4k\nbs=64k\n").contains("filesize=4k: smaller than the block size"));
+}
+
+#[test]
+fn a_job_without_size_on_an_existing_file_takes_its_size() {
+    let dir = tempfile::tempdir_in("/var/tmp").unwrap();
+    let theirs = dir.path().join("theirs.dat");
+    std::fs::write(&theirs, vec![7u8; 3 << 20]).unwrap();
+    let p = plan(&format!(
+        "[r]\nrw=read\nbs=64k\noffset=1m\nfilename={}\n",
+        theirs.display()
+    ))
+    .unwrap();
+    assert_eq!(p.jobs[0].threads, [(0, 1 << 20, 2 << 20)]);
+    assert_eq!(p.jobs[0].spec.byte_limit, Some(2 << 20));
+    assert!(p.jobs[0]
+        .notes
+        .iter()
+        .any(|n| n.starts_with("no size=: fio sizes the job from the existing file")));
+    // An empty one sizes nothing: fio asks for size=, and so does candor.
+    std::fs::write(&theirs, b"").unwrap();
+    let e = plan(&format!("[r]\nrw=read\nfilename={}\n", theirs.display()))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("has no size"), "{e}");
+}
+
+#[test]
+fn placement_follows_fio_thread_numbers_and_priority_defaults() {
+    // fio 3.33: the later of cpus_allowed and cpumask wins; split counts
+    // threads over the whole file (checked against fio's own threads in
+    // tests/jobfile_placement.rs).
+    let p = plan("[global]\nsize=1m\n[a]\nnumjobs=3\n[b]\ncpumask=0x3\ncpus_allowed=1\ncpus_allowed_policy=split\nnumjobs=2\nprio=4\n[c]\nprioclass=3\ncpus_allowed=0\ncpumask=2\n").unwrap();
+    let b = &p.jobs[1].spec.placement;
+    assert_eq!(b.cpus, [1]);
+    assert_eq!(b.split_from, Some(3), "after [a]'s three clones");
+    assert_eq!(b.ioprio, Some((2, 4)), "no class is best-effort");
+    assert!(p.jobs[1].notes.iter().any(|n| n.starts_with("cpus_allowed=1 cpumask=0x3 cpus_allowed_policy=split prio=4: cpus_allowed_policy=split")), "{:?}", p.jobs[1].notes);
+    let c = &p.jobs[2].spec.placement;
+    assert_eq!(
+        (c.cpus.as_slice(), c.split_from, c.ioprio),
+        (&[1][..], None, Some((3, 0)))
+    );
+    assert!(!p.jobs[0].spec.placement.is_set());
+    let e = |t: &str| plan(t).unwrap_err().to_string();
+    assert!(e("[a]\nsize=1m\nprio=8\n").contains("prio=8: out of range (0-7)"));
+    assert!(e("[a]\nsize=1m\ncpus_allowed=1000\n").contains("CPU 1000 is beyond this host's CPUs"));
+    assert!(e("[a]\nsize=1m\ncpus_allowed=4000\n").contains("fio handles CPUs up to 1023"));
+    assert!(e("[a]\nsize=1m\ncpus_allowed_policy=spread\n").contains("not a policy"));
+    assert!(e("[a]\nsize=1m\nnuma_cpu_nodes=0\n").contains("it runs cpus_allowed"));
+}
+
+#[test]
+fn write_data_follows_fio_fixup_options() {
+    use crate::disk::data::WriteContent;
+    let data = |t: &str| plan(t).unwrap().jobs[0].spec.data;
+    assert_eq!(data("[w]\nrw=write\nsize=1m\n"), WriteContent::Random);
+    assert_eq!(
+        data("[w]\nrw=write\nsize=1m\nbuffer_compress_percentage=50\n"),
+        WriteContent::Compressible {
+            percent: 50,
+            chunk: 512
+        }
+    );
+    // The chunk is at most the smallest write; 0 means the smallest write.
+    assert_eq!(
+        data("[w]\nrw=write\nbs=4k\nsize=1m\nbuffer_compress_percentage=30\nbuffer_compress_chunk=0\n"),
+        WriteContent::Compressible { percent: 30, chunk: 4096 }
+    );
+    assert_eq!(
+        data("[w]\nrw=write\nbs=4k\nsize=1m\nbuffer_compress_percentage=30\nbuffer_compress_chunk=64k\n"),
+        WriteContent::Compressible { percent: 30, chunk: 4096 }
+    );
+    assert_eq!(
+        data("[w]\nrw=write\nsize=1m\nbuffer_compress_percentage=100\n"),
+        WriteContent::Zeros
+    );
+    assert_eq!(
+        data("[w]\nrw=write\nsize=1m\nzero_buffers\n"),
+        WriteContent::Zeros
+    );
+    let p = plan("[w]\nrw=write\nsize=1m\nbuffer_compress_percentage=50\n").unwrap();
+    assert!(
+        !p.jobs[0]
+            .notes
+            .iter()
+            .any(|n| n.contains("reuse its write buffers")),
+        "fio refills them"
+    );
+    let e = plan("[w]\nrw=write\nsize=1m\nbuffer_compress_percentage=101\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("buffer_compress_percentage=101: out of range (0-100)"),
+        "{e}"
+    );
 }

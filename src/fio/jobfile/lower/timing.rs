@@ -87,14 +87,26 @@ impl Lowering<'_> {
             (None, Some(grant)) => Some(self.device_size(grant, spec.min_bs())?),
             _ => None,
         };
-        let Some((size, size_s)) = given.or(on_device) else {
-            return Err(JobFileError::at(
-                &self.job.pos,
-                format!(
-                    "[{}] has no size: candor creates its own files, so the job must say how large (fio asks the same of a file that does not exist)",
-                    self.job.section
-                ),
-            ));
+        // The file decides the region: filesize=, or an existing file
+        // without size=; size= then bounds the I/O where it is smaller.
+        let from_file = match self.filesize(device.is_some())? {
+            Some(f) => Some(f),
+            None if given.is_none() && device.is_none() => self.sized_by_existing_file()?,
+            None => None,
+        };
+        let (size, size_s, io_default) = match (from_file, given.or(on_device)) {
+            (Some(f), Some((n, _))) => (f.region, f.setting, n.min(f.region)),
+            (Some(f), None) => (f.region, f.setting, f.region),
+            (None, Some((n, s))) => (n, s, n),
+            (None, None) => {
+                return Err(JobFileError::at(
+                    &self.job.pos,
+                    format!(
+                        "[{}] has no size: candor creates its own files, so the job must say how large (fio asks the same of a file that does not exist)",
+                        self.job.section
+                    ),
+                ))
+            }
         };
         let (max_bs, min_bs) = (spec.max_bs(), spec.min_bs());
         if size < max_bs {
@@ -127,7 +139,7 @@ impl Lowering<'_> {
         }
         spec.runtime = Duration::from_micros(runtime);
         if !time_based {
-            let io = self.number("io_size").map_or(size, |(n, _)| n).max(1);
+            let io = self.number("io_size").map_or(io_default, |(n, _)| n).max(1);
             spec.byte_limit = Some(io.saturating_mul(loops));
             if spec.rw.is_random() && spec.random_map && min_bs != max_bs {
                 self.notes.push(format!(
