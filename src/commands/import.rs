@@ -50,7 +50,11 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
             .map(|s| s.to_string_lossy().to_string())
     });
     let first = crate::input::read_text(&args.files[0]).map_err(|e| usage(e.to_string()))?;
-    let run = if crate::compute::unixbench::import::is_report(&first) {
+    let run = if crate::diskspd::import::is_result(&first) {
+        one_file(&args, "a DiskSpd result")?;
+        // The computer DiskSpd names, unless --label says otherwise.
+        crate::diskspd::import::import(&first, &args.files[0], args.label).map_err(usage)?
+    } else if crate::compute::unixbench::import::is_report(&first) {
         if args.files.len() > 1 {
             return Err(usage(format!(
                 "{} is a UnixBench report: import one report at a time, without fio files",
@@ -82,6 +86,17 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     printed?;
     // A signal while the history was locked: the add gave up (said above).
     Ok(crate::cancel::check()?)
+}
+
+/// A result of a tool that is not fio is imported alone.
+fn one_file(args: &Args, what: &str) -> anyhow::Result<()> {
+    if args.files.len() > 1 {
+        return Err(usage(format!(
+            "{} is {what}: import one at a time, without other files",
+            args.files[0].display()
+        )));
+    }
+    Ok(())
 }
 
 /// fio's client/server output: one Run per server host, each written
