@@ -1,7 +1,8 @@
 //! `candor import`: fio JSON output (`--output-format=json` or `json+`), or
 //! one UnixBench report (its text `results/HOST-DATE-NN`, its HTML, or the
-//! console log of `./Run`), into a Run; fio's client/server output into one
-//! Run per host.
+//! console log of `./Run`), one DiskSpd result (text or XML) or one
+//! CrystalDiskMark result, into a Run; fio's client/server output into one
+//! Run per host. The kind is told by the content, not the file's name.
 
 use crate::error::usage;
 use crate::output::{prepare, write_text, Replace};
@@ -16,7 +17,9 @@ pub struct Args {
     /// passes), or one UnixBench report (its results/HOST-DATE-NN file, its
     /// .html, or the console log of ./Run). fio's client/server output
     /// (client_stats) gives one Run per host: RUN.<host>.json beside --output.
-    #[arg(value_name = "FIO.json|UNIXBENCH-REPORT")]
+    /// Or one DiskSpd result (its text output or -Rxml) or one
+    /// CrystalDiskMark result (File > Save).
+    #[arg(value_name = "FIO.json|UNIXBENCH-REPORT|DISKSPD|CRYSTALDISKMARK.txt")]
     pub files: Vec<PathBuf>,
     /// A name for this host or run (reports and comparisons show it); default:
     /// the first file's name without its extension.
@@ -54,6 +57,9 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
         one_file(&args, "a DiskSpd result")?;
         // The computer DiskSpd names, unless --label says otherwise.
         crate::diskspd::import::import(&first, &args.files[0], args.label).map_err(usage)?
+    } else if crate::crystaldiskmark::parse::is_result(&first) {
+        one_file(&args, "a CrystalDiskMark result")?;
+        crate::crystaldiskmark::import::import(&first, &args.files[0], args.label).map_err(usage)?
     } else if crate::compute::unixbench::import::is_report(&first) {
         if args.files.len() > 1 {
             return Err(usage(format!(

@@ -172,14 +172,35 @@ impl DiskSpdResult {
                 ));
             }
         }
+        // An I/O DiskSpd counted was issued after the warm-up began and
+        // completed before the measurement ended: no latency is longer.
+        let longest_ms = (self.seconds + self.warmup_s.unwrap_or(0) as f64 + 1.0) * 1000.0;
+        for r in &self.rows {
+            for (dir, c) in [("read", &r.read), ("write", &r.write)] {
+                if let Some(m) = c.mean_ms.filter(|m| *m > longest_ms) {
+                    return Err(format!(
+                        "thread {} {dir}: a mean latency of {m} ms, longer than the whole run ({:.0} s)",
+                        r.thread,
+                        longest_ms / 1000.0
+                    ));
+                }
+            }
+        }
         for p in self
             .percentiles
             .iter()
             .chain(self.target_percentiles.iter().flat_map(|(_, ps)| ps.iter()))
         {
             for v in [p.read_ms, p.write_ms].into_iter().flatten() {
-                if !(v.is_finite() && (0.0..1e9).contains(&v)) {
+                if !(v.is_finite() && v >= 0.0) {
                     return Err(format!("its {} percentile is {v} ms", p.pct));
+                }
+                if v > longest_ms {
+                    return Err(format!(
+                        "its {} percentile latency is {v} ms, longer than the whole run ({:.0} s): not a latency DiskSpd measured",
+                        p.pct,
+                        longest_ms / 1000.0
+                    ));
                 }
             }
         }
