@@ -116,8 +116,18 @@ pub fn run_of(r: &DiskSpdResult, path: &Path, label: Option<String>) -> Run {
                 t.path
             ));
         }
-        let read = direction(r, &rows, |x| &x.read, percentiles.map(|p| (p, false)));
-        let write = direction(r, &rows, |x| &x.write, percentiles.map(|p| (p, true)));
+        // One target: DiskSpd's own mean over it; several: the rows' combined.
+        let whole = r.targets.len() == 1;
+        let read = direction(r, &rows, |x| &x.read, percentiles.map(|p| (p, false)))
+            .map(|d| exact_mean(d, whole.then_some(&r.total_read)));
+        let write = direction(r, &rows, |x| &x.write, percentiles.map(|p| (p, true)))
+            .map(|d| exact_mean(d, whole.then_some(&r.total_write)));
+        if !whole && r.latency && rows.len() > 1 {
+            notes.push(format!(
+                "{}: the mean and standard deviation combine the threads' (each printed to 0.001 ms)",
+                t.path
+            ));
+        }
         let spec = DiskSpec {
             rw: Rw::parse(match (t.random_align.is_some(), t.write_percent) {
                 (true, 0) => "randread",
@@ -201,6 +211,19 @@ fn percentiles_of<'a>(r: &'a DiskSpdResult, path: &str) -> Option<&'a [Percentil
         return Some(ps);
     }
     (r.targets.len() == 1 && !r.percentiles.is_empty()).then_some(r.percentiles.as_slice())
+}
+
+/// DiskSpd's printed mean and deviation over the whole target, where it printed them.
+fn exact_mean(mut d: DirectionStats, total: Option<&Counts>) -> DirectionStats {
+    if let Some(t) = total {
+        if let Some(m) = t.mean_ms {
+            d.lat_ns.mean = m * 1e6;
+        }
+        if let Some(s) = t.stdev_ms {
+            d.lat_ns.stdev = s * 1e6;
+        }
+    }
+    d
 }
 
 fn ms_to_ns(ms: f64) -> u64 {

@@ -80,6 +80,11 @@ pub struct DiskSpdResult {
     pub seconds: f64,
     pub targets: Vec<Target>,
     pub rows: Vec<Row>,
+    /// The mean and standard deviation of reads and writes over every
+    /// target and thread (ms), as DiskSpd printed them from its merged
+    /// histogram: more exact than a combination of the rows' rounded ones.
+    pub total_read: Counts,
+    pub total_write: Counts,
     /// The distribution over every target, when `-L` was given.
     pub percentiles: Vec<Percentile>,
     /// Per target, when DiskSpd printed one distribution per target.

@@ -550,6 +550,15 @@ fn assemble(
         }
         r.seconds = precise;
     }
+    for (table, into) in [(&read, &mut r.total_read), (&write, &mut r.total_write)] {
+        let line = table.total.clone().unwrap_or_default();
+        *into = Counts {
+            bytes: line.bytes,
+            ios: line.ios,
+            mean_ms: line.mean_ms.filter(|_| line.ios > 0),
+            stdev_ms: line.stdev_ms.filter(|_| line.ios > 0),
+        };
+    }
     if !r.latency && total.columns.iter().any(|c| c.starts_with("AvgLat")) {
         r.latency = true;
     }

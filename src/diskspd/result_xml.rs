@@ -140,6 +140,11 @@ pub fn parse(text: &str) -> Result<DiskSpdResult, String> {
         }
     }
     if let Some(lat) = res.child("Latency") {
+        let ms = |k: &str| lat.text_of(k).and_then(|v| v.parse::<f64>().ok());
+        r.total_read.mean_ms = ms("AverageReadMilliseconds");
+        r.total_read.stdev_ms = ms("ReadLatencyStdev");
+        r.total_write.mean_ms = ms("AverageWriteMilliseconds");
+        r.total_write.stdev_ms = ms("WriteLatencyStdev");
         for b in lat.all("Bucket") {
             let get = |k: &str| -> Result<Option<f64>, String> {
                 b.text_of(k)
