@@ -6,7 +6,7 @@
 //! time. What candor's spec cannot say is in the Run's notes, and a result
 //! that ran through the OS cache says so in every report.
 
-use super::result::{same_path, Counts, DiskSpdResult, Percentile, Row};
+use super::result::{same_path, Counts, DiskSpdResult, Percentile, ThreadRow};
 use crate::result::*;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -82,7 +82,7 @@ pub fn run_of(r: &DiskSpdResult, path: &Path, label: Option<String>) -> Run {
     }
     run.notes.extend(r.notes.iter().cloned());
     for t in &r.targets {
-        let rows: Vec<&Row> = r
+        let rows: Vec<&ThreadRow> = r
             .rows
             .iter()
             .filter(|x| same_path(&x.target, &t.path))
@@ -235,8 +235,8 @@ fn ms_to_ns(ms: f64) -> u64 {
 /// printed. None when nothing moved that way.
 fn direction(
     r: &DiskSpdResult,
-    rows: &[&Row],
-    pick: impl Fn(&Row) -> &Counts,
+    rows: &[&ThreadRow],
+    pick: impl Fn(&ThreadRow) -> &Counts,
     percentiles: Option<(&[Percentile], bool)>,
 ) -> Option<DirectionStats> {
     let ios: u64 = rows.iter().map(|x| pick(x).ios).sum();

@@ -7,7 +7,7 @@
 
 /// One target (file or device) as DiskSpd ran it.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Target {
+pub struct DiskSpdTarget {
     /// As DiskSpd printed it.
     pub path: String,
     /// Bytes per I/O (`-b`).
@@ -41,7 +41,7 @@ pub struct Counts {
 
 /// One thread on one target.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Row {
+pub struct ThreadRow {
     pub thread: u32,
     /// The target's path, as the row names it.
     pub target: String,
@@ -78,8 +78,8 @@ pub struct DiskSpdResult {
     pub latency: bool,
     /// The seconds DiskSpd measured, as precisely as the file says them.
     pub seconds: f64,
-    pub targets: Vec<Target>,
-    pub rows: Vec<Row>,
+    pub targets: Vec<DiskSpdTarget>,
+    pub rows: Vec<ThreadRow>,
     /// The mean and standard deviation of reads and writes over every
     /// target and thread (ms), as DiskSpd printed them from its merged
     /// histogram: more exact than a combination of the rows' rounded ones.
@@ -102,7 +102,7 @@ pub const MAX_ROWS: usize = 65_536;
 
 impl DiskSpdResult {
     /// The rows of one target.
-    pub fn rows_of<'a>(&'a self, path: &'a str) -> impl Iterator<Item = &'a Row> + 'a {
+    pub fn rows_of<'a>(&'a self, path: &'a str) -> impl Iterator<Item = &'a ThreadRow> + 'a {
         self.rows.iter().filter(move |r| r.target == path)
     }
 

@@ -9,7 +9,7 @@
 //! layouts are those of DiskSpd's ResultParser.cpp from 2014 to 2.2 and of
 //! microsoft/diskspd-for-linux.
 
-use super::result::{size, Counts, DiskSpdResult, Percentile, Row, Target, MAX_ROWS};
+use super::result::{size, Counts, DiskSpdResult, DiskSpdTarget, Percentile, ThreadRow, MAX_ROWS};
 
 /// Whether `text` is DiskSpd's text output (by content: its section titles).
 pub fn is_text_result(text: &str) -> bool {
@@ -21,18 +21,18 @@ pub fn is_text_result(text: &str) -> bool {
 
 /// Which table a line belongs to.
 #[derive(Clone, Copy, PartialEq)]
-enum Section {
+enum TextPart {
     Preamble,
     Input,
-    Target,
+    DiskSpdTarget,
     System,
     Results,
-    Table(Table),
+    IoTable(IoTable),
     Latency,
 }
 
 #[derive(Clone, Copy, PartialEq)]
-enum Table {
+enum IoTable {
     Total,
     Read,
     Write,
@@ -40,7 +40,7 @@ enum Table {
 
 /// One line of a table as printed (the total line has no thread or target).
 #[derive(Default, Clone)]
-struct Line {
+struct PrintedLine {
     thread: u32,
     target: String,
     bytes: u64,
@@ -53,8 +53,8 @@ struct Line {
 /// One table's rows and its total line, as printed.
 #[derive(Default)]
 struct Printed {
-    rows: Vec<Line>,
-    total: Option<Line>,
+    rows: Vec<PrintedLine>,
+    total: Option<PrintedLine>,
     columns: Vec<String>,
 }
 
@@ -64,7 +64,7 @@ pub fn parse(text: &str) -> Result<DiskSpdResult, String> {
         format: "text",
         ..DiskSpdResult::default()
     };
-    let mut section = Section::Preamble;
+    let mut section = TextPart::Preamble;
     let mut tables: [Printed; 3] = Default::default();
     let mut timespans = 0;
     // The test time and half of its last printed digit.
@@ -85,11 +85,11 @@ pub fn parse(text: &str) -> Result<DiskSpdResult, String> {
             continue;
         }
         if t == "Input parameters:" {
-            section = Section::Input;
+            section = TextPart::Input;
             continue;
         }
         if t == "System information:" || t == "System info:" {
-            section = Section::System;
+            section = TextPart::System;
             continue;
         }
         if t.starts_with("Results for timespan") || t.starts_with("Results for job") {
@@ -100,20 +100,20 @@ pub fn parse(text: &str) -> Result<DiskSpdResult, String> {
                 );
             }
             r.linux_port |= t.starts_with("Results for job");
-            section = Section::Results;
+            section = TextPart::Results;
             continue;
         }
         match t {
             "Total IO" => {
-                section = Section::Table(Table::Total);
+                section = TextPart::IoTable(IoTable::Total);
                 continue;
             }
             "Read IO" => {
-                section = Section::Table(Table::Read);
+                section = TextPart::IoTable(IoTable::Read);
                 continue;
             }
             "Write IO" => {
-                section = Section::Table(Table::Write);
+                section = TextPart::IoTable(IoTable::Write);
                 continue;
             }
             _ => {}
@@ -122,7 +122,7 @@ pub fn parse(text: &str) -> Result<DiskSpdResult, String> {
             if !dist.is_empty() {
                 dist_done.push((dist_target.take(), std::mem::take(&mut dist)));
             }
-            section = Section::Latency;
+            section = TextPart::Latency;
             continue;
         }
         if let Some(path) = t.strip_prefix("Latency distribution:") {
@@ -142,7 +142,7 @@ pub fn parse(text: &str) -> Result<DiskSpdResult, String> {
         // DiskSpd 2.0.21 heads each target's distribution with its path alone.
         if matches!(
             section,
-            Section::Latency | Section::Results | Section::Table(_)
+            TextPart::Latency | TextPart::Results | TextPart::IoTable(_)
         ) && !t.is_empty()
             && r.targets
                 .iter()
@@ -155,26 +155,26 @@ pub fn parse(text: &str) -> Result<DiskSpdResult, String> {
             continue;
         }
         match section {
-            Section::Preamble | Section::System => {
+            TextPart::Preamble | TextPart::System => {
                 if let Some(v) = t.strip_prefix("computer name:") {
                     r.computer = Some(v.trim().to_string()).filter(|v| !v.is_empty());
                 } else if let Some(v) = t.strip_prefix("start time:") {
                     r.start = Some(v.trim().to_string());
                 }
             }
-            Section::Input | Section::Target => {
+            TextPart::Input | TextPart::DiskSpdTarget => {
                 if let Some(v) = t.strip_prefix("path:") {
                     let path = v.trim().trim_matches('\'').to_string();
-                    r.targets.push(Target {
+                    r.targets.push(DiskSpdTarget {
                         path,
                         os_cache: true,
-                        ..Target::default()
+                        ..DiskSpdTarget::default()
                     });
                     if r.targets.len() > MAX_ROWS {
                         return Err(format!("more than {MAX_ROWS} targets"));
                     }
-                    section = Section::Target;
-                } else if section == Section::Input {
+                    section = TextPart::DiskSpdTarget;
+                } else if section == TextPart::Input {
                     input_line(&mut r, t)?;
                 } else if let Some(target) = r.targets.last_mut() {
                     // Every line after a path is that target's, to the next
@@ -182,7 +182,7 @@ pub fn parse(text: &str) -> Result<DiskSpdResult, String> {
                     cache_said |= target_line(target, t)?;
                 }
             }
-            Section::Results => {
+            TextPart::Results => {
                 if let Some(v) = t
                     .strip_prefix("actual test time:")
                     .or_else(|| t.strip_prefix("test time:"))
@@ -195,14 +195,14 @@ pub fn parse(text: &str) -> Result<DiskSpdResult, String> {
                     test_time = Some((secs, 0.5 * 10f64.powi(-decimals)));
                 }
             }
-            Section::Table(which) => {
+            TextPart::IoTable(which) => {
                 let table = &mut tables[which as usize];
                 table_line(table, t)?;
                 if table.rows.len() > MAX_ROWS {
                     return Err(format!("more than {MAX_ROWS} thread rows"));
                 }
             }
-            Section::Latency => {
+            TextPart::Latency => {
                 if t.is_empty() {
                     continue;
                 }
@@ -216,7 +216,7 @@ pub fn parse(text: &str) -> Result<DiskSpdResult, String> {
                             return Err("a latency distribution of over 64 lines".into());
                         }
                     }
-                    None => section = Section::Results,
+                    None => section = TextPart::Results,
                 }
             }
         }
@@ -249,7 +249,7 @@ pub fn parse(text: &str) -> Result<DiskSpdResult, String> {
         r.duration_s = Some(c.duration_s);
         r.warmup_s = Some(c.warmup_s);
         r.latency = cmd.split_whitespace().any(|w| w == "-L");
-        r.targets.push(Target {
+        r.targets.push(DiskSpdTarget {
             path: c.target.clone(),
             block_size: c.block_size,
             random_align: match c.access {
@@ -297,7 +297,7 @@ fn input_line(r: &mut DiskSpdResult, t: &str) -> Result<(), String> {
 }
 
 /// A line of one target's parameters; true when it said the cache mode.
-fn target_line(target: &mut Target, t: &str) -> Result<bool, String> {
+fn target_line(target: &mut DiskSpdTarget, t: &str) -> Result<bool, String> {
     let num = |v: &str| -> Result<u64, String> {
         let v = v.trim().trim_end_matches(')');
         size(v).ok_or(format!("target {}: '{t}' is not a size", target.path))
@@ -406,13 +406,13 @@ fn table_line(table: &mut Printed, t: &str) -> Result<(), String> {
         let bytes = at(col("bytes")).ok_or("a total line without bytes")?;
         let ios = at(col("I/Os")).ok_or("a total line without I/Os")?;
         let per_s = at(col("I/O per s")).ok_or("a total line without I/O per s")?;
-        table.total = Some(Line {
+        table.total = Some(PrintedLine {
             bytes: count(bytes)?,
             ios: count(ios)?,
             per_s: cell(per_s)?.unwrap_or(0.0),
             mean_ms: at(lat).map(cell).transpose()?.flatten(),
             stdev_ms: at(std).map(cell).transpose()?.flatten(),
-            ..Line::default()
+            ..PrintedLine::default()
         });
         return Ok(());
     }
@@ -428,7 +428,7 @@ fn table_line(table: &mut Printed, t: &str) -> Result<(), String> {
         Some(i) if file.ends_with(')') => &file[..i],
         _ => file,
     };
-    table.rows.push(Line {
+    table.rows.push(PrintedLine {
         thread,
         target: target.to_string(),
         bytes: count(get(col("bytes")).ok_or("a row without bytes")?)?,
@@ -493,7 +493,7 @@ fn assemble(
         ("Read IO", &read),
         ("Write IO", &write),
     ] {
-        let Some(Line { bytes, ios, .. }) = table.total else {
+        let Some(PrintedLine { bytes, ios, .. }) = table.total else {
             return Err(format!("its {name} table has no total line"));
         };
         let sum_b: u64 = table.rows.iter().map(|x| x.bytes).sum();
@@ -521,13 +521,13 @@ fn assemble(
                 t.thread, t.target
             ));
         }
-        let counts = |l: &Line| Counts {
+        let counts = |l: &PrintedLine| Counts {
             bytes: l.bytes,
             ios: l.ios,
             mean_ms: l.mean_ms.filter(|_| l.ios > 0),
             stdev_ms: l.stdev_ms.filter(|_| l.ios > 0),
         };
-        r.rows.push(Row {
+        r.rows.push(ThreadRow {
             thread: t.thread,
             target: t.target.clone(),
             read: counts(rd),
@@ -537,7 +537,7 @@ fn assemble(
     // DiskSpd prints the test time to 2 decimals but computes each rate
     // with the whole of it: the total line's I/Os over its I/O per s give
     // it to more digits. It must round to the printed time.
-    let Line { ios, per_s, .. } = total.total.clone().unwrap_or_default();
+    let PrintedLine { ios, per_s, .. } = total.total.clone().unwrap_or_default();
     r.seconds = time;
     if ios > 0 && per_s > 0.0 {
         let precise = ios as f64 / per_s;

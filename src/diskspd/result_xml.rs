@@ -8,7 +8,7 @@
 //! The element names are those DiskSpd's XmlResultParser.cpp writes, from
 //! 2.0.17 (`<WriteThrough>`) on; `<DisableAllCache>` is the older `-h`.
 
-use super::result::{Counts, DiskSpdResult, Percentile, Row, Target, MAX_ROWS};
+use super::result::{Counts, DiskSpdResult, DiskSpdTarget, Percentile, ThreadRow, MAX_ROWS};
 use super::xml::{self, Element};
 
 /// Whether `text` is DiskSpd's XML results (by content: the root element
@@ -118,7 +118,7 @@ pub fn parse(text: &str) -> Result<DiskSpdResult, String> {
                     ));
                 }
             }
-            r.rows.push(Row {
+            r.rows.push(ThreadRow {
                 thread: id,
                 target: t.text_of("Path").unwrap_or_default().to_string(),
                 read: Counts {
@@ -184,7 +184,7 @@ fn number(e: &Element, name: &str) -> Result<Option<u64>, String> {
 }
 
 /// One `<Target>` of the profile.
-fn target(t: &Element, total_threads: u32) -> Result<Target, String> {
+fn target(t: &Element, total_threads: u32) -> Result<DiskSpdTarget, String> {
     let path = t.text_of("Path").unwrap_or_default().to_string();
     let on = |k: &str| t.text_of(k) == Some("true");
     if t.child("RandomRatio").is_some() && number(t, "RandomRatio")? != Some(100) {
@@ -193,7 +193,7 @@ fn target(t: &Element, total_threads: u32) -> Result<Target, String> {
         ));
     }
     let all_off = on("DisableAllCache");
-    Ok(Target {
+    Ok(DiskSpdTarget {
         block_size: number(t, "BlockSize")?.unwrap_or(64 << 10),
         random_align: number(t, "Random")?,
         outstanding: number(t, "RequestCount")?.unwrap_or(2) as u32,

@@ -42,7 +42,7 @@ impl Element {
 
 /// Reads the document's root element.
 pub fn parse(text: &str) -> Result<Element, String> {
-    let mut reader = Reader {
+    let mut reader = XmlReader {
         s: text.as_bytes(),
         text,
         at: 0,
@@ -63,14 +63,14 @@ pub fn parse(text: &str) -> Result<Element, String> {
     Ok(root)
 }
 
-struct Reader<'a> {
+struct XmlReader<'a> {
     s: &'a [u8],
     text: &'a str,
     at: usize,
     elements: usize,
 }
 
-impl Reader<'_> {
+impl XmlReader<'_> {
     fn starts(&self, prefix: &str) -> bool {
         self.s[self.at..].starts_with(prefix.as_bytes())
     }
