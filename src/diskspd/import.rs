@@ -181,7 +181,8 @@ pub fn run_of(r: &DiskSpdResult, path: &Path, label: Option<String>) -> Run {
             file: None,
             span: None,
             sync: None,
-            fio_command: r.command.clone().unwrap_or_default(),
+            // No fio command reproduces it: DiskSpd's own is in the notes and the plan.
+            fio_command: String::new(),
             notes,
             job: None,
             block_stack: Vec::new(),
