@@ -569,6 +569,140 @@ fn assemble(
 mod tests {
     use super::*;
 
+    /// DiskSpd 2.0.21's layout (ResultParser.cpp), two threads on one
+    /// target, cached (`using software cache`), with -L.
+    const TWO_THREADS: &str = "
+Command Line: diskspd -c1G -d10 -t2 -o4 -b8K -r -w25 -L t.dat
+
+Input parameters:
+
+\ttimespan:   1
+\t-------------
+\tduration: 10s
+\twarm up time: 5s
+\tcool down time: 0s
+\tmeasuring latency
+\trandom seed: 0
+\tpath: 't.dat'
+\t\tthink time: 0ms
+\t\tburst size: 0
+\t\tusing software cache
+\t\tusing hardware write cache, writethrough off
+\t\tperforming mix test (read/write ratio: 75/25)
+\t\tblock size: 8KiB
+\t\tusing random I/O (alignment: 8KiB)
+\t\tnumber of outstanding I/O operations per thread: 4
+\t\tthreads per file: 2
+
+System information:
+
+\tcomputer name: box
+\tstart time: 2024/01/02 03:04:05 UTC
+
+Results for timespan 1:
+*******************************************************************************
+
+actual test time:\t10.00s
+thread count:\t\t2
+
+Total IO
+thread |       bytes     |     I/Os     |    MiB/s   |  I/O per s |  AvgLat  | LatStdDev |  file
+-----------------------------------------------------------------------------------------------------
+     0 |        81920000 |        10000 |       7.81 |     999.90 |    1.000 |     0.500 | t.dat (1GiB)
+     1 |        40960000 |         5000 |       3.91 |     499.95 |    2.000 |     0.500 | t.dat (1GiB)
+-----------------------------------------------------------------------------------------------------
+total:         122880000 |        15000 |      11.72 |    1499.85 |    1.333 |     0.624
+
+Read IO
+thread |       bytes     |     I/Os     |    MiB/s   |  I/O per s |  AvgLat  | LatStdDev |  file
+-----------------------------------------------------------------------------------------------------
+     0 |        61440000 |         7500 |       5.86 |     749.93 |    0.900 |     0.400 | t.dat (1GiB)
+     1 |        30720000 |         3750 |       2.93 |     374.96 |    1.900 |     0.400 | t.dat (1GiB)
+-----------------------------------------------------------------------------------------------------
+total:          92160000 |        11250 |       8.79 |    1124.89 |    1.233 |     0.600
+
+Write IO
+thread |       bytes     |     I/Os     |    MiB/s   |  I/O per s |  AvgLat  | LatStdDev |  file
+-----------------------------------------------------------------------------------------------------
+     0 |        20480000 |         2500 |       1.95 |     249.98 |    1.300 |     0.600 | t.dat (1GiB)
+     1 |        10240000 |         1250 |       0.98 |     124.99 |    2.300 |     0.600 | t.dat (1GiB)
+-----------------------------------------------------------------------------------------------------
+total:          30720000 |         3750 |       2.93 |     374.96 |    1.633 |     0.800
+
+
+Total latency distribution:
+  %-ile |  Read (ms) | Write (ms) | Total (ms)
+----------------------------------------------
+    min |      0.100 |      0.200 |      0.100
+   50th |      1.100 |      1.500 |      1.200
+   99th |      3.000 |      4.000 |      3.500
+3-nines |      5.000 |      6.000 |      5.500
+    max |      9.000 |      9.500 |      9.500
+";
+
+    #[test]
+    fn a_text_result_is_read_with_its_tables_and_parameters() {
+        let r = parse(TWO_THREADS).unwrap();
+        assert_eq!(r.computer.as_deref(), Some("box"));
+        assert_eq!(
+            (r.duration_s, r.warmup_s, r.latency),
+            (Some(10), Some(5), true)
+        );
+        let t = &r.targets[0];
+        assert_eq!(
+            (t.block_size, t.random_align, t.outstanding, t.write_percent),
+            (8192, Some(8192), 4, 25)
+        );
+        assert!(t.os_cache && !t.write_through);
+        assert_eq!(r.rows.len(), 2);
+        assert_eq!(
+            (r.rows[1].read.ios, r.rows[1].write.bytes),
+            (3750, 10240000)
+        );
+        assert_eq!(r.total_read.mean_ms, Some(1.233));
+        // 15,000 I/Os at 1499.85 per second: 10.001 s, which prints as 10.00s.
+        assert!((r.seconds - 15000.0 / 1499.85).abs() < 1e-9);
+        assert_eq!(r.percentiles.len(), 5);
+        assert!((r.percentiles[3].pct - 99.9).abs() < 1e-9);
+        assert_eq!(r.percentiles[1].write_ms, Some(1.5));
+    }
+
+    #[test]
+    fn text_results_that_contradict_themselves_are_refused() {
+        for (from, to, why) in [
+            (
+                "     1 |        40960000 |         5000 |       3.91",
+                "     1 |        40960000 |         5001 |       3.91",
+                "rows sum to",
+            ),
+            (
+                "actual test time:\t10.00s",
+                "actual test time:\t9.00s",
+                "not its test time of 9 s",
+            ),
+            (
+                "threads per file: 2",
+                "threads per file: 4",
+                "4 threads per file, but 2 thread rows",
+            ),
+            (
+                "    max |      9.000",
+                "    max |  99000.000",
+                "longer than the whole run",
+            ),
+            (
+                "\t\tusing software cache\n",
+                "",
+                "whether DiskSpd's OS cache was on",
+            ),
+        ] {
+            let text = TWO_THREADS.replacen(from, to, 1);
+            assert_ne!(text, TWO_THREADS, "{from}");
+            let e = parse(&text).unwrap_err();
+            assert!(e.contains(why), "{from}: {e}");
+        }
+    }
+
     #[test]
     fn percentile_names() {
         assert_eq!(
