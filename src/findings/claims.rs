@@ -99,10 +99,10 @@ pub fn from_findings(run: &Run, findings: &[Finding]) -> Claims {
                     String::new()
                 }
             ));
-            // An import that ran through the OS cache measured it as much as the disk.
+            // A DiskSpd target run through the OS cache measured it as much as the disk.
             let cached: Vec<String> = run
                 .disk()
-                .filter(|m| !m.spec.direct && run.source.ends_with("-import"))
+                .filter(|m| !m.spec.direct && run.source == "diskspd-import")
                 .map(|m| m.label())
                 .collect();
             if !cached.is_empty() {
