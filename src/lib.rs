@@ -39,6 +39,7 @@ pub mod cancel;
 pub mod cli;
 pub mod commands;
 pub mod compute;
+pub mod crystaldiskmark;
 pub mod disk;
 pub mod diskspd;
 pub mod error;

@@ -252,6 +252,32 @@ pub fn now_rfc3339() -> String {
     rfc3339_utc(secs)
 }
 
+/// `YYYY/MM/DD H:MM:SS` (DiskSpd's and CrystalDiskMark's dates, with or
+/// without a trailing `UTC`) as RFC 3339 in UTC; None for a date that is
+/// not one (February 30th, hour 25).
+pub fn slashed_date_utc(text: &str) -> Option<String> {
+    let t = text.trim().trim_end_matches("UTC").trim();
+    let (date, time) = t.split_once(' ')?;
+    let d: Vec<u32> = date
+        .split('/')
+        .map(|p| p.parse().ok())
+        .collect::<Option<_>>()?;
+    let h: Vec<u32> = time
+        .trim()
+        .split(':')
+        .map(|p| p.parse().ok())
+        .collect::<Option<_>>()?;
+    if d.len() != 3 || h.len() != 3 {
+        return None;
+    }
+    let out = format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
+        d[0], d[1], d[2], h[0], h[1], h[2]
+    );
+    let secs = u64::try_from(parse_rfc3339(&out)?).ok()?;
+    (rfc3339_utc(secs) == out).then_some(out)
+}
+
 /// Parses `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)` into Unix seconds.
 pub fn parse_rfc3339(text: &str) -> Option<i64> {
     let b = text.as_bytes();
@@ -292,6 +318,21 @@ pub fn parse_rfc3339(text: &str) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn slashed_dates() {
+        assert_eq!(
+            slashed_date_utc("2021/04/16 19:03:38 UTC").as_deref(),
+            Some("2021-04-16T19:03:38Z")
+        );
+        assert_eq!(
+            slashed_date_utc("2024/01/06 5:41:48").as_deref(),
+            Some("2024-01-06T05:41:48Z")
+        );
+        assert_eq!(slashed_date_utc("2021/02/30 10:00:00"), None);
+        assert_eq!(slashed_date_utc("2021/02/03 25:00:00"), None);
+        assert_eq!(slashed_date_utc("yesterday"), None);
+    }
 
     #[test]
     fn sizes_follow_fio() {

@@ -1,7 +1,9 @@
 //! `candor import` on result files other people wrote, taken from public
 //! repositories (tests/fixtures/corpus/SOURCES names the repository,
-//! commit and path of each): fio JSON from fio 2.1 to 3.40 and UnixBench
-//! reports (text and HTML) from ARM boards, Macs and PCs. Each file's
+//! commit and path of each): fio JSON from fio 2.1 to 3.40, UnixBench
+//! reports (text and HTML) from ARM boards, Macs and PCs, DiskSpd results
+//! (text from 2.0.21 to 2.2, XML, and the Linux port's text, made here by
+//! it) and CrystalDiskMark 8 results. Each file's
 //! expected figures come from a small reader written here, not from
 //! candor's parser: fio's units from the keys present (`clat` in µs,
 //! `io_bytes` in KiB without `io_kbytes`), UnixBench's from the index
@@ -51,6 +53,36 @@ const TRUE_REFUSALS: &[(&str, &str)] = &[
     (
         "vc-3.26-write.json",
         "write.clat_ns.percentile.99.900000 is 151864912, above max 143247068",
+    ),
+    // VirtualClient cut thread rows out of these DiskSpd outputs for its unit
+    // tests: the rows no longer add up to the totals DiskSpd printed.
+    (
+        "vc-2.2.0-multisocket.txt",
+        "its Total IO rows sum to 34697216 bytes in 8471 I/Os, its total line says 69226496 in 16901",
+    ),
+    (
+        "vc-2.2.0-writeonly.txt",
+        "its Total IO rows sum to 18925006848 bytes in 4620363 I/Os, its total line says 8265251819520",
+    ),
+    // -t4 with two rows left, and the test time edited: 3065 I/Os at 611.41
+    // per second is 5.013 s, which DiskSpd prints as 5.01s, not 5.00s.
+    (
+        "vc-2.2.0-multinuma.txt",
+        "its total line says 6092 I/Os at 1215.24 per second, 5.013 s, not its test time of 5 s",
+    ),
+    // The Linux port timed these I/Os wrong on the bench VM: latencies of
+    // seconds to hours in a run of one second.
+    (
+        "linux-t1-o1-randread-Sh.txt",
+        "percentile latency is 14500467.1 ms, longer than the whole run",
+    ),
+    (
+        "linux-t2-o4-randread-2targets.txt",
+        "a mean latency of 2088.922 ms, longer than the whole run",
+    ),
+    (
+        "linux-F3-o2-randrw80.txt",
+        "a mean latency of 2917.597 ms, longer than the whole run",
     ),
 ];
 
@@ -460,4 +492,253 @@ fn unixbench_reports_import_all_twelve_tests_and_their_index() {
         outcomes.push((name, outcome));
     }
     tally("UnixBench reports", &outcomes);
+}
+
+// ---- DiskSpd: an independent reader ----
+
+/// What a DiskSpd result says in total: per direction the bytes, the I/Os
+/// and the I/Os per second, and with one target the mean latency (ms) and
+/// the 50th and 99th percentiles (ms) it printed.
+#[derive(Debug, Default)]
+struct DsDir {
+    bytes: u64,
+    ios: u64,
+    per_s: Option<f64>,
+    mean_ms: Option<f64>,
+    p50_ms: Option<f64>,
+    p99_ms: Option<f64>,
+}
+
+/// The number after `<name>` in `xml`, from `from` on.
+fn xml_numbers<'a>(xml: &'a str, name: &'a str) -> impl Iterator<Item = f64> + 'a {
+    let open = format!("<{name}>");
+    xml.match_indices(open.clone().leak() as &str)
+        .filter_map(move |(i, _)| {
+            let rest = &xml[i + open.len()..];
+            rest[..rest.find('<')?].trim().parse().ok()
+        })
+}
+
+fn diskspd_xml(xml: &str) -> [DsDir; 2] {
+    // The results follow <TestTimeSeconds>; the profile before it has none of these.
+    let res = &xml[xml.find("<TestTimeSeconds>").unwrap()..];
+    let bucket = |pct: &str, key: &str| -> Option<f64> {
+        let at = res.find(&format!("<Percentile>{pct}</Percentile>"))?;
+        xml_numbers(&res[at..], key).next()
+    };
+    let threads = &res[res.find("<Thread>").unwrap()..];
+    let dir = |b: &str, c: &str, avg: &str, ms: &str| DsDir {
+        bytes: xml_numbers(threads, b).sum::<f64>() as u64,
+        ios: xml_numbers(threads, c).sum::<f64>() as u64,
+        per_s: None,
+        mean_ms: xml_numbers(res, avg).next(),
+        p50_ms: bucket("50", ms),
+        p99_ms: bucket("99", ms),
+    };
+    [
+        dir(
+            "ReadBytes",
+            "ReadCount",
+            "AverageReadMilliseconds",
+            "ReadMilliseconds",
+        ),
+        dir(
+            "WriteBytes",
+            "WriteCount",
+            "AverageWriteMilliseconds",
+            "WriteMilliseconds",
+        ),
+    ]
+}
+
+fn diskspd_text(text: &str) -> [DsDir; 2] {
+    let total_line = |title: &str| -> Vec<String> {
+        let at = text.find(&format!("\n{title}\n")).unwrap();
+        let line = text[at..]
+            .lines()
+            .find(|l| l.starts_with("total:"))
+            .unwrap();
+        line["total:".len()..]
+            .split('|')
+            .map(|c| c.trim().to_string())
+            .collect()
+    };
+    // The distribution over all targets is the last one printed.
+    let pct = |row: &str, col: usize| -> Option<f64> {
+        let line = text
+            .lines()
+            .rev()
+            .find(|l| l.trim_start().starts_with(&format!("{row} |")))?;
+        line.split('|').nth(col)?.trim().parse().ok()
+    };
+    let lat = text.contains("AvgLat");
+    let dir = |title: &str, col: usize| {
+        let c = total_line(title);
+        DsDir {
+            bytes: c[0].parse().unwrap(),
+            ios: c[1].parse().unwrap(),
+            per_s: c[3].parse().ok(),
+            mean_ms: if lat { c[4].parse().ok() } else { None },
+            p50_ms: pct("50th", col),
+            p99_ms: pct("99th", col),
+        }
+    };
+    [dir("Read IO", 1), dir("Write IO", 2)]
+}
+
+fn check_diskspd(theirs: &[DsDir; 2], run: &Value) -> Result<(), String> {
+    let ms = run["measurements"].as_array().unwrap();
+    let one_target = ms.len() == 1;
+    for (key, t) in ["read", "write"].iter().zip(theirs) {
+        let ours: Vec<&Value> = ms
+            .iter()
+            .map(|m| &m[*key])
+            .filter(|d| !d.is_null())
+            .collect();
+        let bytes: u64 = ours.iter().map(|d| d["bytes"].as_u64().unwrap()).sum();
+        let ios: u64 = ours.iter().map(|d| d["ops"].as_u64().unwrap()).sum();
+        if bytes != t.bytes || ios != t.ios {
+            return Err(format!(
+                "{key}: {bytes} bytes in {ios} I/Os, DiskSpd's {} in {}",
+                t.bytes, t.ios
+            ));
+        }
+        let iops: f64 = ours.iter().map(|d| d["iops"].as_f64().unwrap()).sum();
+        // DiskSpd prints I/O per s to 2 decimals.
+        if let Some(p) = t.per_s.filter(|_| t.ios > 0) {
+            if (iops - p).abs() > 0.006 + p * 1e-6 {
+                return Err(format!("{key}: {iops} I/O per s, DiskSpd's {p}"));
+            }
+        }
+        let Some(d) = ours.first().filter(|_| one_target) else {
+            continue;
+        };
+        let l = &d["lat_ns"];
+        if let Some(mean) = t.mean_ms {
+            // The total line's mean, to its 3 decimals of ms.
+            if (l["mean"].as_f64().unwrap() - mean * 1e6).abs() > 500.0 + 1e-6 {
+                return Err(format!("{key}: mean {} ns, DiskSpd's {mean} ms", l["mean"]));
+            }
+        }
+        for (p, want) in [("p50", t.p50_ms), ("p99", t.p99_ms)] {
+            let want = want.map_or(0, |ms| (ms * 1e6).round() as u64);
+            if l[p].as_u64() != Some(want) {
+                return Err(format!("{key}: {p} {} ns, DiskSpd's {want} ns", l[p]));
+            }
+        }
+    }
+    // The cache state is said where DiskSpd ran through the OS cache.
+    for m in ms {
+        if m["spec"]["direct"] == false
+            && !m["notes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|n| n.as_str().unwrap().contains("OS cache on"))
+        {
+            return Err("ran through the OS cache, and no note says so".into());
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn diskspd_results_import_right_or_are_refused_for_a_true_reason() {
+    let files = corpus("diskspd");
+    assert!(files.len() >= 10, "{}", files.len());
+    let mut outcomes = Vec::new();
+    for file in &files {
+        let name = file.file_name().unwrap().to_string_lossy().to_string();
+        let text = std::fs::read_to_string(file).unwrap();
+        let theirs = if name.ends_with(".xml") {
+            diskspd_xml(&text)
+        } else {
+            diskspd_text(&text)
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let outcome = classify(&name, import(file, dir.path()), |runs| {
+            check_diskspd(&theirs, &runs[0])
+        });
+        println!("{name}: {outcome:?}");
+        outcomes.push((name, outcome));
+    }
+    tally("DiskSpd results", &outcomes);
+}
+
+// ---- CrystalDiskMark: an independent reader ----
+
+/// Every [Read] and [Write] row: (the battery's name of the test, read?,
+/// MB/s, IOPS, µs), as printed.
+fn cdm_rows(text: &str) -> Vec<(String, bool, f64, f64, f64)> {
+    let mut read = None;
+    let mut rows = Vec::new();
+    for line in text.lines() {
+        let t = line.trim();
+        match t {
+            "[Read]" => read = Some(true),
+            "[Write]" => read = Some(false),
+            _ if t.starts_with("[Mix]") => read = None,
+            _ if t.contains(" MB/s [") => {
+                let Some(read) = read else { continue };
+                let w: Vec<&str> = t.split_whitespace().collect();
+                // SEQ 1MiB (Q= 8, T= 1): 531.458 MB/s [ 506.8 IOPS] < 15726.77 us>
+                let block = w[1].replace("MiB", "M").replace("KiB", "K");
+                let digits = |s: &str| s.chars().filter(char::is_ascii_digit).collect::<String>();
+                let inside = &t[t.find('(').unwrap() + 1..t.find(')').unwrap()];
+                let (q, th) = inside.split_once(',').unwrap();
+                let name = format!("{}{block} Q{}T{}", w[0], digits(q), digits(th));
+                let after = &t[t.find("):").unwrap() + 2..];
+                let mbs: f64 = after.split_whitespace().next().unwrap().parse().unwrap();
+                let iops: f64 = after[after.find('[').unwrap() + 1..after.find("IOPS").unwrap()]
+                    .trim()
+                    .parse()
+                    .unwrap();
+                let us: f64 = after[after.find('<').unwrap() + 1..after.find("us>").unwrap()]
+                    .trim()
+                    .parse()
+                    .unwrap();
+                rows.push((name, read, mbs, iops, us));
+            }
+            _ => {}
+        }
+    }
+    rows
+}
+
+fn check_cdm(rows: &[(String, bool, f64, f64, f64)], run: &Value) -> Result<(), String> {
+    let ms = run["measurements"].as_array().unwrap();
+    if ms.len() != rows.len() {
+        return Err(format!("{} measurements, {} rows", ms.len(), rows.len()));
+    }
+    for (m, (name, read, mbs, iops, us)) in ms.iter().zip(rows) {
+        let d = &m[if *read { "read" } else { "write" }];
+        if m["profile"] != name.as_str() {
+            return Err(format!("{name}: named {}", m["profile"]));
+        }
+        if !close(d["bytes_per_sec"].as_f64().unwrap(), mbs * 1e6)
+            || d["iops"].as_f64() != Some(*iops)
+            || !close(d["lat_ns"]["mean"].as_f64().unwrap(), us * 1000.0)
+        {
+            return Err(format!("{name}: {d}, CDM's {mbs} MB/s {iops} IOPS {us} us"));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn crystaldiskmark_results_import_with_the_battery_names() {
+    let files = corpus("crystaldiskmark");
+    assert!(files.len() >= 5, "{}", files.len());
+    let mut outcomes = Vec::new();
+    for file in &files {
+        let name = file.file_name().unwrap().to_string_lossy().to_string();
+        let rows = cdm_rows(&std::fs::read_to_string(file).unwrap());
+        let dir = tempfile::tempdir().unwrap();
+        let outcome = classify(&name, import(file, dir.path()), |runs| {
+            check_cdm(&rows, &runs[0])
+        });
+        println!("{name}: {outcome:?}");
+        outcomes.push((name, outcome));
+    }
+    tally("CrystalDiskMark results", &outcomes);
 }

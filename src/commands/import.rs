@@ -1,7 +1,8 @@
 //! `candor import`: fio JSON output (`--output-format=json` or `json+`), or
 //! one UnixBench report (its text `results/HOST-DATE-NN`, its HTML, or the
-//! console log of `./Run`), into a Run; fio's client/server output into one
-//! Run per host.
+//! console log of `./Run`), one DiskSpd result (text or XML) or one
+//! CrystalDiskMark result, into a Run; fio's client/server output into one
+//! Run per host. The kind is told by the content, not the file's name.
 
 use crate::error::usage;
 use crate::output::{prepare, write_text, Replace};
@@ -16,7 +17,9 @@ pub struct Args {
     /// passes), or one UnixBench report (its results/HOST-DATE-NN file, its
     /// .html, or the console log of ./Run). fio's client/server output
     /// (client_stats) gives one Run per host: RUN.<host>.json beside --output.
-    #[arg(value_name = "FIO.json|UNIXBENCH-REPORT")]
+    /// Or one DiskSpd result (its text output or -Rxml) or one
+    /// CrystalDiskMark result (File > Save).
+    #[arg(value_name = "FIO.json|UNIXBENCH-REPORT|DISKSPD|CRYSTALDISKMARK.txt")]
     pub files: Vec<PathBuf>,
     /// A name for this host or run (reports and comparisons show it); default:
     /// the first file's name without its extension.
@@ -50,7 +53,14 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
             .map(|s| s.to_string_lossy().to_string())
     });
     let first = crate::input::read_text(&args.files[0]).map_err(|e| usage(e.to_string()))?;
-    let run = if crate::compute::unixbench::import::is_report(&first) {
+    let run = if crate::diskspd::import::is_result(&first) {
+        one_file(&args, "a DiskSpd result")?;
+        // The computer DiskSpd names, unless --label says otherwise.
+        crate::diskspd::import::import(&first, &args.files[0], args.label).map_err(usage)?
+    } else if crate::crystaldiskmark::parse::is_result(&first) {
+        one_file(&args, "a CrystalDiskMark result")?;
+        crate::crystaldiskmark::import::import(&first, &args.files[0], args.label).map_err(usage)?
+    } else if crate::compute::unixbench::import::is_report(&first) {
         if args.files.len() > 1 {
             return Err(usage(format!(
                 "{} is a UnixBench report: import one report at a time, without fio files",
@@ -82,6 +92,17 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     printed?;
     // A signal while the history was locked: the add gave up (said above).
     Ok(crate::cancel::check()?)
+}
+
+/// A result of a tool that is not fio is imported alone.
+fn one_file(args: &Args, what: &str) -> anyhow::Result<()> {
+    if args.files.len() > 1 {
+        return Err(usage(format!(
+            "{} is {what}: import one at a time, without other files",
+            args.files[0].display()
+        )));
+    }
+    Ok(())
 }
 
 /// fio's client/server output: one Run per server host, each written

@@ -82,6 +82,10 @@ pub fn from_findings(run: &Run, findings: &[Finding]) -> Claims {
             // An import's files were fio's, not candor's.
             let target = if run.source == "fio-import" {
                 "the files or devices fio's jobs named"
+            } else if run.source == "diskspd-import" {
+                "the targets DiskSpd named"
+            } else if run.source == "crystaldiskmark-import" {
+                "CrystalDiskMark's test file (the best of its passes)"
             } else if run.disk().any(|m| m.device.is_some()) {
                 "the block devices the jobs named"
             } else {
@@ -95,6 +99,18 @@ pub fn from_findings(run: &Run, findings: &[Finding]) -> Claims {
                     String::new()
                 }
             ));
+            // A DiskSpd target run through the OS cache measured it as much as the disk.
+            let cached: Vec<String> = run
+                .disk()
+                .filter(|m| !m.spec.direct && run.source == "diskspd-import")
+                .map(|m| m.label())
+                .collect();
+            if !cached.is_empty() {
+                c.cannot.push(format!(
+                    "The medium's speed from {}: it ran through the OS cache (no O_DIRECT, DiskSpd without -Su or -Sh).",
+                    cached.join(", ")
+                ));
+            }
         }
     } else {
         c.cannot
