@@ -21,18 +21,13 @@ pub struct OsFacts {
 
 /// Reads this machine's OS facts.
 pub fn collect() -> OsFacts {
-    let uname = rustix::system::uname();
-    let text = |s: &std::ffi::CStr| {
-        let s = s.to_string_lossy().trim().to_string();
-        (!s.is_empty()).then_some(s)
-    };
     let os_release = ["/etc/os-release", "/usr/lib/os-release"]
         .iter()
         .find_map(|p| std::fs::read_to_string(p).ok())
         .and_then(|t| parse_os_release(&t));
     OsFacts {
-        hostname: text(uname.nodename()),
-        kernel: text(uname.release()),
+        hostname: super::uname::hostname(),
+        kernel: super::uname::kernel_release(),
         os_release,
         clocksource: read_trimmed(Path::new(
             "/sys/devices/system/clocksource/clocksource0/current_clocksource",
