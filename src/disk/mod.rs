@@ -1073,9 +1073,11 @@ fn worker_main(
             &mut |b: &mut AlignedBuf, at: Instant| drive(NullEngine, plan, b, at, stop),
             &mut buffers,
         ),
-        // engine::probe refused them before any thread started.
+        // engine::probe refused them before any thread started (the
+        // registered-buffer count is io_uring's).
         #[cfg(not(target_os = "linux"))]
         EngineKind::IoUring | EngineKind::Libaio => {
+            let _ = registered;
             Err(anyhow::anyhow!("engine {} is Linux's only", kind.as_str()))
         }
     }

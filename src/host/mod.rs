@@ -23,6 +23,8 @@ pub mod system;
 pub mod uname;
 pub mod uring;
 pub mod virt;
+#[cfg(windows)]
+pub mod windows;
 
 use crate::result::HostFacts;
 use std::path::Path;
