@@ -24,11 +24,19 @@ pub struct DataCorrupted(pub String);
 #[error("interrupted by {}", signal_name(*.0))]
 pub struct Interrupted(pub i32);
 
+/// The stops candor answers, by their POSIX numbers (the exit code is
+/// 128 + the number on every OS). Windows's console events are said as
+/// these: Ctrl-C as SIGINT, Ctrl-Break and shutdown as SIGTERM, the console
+/// window closed as SIGHUP (`cancel`).
+pub const SIGINT: i32 = 2;
+pub const SIGTERM: i32 = 15;
+pub const SIGHUP: i32 = 1;
+
 fn signal_name(signal: i32) -> &'static str {
     match signal {
-        libc::SIGINT => "SIGINT",
-        libc::SIGTERM => "SIGTERM",
-        libc::SIGHUP => "SIGHUP",
+        SIGINT => "SIGINT",
+        SIGTERM => "SIGTERM",
+        SIGHUP => "SIGHUP",
         _ => "a signal",
     }
 }
@@ -71,6 +79,15 @@ pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
 
 #[cfg(test)]
 mod tests {
+    /// The numbers are the system's own where there are signals.
+    #[cfg(unix)]
+    #[test]
+    fn signal_numbers_are_posix() {
+        assert_eq!(super::SIGINT, libc::SIGINT);
+        assert_eq!(super::SIGTERM, libc::SIGTERM);
+        assert_eq!(super::SIGHUP, libc::SIGHUP);
+    }
+
     #[test]
     fn terminal_safe_keeps_the_layout_and_escapes_the_rest() {
         assert_eq!(super::terminal_safe("a\n\tb"), "a\n\tb");

@@ -16,7 +16,6 @@
 //! Errors name the file; callers turn them into exit code 2.
 
 use std::io::Read;
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 /// The largest input candor reads: 128 MiB. A Run of the longest battery
@@ -128,11 +127,7 @@ pub fn read_text_limited(path: &Path, cap: u64) -> Result<String, InputError> {
     }
     // O_NONBLOCK and O_NOCTTY: whatever was swapped in since the look above,
     // the open neither waits nor takes a terminal, and fstat says what it is.
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
-        .open(path)
-        .map_err(io)?;
+    let file = open_for_reading(path).map_err(io)?;
     let meta = file.metadata().map_err(io)?;
     if let Some(e) = not_a_file(&meta.file_type()) {
         return Err(e);
@@ -239,7 +234,42 @@ pub fn read_text_or_stdin(path: &Path, what: &str) -> anyhow::Result<(String, St
 }
 
 /// What a file that is not a regular file is, in words.
+/// Opens a file the user named for reading; on Linux with `O_NONBLOCK`
+/// and `O_NOCTTY`, so that a FIFO or terminal swapped in cannot block.
+#[cfg(unix)]
+fn open_for_reading(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
+        .open(path)
+}
+
+/// Opens a file the user named for reading (Windows has no FIFOs or
+/// terminals at a file's name; what was opened is checked after).
+#[cfg(windows)]
+fn open_for_reading(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::File::open(path)
+}
+
+/// What a file is, in words.
+#[cfg(windows)]
 pub fn kind_in_words(kind: &std::fs::FileType) -> &'static str {
+    if kind.is_file() {
+        "a regular file"
+    } else if kind.is_dir() {
+        "a directory"
+    } else if kind.is_symlink() {
+        "a symbolic link"
+    } else {
+        "not a file"
+    }
+}
+
+/// What a file is, in words.
+#[cfg(unix)]
+pub fn kind_in_words(kind: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
     if kind.is_file() {
         "a regular file"
     } else if kind.is_dir() {

@@ -14,6 +14,7 @@ fn main() {
         let rest: Vec<String> = args.map(|a| a.to_string_lossy().into_owned()).collect();
         candor::compute::unixbench::execl::chain(&rest);
     }
+    #[cfg(unix)]
     if hidden(candor::compute::unixbench::copy::FLAG) {
         candor::compute::unixbench::copy::main(&args.collect::<Vec<_>>());
     }

@@ -27,10 +27,22 @@
 
 use crate::error::usage;
 
+#[cfg(unix)]
+mod rename;
+#[cfg(windows)]
+#[path = "output/rename_windows.rs"]
 mod rename;
 
+#[cfg(unix)]
+#[path = "output/unix.rs"]
+mod os;
+#[cfg(windows)]
+#[path = "output/windows.rs"]
+mod os;
+use os::{allocate, found_of, inspect, keep_mode_and_owner, open_regular, Found, TemporaryFlags};
+pub use os::{may_write, writable_dir};
+
 use std::io::{Seek, Write};
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// Whether an existing target may be replaced.
@@ -156,25 +168,6 @@ pub fn check(path: &Path, flag: &str, replace: Replace, inputs: &[&Path]) -> any
     Ok(())
 }
 
-/// Whether this process may create files in `dir` (access(2) with W_OK and
-/// X_OK: it answers for read-only mounts and immutable directories too,
-/// and for root as well as for other users). `may_access` with the modes.
-pub fn writable_dir(dir: &Path) -> std::io::Result<()> {
-    may_access(dir, libc::W_OK | libc::X_OK)
-}
-
-/// access(2) of `path` with `how` (`libc::W_OK`, ...): the error says why not.
-pub fn may_access(path: &Path, how: libc::c_int) -> std::io::Result<()> {
-    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes())
-        .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
-    // SAFETY: c is a valid NUL-terminated path; access() only reads it.
-    if unsafe { libc::access(c.as_ptr(), how) } == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
-}
-
 /// `check`, then the temporaries that killed candors left beside `path`
 /// removed (`recover_beside`): what every command that writes one file does
 /// before its work.
@@ -200,8 +193,8 @@ pub fn recover_beside(path: &Path) -> Vec<String> {
 /// the same name in the same directory (the directories compared by
 /// device and inode, so `./x` and `/abs/x` are one place).
 pub fn same_place(a: &Path, b: &Path) -> bool {
-    if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
-        return x.dev() == y.dev() && x.ino() == y.ino();
+    if let Some(same) = os::same_file(a, b) {
+        return same;
     }
     let (Some(name_a), Some(name_b)) = (a.file_name(), b.file_name()) else {
         return false;
@@ -209,13 +202,7 @@ pub fn same_place(a: &Path, b: &Path) -> bool {
     if name_a != name_b {
         return false;
     }
-    match (
-        std::fs::metadata(parent_dir(a)),
-        std::fs::metadata(parent_dir(b)),
-    ) {
-        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
-        _ => false,
-    }
+    os::same_file(parent_dir(a), parent_dir(b)).unwrap_or(false)
 }
 
 /// An I/O error that names its path and keeps the system's error code
@@ -255,59 +242,6 @@ pub fn os_error(e: &std::io::Error) -> Option<i32> {
         .or_else(|| e.get_ref()?.downcast_ref::<Named>()?.source.raw_os_error())
 }
 
-/// What is at a path, seen on its own descriptor: opened with
-/// `O_PATH | O_NOFOLLOW` (neither read nor written, so a device or FIFO is
-/// never really opened, and a symlink is seen as itself), then fstat.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Found {
-    dev: u64,
-    ino: u64,
-    mode: u32,
-    uid: u32,
-    gid: u32,
-}
-
-impl Found {
-    fn kind(&self) -> u32 {
-        self.mode & libc::S_IFMT
-    }
-    fn is_file(&self) -> bool {
-        self.kind() == libc::S_IFREG
-    }
-    fn is_dir(&self) -> bool {
-        self.kind() == libc::S_IFDIR
-    }
-    fn is_symlink(&self) -> bool {
-        self.kind() == libc::S_IFLNK
-    }
-    fn same_file(&self, other: &Found) -> bool {
-        (self.dev, self.ino) == (other.dev, other.ino)
-    }
-}
-
-/// What is at `path`, or `None` when nothing is.
-fn inspect(path: &Path) -> std::io::Result<Option<Found>> {
-    let opened = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path);
-    match opened {
-        Ok(fd) => Ok(Some(found_of(&fd.metadata()?))),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e),
-    }
-}
-
-fn found_of(meta: &std::fs::Metadata) -> Found {
-    Found {
-        dev: meta.dev(),
-        ino: meta.ino(),
-        mode: meta.mode(),
-        uid: meta.uid(),
-        gid: meta.gid(),
-    }
-}
-
 /// A file as candor wrote it: the inode and a digest of the content. The
 /// next save of the same Run may replace only this (`Replace::Own`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -321,23 +255,10 @@ impl Written {
     /// The file at `path` as it is now (a Run that `--resume` carries on).
     pub fn of_file(path: &Path) -> std::io::Result<Written> {
         let mut file = open_regular(path)?;
-        let found = found_of(&file.metadata()?);
+        let found = found_of(&file)?;
         let (len, digest) = digest_of(&mut file)?;
         Ok(Written { found, len, digest })
     }
-}
-
-/// Opens a regular file for reading without following a link or blocking
-/// on a FIFO; anything else is refused.
-fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(path)?;
-    if !file.metadata()?.file_type().is_file() {
-        return Err(std::io::Error::other("not a regular file"));
-    }
-    Ok(file)
 }
 
 /// Length and a 64-bit FNV-1a digest of what `r` holds (not cryptographic:
@@ -504,18 +425,13 @@ fn commit(
         let len = file.stream_position()?;
         file.set_len(len)?;
         if let Some(found) = existing {
-            // Keep the replaced file's mode and (as root) its owner.
-            file.set_permissions(std::fs::Permissions::from_mode(found.mode & 0o7777))?;
-            // SAFETY: geteuid has no preconditions.
-            if unsafe { libc::geteuid() } == 0 {
-                std::os::unix::fs::fchown(&*file, Some(found.uid), Some(found.gid))?;
-            }
+            keep_mode_and_owner(file, &found)?;
         }
         file.sync_all()?;
         // The name must still be the file just written: in a directory where
         // others may rename files, a swapped name would put theirs in place.
         let written = Written {
-            found: found_of(&file.metadata()?),
+            found: found_of(file)?,
             len: hash.len,
             digest: hash.value,
         };
@@ -610,7 +526,7 @@ fn still_the_checked(at: &Path, expected: &Found, last: Option<&Written>) -> Res
     if let Some(last) = last {
         let same = open_regular(at)
             .and_then(|mut f| {
-                let inode = found_of(&f.metadata()?);
+                let inode = found_of(&f)?;
                 Ok(inode.same_file(expected) && digest_of(&mut f)? == (last.len, last.digest))
             })
             .unwrap_or(false);
@@ -676,8 +592,7 @@ fn create_temporary(target: &Path) -> std::io::Result<(PathBuf, std::fs::File)> 
             .read(true)
             .write(true)
             .create_new(true)
-            .mode(0o644)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .temporary_flags()
             .open(&tmp)
         {
             Ok(f) => {
@@ -762,29 +677,6 @@ impl Drop for Reserve {
     }
 }
 
-/// Allocates `size` bytes to `file` (fallocate; zeros written where the
-/// filesystem has no fallocate).
-fn allocate(file: &std::fs::File, size: u64) -> std::io::Result<()> {
-    use std::os::fd::AsRawFd;
-    // SAFETY: fallocate on a valid descriptor.
-    if unsafe { libc::fallocate64(file.as_raw_fd(), 0, 0, size as libc::off64_t) } == 0 {
-        return Ok(());
-    }
-    let e = std::io::Error::last_os_error();
-    if e.raw_os_error() != Some(libc::EOPNOTSUPP) {
-        return Err(e);
-    }
-    let zeros = vec![0u8; 1 << 16];
-    let mut left = size;
-    let mut f = file;
-    while left > 0 {
-        let n = left.min(zeros.len() as u64) as usize;
-        f.write_all(&zeros[..n])?;
-        left -= n as u64;
-    }
-    f.sync_all()
-}
-
 /// Writes text to `path` (a new file, or any file with `force`) or to
 /// standard output. A closed pipe (`| head`) is not an error.
 pub fn write_text(path: Option<&Path>, text: &str, force: bool) -> anyhow::Result<()> {
@@ -809,6 +701,7 @@ pub fn write_text(path: Option<&Path>, text: &str, force: bool) -> anyhow::Resul
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
 
     #[test]
     fn never_follows_a_planted_link_and_keeps_mode() {

@@ -176,6 +176,11 @@ pub struct CollectArgs {
 
 pub fn execute(args: Args) -> anyhow::Result<()> {
     match args.command {
+        // The controller drives the system's OpenSSH through Unix sockets
+        // and process groups: not ported to Windows, refused by name.
+        FleetCommand::Run(_) | FleetCommand::Clean(_) if cfg!(windows) => Err(
+            crate::error::usage("candor fleet run and clean are not ported to Windows (the controller drives ssh through Unix sockets); run them from Linux"),
+        ),
         FleetCommand::Run(a) => run(a),
         FleetCommand::Report(a) => report(a),
         FleetCommand::Collect(a) => collect(a),

@@ -326,10 +326,7 @@ fn resume(
         plan.steps().len() - runner::steps_left(&plan, run),
         plan.steps().len()
     ));
-    let here = rustix::system::uname()
-        .nodename()
-        .to_string_lossy()
-        .to_string();
+    let here = crate::host::uname::hostname().unwrap_or_default();
     if let Some(there) = run.host.hostname.as_deref().filter(|h| *h != here) {
         return Err(usage(format!(
             "--resume {}: this Run was made on host '{there}', this is '{here}': one Run holds one host",

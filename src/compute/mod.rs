@@ -13,6 +13,7 @@ mod corpus;
 mod crypto;
 mod group;
 mod memory;
+#[cfg(unix)]
 mod os;
 mod primes;
 mod runner;
@@ -109,8 +110,19 @@ pub fn run_compress(options: &ComputeOptions) -> anyhow::Result<Vec<ComputeMeasu
 }
 
 /// OS overhead: syscall rate, pipe throughput, context switches, process creation.
+#[cfg(unix)]
 pub fn run_os(options: &ComputeOptions) -> anyhow::Result<Vec<ComputeMeasurement>> {
     with_scaling_notes(os::run(options))
+}
+
+/// OS overhead on Windows: refused by name. Its tests are Unix's (raw
+/// getppid, pipes, fork and exec); Windows's equivalents would be other
+/// measurements under the same names.
+#[cfg(windows)]
+pub fn run_os(_options: &ComputeOptions) -> anyhow::Result<Vec<ComputeMeasurement>> {
+    Err(crate::error::usage(
+        "the os group (system calls, pipes, context switches, process creation) is not ported to Windows; leave it out (--skip os)",
+    ))
 }
 
 /// The libraries that do measured work, by name, with their versions (for `Run.tool.libraries`).

@@ -16,14 +16,11 @@ pub struct CpuSnapshot {
 
 impl CpuSnapshot {
     pub fn now() -> CpuSnapshot {
-        // SAFETY: rusage is plain data that getrusage fills.
-        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-        unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
-        let ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1000;
+        let (user_ns, sys_ns) = super::platform::process_cpu();
         CpuSnapshot {
             at: Instant::now(),
-            user_ns: ns(ru.ru_utime),
-            sys_ns: ns(ru.ru_stime),
+            user_ns,
+            sys_ns,
             stat: read_proc_stat(),
         }
     }

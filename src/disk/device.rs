@@ -94,7 +94,7 @@ impl DeviceTarget {
                 self.path.display()
             ));
         }
-        let mut flags = sync.access_flags(write);
+        let mut flags = super::platform::access_flags(sync, write);
         if direct {
             flags |= libc::O_DIRECT;
         }

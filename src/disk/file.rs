@@ -192,7 +192,8 @@ impl TestFile {
         direct: bool,
         sync: crate::disk::WriteSync,
     ) -> anyhow::Result<OwnedFd> {
-        let mut flags = libc::O_NOFOLLOW | libc::O_CLOEXEC | sync.access_flags(write);
+        let mut flags =
+            libc::O_NOFOLLOW | libc::O_CLOEXEC | super::platform::access_flags(sync, write);
         if direct {
             flags |= libc::O_DIRECT;
         }

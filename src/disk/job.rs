@@ -165,17 +165,6 @@ impl WriteSync {
             WriteSync::Sync => Some("sync"),
         }
     }
-
-    /// The `open` access flags of a job's file: read-write with this
-    /// sync mode for a job that writes, read-only otherwise.
-    pub fn access_flags(self, write: bool) -> i32 {
-        match (write, self) {
-            (false, _) => libc::O_RDONLY,
-            (true, WriteSync::None) => libc::O_RDWR,
-            (true, WriteSync::Dsync) => libc::O_RDWR | libc::O_DSYNC,
-            (true, WriteSync::Sync) => libc::O_RDWR | libc::O_SYNC,
-        }
-    }
 }
 
 /// fio's thinktime (backend.c, handle_thinktime): once `blocks` more I/Os

@@ -8,48 +8,12 @@
 //! that is no longer empty (something else put a file there) is kept and
 //! named, so candor never removes what it did not create.
 
-use std::ffi::{CString, OsString};
+use std::ffi::CString;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-/// The nearest directory above (or at) `path` that exists, and the names of
-/// the levels below it that do not, outermost first. An existing level that
-/// is not a directory (a file, a dangling link) is an error in words.
-pub fn missing_levels(path: &Path) -> Result<(PathBuf, Vec<OsString>), String> {
-    let mut at = path.to_path_buf();
-    let mut missing = Vec::new();
-    loop {
-        match std::fs::symlink_metadata(&at) {
-            Ok(_) => match std::fs::metadata(&at) {
-                Ok(m) if m.is_dir() => break,
-                Ok(_) => return Err(format!("{} is not a directory", at.display())),
-                Err(e) => {
-                    return Err(format!(
-                        "{}: {e} (a symbolic link to nothing?)",
-                        at.display()
-                    ))
-                }
-            },
-            // ENOTDIR: a level above is not a directory; found going up.
-            Err(e)
-                if e.kind() == std::io::ErrorKind::NotFound
-                    || e.raw_os_error() == Some(libc::ENOTDIR) =>
-            {
-                let Some(name) = at.file_name() else {
-                    return Err(format!("{}: no such directory", path.display()));
-                };
-                missing.push(name.to_os_string());
-                if !at.pop() {
-                    return Err(format!("{}: no such directory", path.display()));
-                }
-            }
-            Err(e) => return Err(format!("{}: {e}", at.display())),
-        }
-    }
-    missing.reverse();
-    Ok((at, missing))
-}
+pub use super::missing_levels::missing_levels;
 
 /// One level candor created: its parent's descriptor and its name in it.
 #[derive(Debug)]
@@ -173,7 +137,7 @@ mod tests {
         let want = tmp.path().join("a/b/c");
         let (base, missing) = missing_levels(&want).unwrap();
         assert_eq!(base, tmp.path().join("a"));
-        assert_eq!(missing, [OsString::from("b"), OsString::from("c")]);
+        assert_eq!(missing, [std::ffi::OsString::from("b"), "c".into()]);
         let made = MadeDirs::create(&want).unwrap();
         assert_eq!(
             made.paths(),

@@ -14,16 +14,34 @@ pub mod checksum;
 pub mod clock;
 pub mod cpu_usage;
 pub mod data;
+#[cfg(unix)]
 pub mod device;
+#[cfg(windows)]
+#[path = "windows/device.rs"]
+pub mod device;
+#[cfg(unix)]
+pub mod dir;
+#[cfg(windows)]
+#[path = "windows/dir.rs"]
 pub mod dir;
 pub mod distribution;
 pub mod engine;
+#[cfg(unix)]
+pub mod file;
+#[cfg(windows)]
+#[path = "windows/file.rs"]
 pub mod file;
 pub mod job;
 pub mod latency;
+#[cfg(unix)]
 pub mod made_dirs;
+#[cfg(windows)]
+#[path = "windows/made_dirs.rs"]
+pub mod made_dirs;
+pub mod missing_levels;
 pub mod pattern;
 pub mod placement;
+pub mod platform;
 pub mod rate;
 pub mod schedule;
 pub mod settle;
@@ -45,10 +63,11 @@ use crate::result::{
 };
 use buffer::AlignedBuf;
 use cpu_usage::CpuSnapshot;
-use engine::{aio::AioEngine, null::NullEngine, psync::PsyncEngine, uring::UringEngine, Engine};
+#[cfg(target_os = "linux")]
+use engine::{aio::AioEngine, uring::UringEngine};
+use engine::{null::NullEngine, psync::PsyncEngine, Engine};
 use latency::DirectionRecorder;
 use std::cell::Cell;
-use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
@@ -972,10 +991,9 @@ fn worker_main(
         (None, None) => None,
     };
     if let (Some(fd), Some(advice)) = (fd.as_ref(), fadvise) {
-        // SAFETY: posix_fadvise on a valid descriptor; advice only.
-        unsafe { libc::posix_fadvise64(fd.as_raw_fd(), 0, 0, advice) };
+        platform::advise(fd, advice);
     }
-    let raw = fd.as_ref().map_or(-1, |f| f.as_raw_fd());
+    let raw = fd.as_ref().map_or(platform::NO_RAW, platform::raw);
     /// The job's I/O loop on an engine made for this thread.
     type Drive<'d> = dyn FnMut(&mut AlignedBuf, Instant) -> anyhow::Result<WorkerResult> + 'd;
     // Meets the others at the gate, runs the I/O (none for verify_only),
@@ -1025,6 +1043,7 @@ fn worker_main(
         }
     }
     match kind {
+        #[cfg(target_os = "linux")]
         EngineKind::IoUring => {
             let region = (buffers.as_mut_ptr(), buffers.len());
             let engine = UringEngine::new(raw, job.iodepth, region)
@@ -1040,6 +1059,7 @@ fn worker_main(
                 &mut buffers,
             )
         }
+        #[cfg(target_os = "linux")]
         EngineKind::Libaio => {
             let engine = AioEngine::new(raw, job.iodepth)
                 .map_err(|e| anyhow::anyhow!("libaio setup: {e}"))?;
@@ -1059,5 +1079,12 @@ fn worker_main(
             &mut |b: &mut AlignedBuf, at: Instant| drive(NullEngine, plan, b, at, stop),
             &mut buffers,
         ),
+        // engine::probe refused them before any thread started (the
+        // registered-buffer count is io_uring's).
+        #[cfg(not(target_os = "linux"))]
+        EngineKind::IoUring | EngineKind::Libaio => {
+            let _ = registered;
+            Err(anyhow::anyhow!("engine {} is Linux's only", kind.as_str()))
+        }
     }
 }

@@ -10,9 +10,9 @@
 
 use super::buffer::AlignedBuf;
 use super::checksum::{Crc32c, Md5};
+use super::platform::Raw;
 use crate::result::BadBlock;
 use std::collections::BTreeMap;
-use std::os::fd::RawFd;
 
 /// The checksum a verified block carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -283,7 +283,7 @@ impl Tally {
 /// `buf`, aligned for O_DIRECT) and checks it. Stops at the first bad
 /// block when `fatal`, and at a signal; a read that fails is an error.
 pub fn check_all(
-    fd: RawFd,
+    fd: Raw,
     alg: VerifyAlg,
     thread: u32,
     writes: &LastWrites,
@@ -315,33 +315,18 @@ pub fn check_all(
     Ok(tally)
 }
 
-/// `pread` until `block` is full; a short read at the end of the file is an error.
-fn read_exact_at(fd: RawFd, block: &mut [u8], offset: u64) -> std::io::Result<()> {
+/// Positioned reads until `block` is full; a short read at the end of the file is an error.
+fn read_exact_at(fd: Raw, block: &mut [u8], offset: u64) -> std::io::Result<()> {
     let mut done = 0;
     while done < block.len() {
-        // SAFETY: the pointer and length describe the unread part of `block`.
-        let n = unsafe {
-            libc::pread(
-                fd,
-                block[done..].as_mut_ptr().cast(),
-                block.len() - done,
-                (offset + done as u64) as libc::off_t,
-            )
-        };
-        if n < 0 {
-            let e = std::io::Error::last_os_error();
-            if e.kind() == std::io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(e);
-        }
+        let n = super::platform::read_at(fd, &mut block[done..], offset + done as u64)?;
         if n == 0 {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::UnexpectedEof,
                 format!("short read: {done} of {} bytes", block.len()),
             ));
         }
-        done += n as usize;
+        done += n;
     }
     Ok(())
 }

@@ -170,21 +170,10 @@ struct ThreadClocks {
 impl ThreadClocks {
     fn now() -> ThreadClocks {
         ThreadClocks {
-            cpu: thread_cpu(),
+            cpu: super::platform::thread_cpu(),
             run_wait: super::cpu_usage::thread_run_wait_ns(),
         }
     }
-}
-
-/// This thread's user and system CPU time (ns).
-fn thread_cpu() -> (u64, u64) {
-    // SAFETY: rusage is plain data that getrusage fills.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    if unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) } != 0 {
-        return (0, 0);
-    }
-    let ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1000;
-    (ns(ru.ru_utime), ns(ru.ru_stime))
 }
 
 /// Runs the loop until the end of the measured interval, the thread's

@@ -464,12 +464,7 @@ pub fn summary(
     FleetSummary {
         schema: super::summary::SCHEMA.to_string(),
         controller: Controller {
-            hostname: Some(
-                rustix::system::uname()
-                    .nodename()
-                    .to_string_lossy()
-                    .into_owned(),
-            ),
+            hostname: crate::host::uname::hostname(),
             version: env!("CARGO_PKG_VERSION").to_string(),
             clock: super::clock::ControllerClock::read(),
             max_rss_bytes: None,

@@ -55,7 +55,15 @@ pub struct ControllerClock {
 }
 
 impl ControllerClock {
+    /// Not read off Linux (FreeBSD's `ntp_adjtime`, Windows's `w32tm` are
+    /// not ported): the clock's state is then unknown, never guessed.
+    #[cfg(not(target_os = "linux"))]
+    pub fn read() -> Option<ControllerClock> {
+        None
+    }
+
     /// Reads the kernel's view with `adjtimex` in read-only mode.
+    #[cfg(target_os = "linux")]
     pub fn read() -> Option<ControllerClock> {
         // SAFETY: timex is plain data; modes = 0 only reads.
         let mut tx: libc::timex = unsafe { std::mem::zeroed() };

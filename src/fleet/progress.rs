@@ -180,14 +180,26 @@ fn terminal_columns() -> usize {
     if let Some(c) = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()) {
         return c;
     }
+    tty_columns().unwrap_or(100)
+}
+
+/// The terminal's width from the tty (TIOCGWINSZ on stderr).
+#[cfg(unix)]
+fn tty_columns() -> Option<usize> {
     // SAFETY: TIOCGWINSZ fills a winsize; stderr is a terminal here.
     let mut ws: libc::winsize = unsafe { std::mem::zeroed() };
     if unsafe { libc::ioctl(libc::STDERR_FILENO, libc::TIOCGWINSZ, &mut ws) } == 0 && ws.ws_col > 0
     {
-        ws.ws_col as usize
+        Some(ws.ws_col as usize)
     } else {
-        100
+        None
     }
+}
+
+/// Not read on Windows (the console's width is not ported): COLUMNS or 100.
+#[cfg(windows)]
+fn tty_columns() -> Option<usize> {
+    None
 }
 
 #[cfg(test)]

@@ -142,12 +142,7 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
     let header = |hosts, notes, binaries: Vec<binary::Binary>, finished_at| FleetSummary {
         schema: SCHEMA.to_string(),
         controller: Controller {
-            hostname: Some(
-                rustix::system::uname()
-                    .nodename()
-                    .to_string_lossy()
-                    .into_owned(),
-            ),
+            hostname: crate::host::uname::hostname(),
             version: env!("CARGO_PKG_VERSION").to_string(),
             clock: super::clock::ControllerClock::read(),
             max_rss_bytes: None,
@@ -290,7 +285,14 @@ pub fn outcome(dir: &std::path::Path, summary: &FleetSummary) -> anyhow::Result<
     ))
 }
 
+/// Peak resident memory: not read on Windows (not ported), never guessed.
+#[cfg(windows)]
+fn peak_memory() -> (Option<u64>, Option<u64>) {
+    (None, None)
+}
+
 /// Peak resident memory of this process and of its largest child, bytes.
+#[cfg(unix)]
 fn peak_memory() -> (Option<u64>, Option<u64>) {
     let get = |who| {
         // SAFETY: getrusage fills a plain struct.

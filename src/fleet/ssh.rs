@@ -28,7 +28,6 @@ use super::remote;
 use super::target::Target;
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
@@ -145,7 +144,9 @@ impl SshOptions {
 
 /// Prepares a child so that it survives the terminal's Ctrl-C (its own
 /// process group) and dies with the thread that started it.
+#[cfg(unix)]
 pub fn detach(cmd: &mut Command) {
+    use std::os::unix::process::CommandExt;
     cmd.process_group(0);
     // SAFETY: prctl with PR_SET_PDEATHSIG is async-signal-safe and touches
     // only the new process.
@@ -156,6 +157,11 @@ pub fn detach(cmd: &mut Command) {
         });
     }
 }
+
+/// On Windows the fleet's controller is refused before any child starts
+/// (`commands::fleet`): nothing to prepare.
+#[cfg(windows)]
+pub fn detach(_cmd: &mut Command) {}
 
 /// A line from a child's stdout or stderr.
 #[derive(Debug)]
@@ -492,6 +498,15 @@ pub fn capture(mut cmd: Command, timeout: Duration, interruptible: bool) -> Capt
 pub struct SocketDir(PathBuf);
 
 impl SocketDir {
+    /// No Unix sockets for ssh's control master on Windows (not ported).
+    #[cfg(windows)]
+    pub fn create() -> std::io::Result<SocketDir> {
+        Err(std::io::Error::other(
+            "ssh control sockets are not ported to Windows",
+        ))
+    }
+
+    #[cfg(unix)]
     pub fn create() -> std::io::Result<SocketDir> {
         use std::os::unix::fs::DirBuilderExt;
         // A Unix socket path holds at most 107 bytes; TMPDIR may be long.

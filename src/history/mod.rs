@@ -21,6 +21,10 @@ pub mod drift;
 pub mod error;
 pub mod export;
 pub mod figures;
+#[cfg(unix)]
+pub mod file;
+#[cfg(windows)]
+#[path = "file_windows.rs"]
 pub mod file;
 pub mod integrity;
 pub mod query;

@@ -259,7 +259,7 @@ fn writable(path: &Path) -> std::io::Result<()> {
         .find(|d| d.exists())
         .unwrap_or(Path::new("."));
     crate::output::writable_dir(dir)?;
-    match crate::output::may_access(path, libc::W_OK) {
+    match crate::output::may_write(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         other => other,
     }

@@ -64,10 +64,7 @@ pub fn here() -> Option<&'static str> {
 
 /// `uname -m`: the machine the kernel (or an emulator) reports.
 pub fn kernel_machine() -> String {
-    rustix::system::uname()
-        .machine()
-        .to_string_lossy()
-        .into_owned()
+    super::uname::machine()
 }
 
 #[cfg(test)]

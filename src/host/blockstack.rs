@@ -32,15 +32,25 @@ pub struct Sysfs<'a> {
     pub dev_of: &'a dyn Fn(&Path) -> Option<(u32, u32)>,
 }
 
+/// The device number of the filesystem `p` lies on (`stat(2)`).
+#[cfg(unix)]
+fn dev_of(p: &Path) -> Option<(u32, u32)> {
+    rustix::fs::stat(p)
+        .ok()
+        .map(|st| (rustix::fs::major(st.st_dev), rustix::fs::minor(st.st_dev)))
+}
+
+/// Windows has no sysfs and no device numbers: no stack is mapped there.
+#[cfg(windows)]
+fn dev_of(_p: &Path) -> Option<(u32, u32)> {
+    None
+}
+
 /// The real sysfs and `stat(2)`.
 pub fn system() -> Sysfs<'static> {
     Sysfs {
         root: PathBuf::from("/sys"),
-        dev_of: &|p: &Path| {
-            rustix::fs::stat(p)
-                .ok()
-                .map(|st| (rustix::fs::major(st.st_dev), rustix::fs::minor(st.st_dev)))
-        },
+        dev_of: &dev_of,
     }
 }
 

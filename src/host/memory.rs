@@ -11,8 +11,21 @@ pub struct MemFacts {
 }
 
 /// Reads this machine's memory facts.
+#[cfg(unix)]
 pub fn collect() -> MemFacts {
     parse_meminfo(&std::fs::read_to_string("/proc/meminfo").unwrap_or_default())
+}
+
+/// Reads this machine's memory facts (GlobalMemoryStatusEx; swap is not
+/// told apart from the page file's commit limit there: not read).
+#[cfg(windows)]
+pub fn collect() -> MemFacts {
+    let m = super::system::memory_status();
+    MemFacts {
+        total: m.map(|m| m.ullTotalPhys),
+        available: m.map(|m| m.ullAvailPhys),
+        swap_total: None,
+    }
 }
 
 /// Memory this process can still take: MemAvailable, or less where its

@@ -8,6 +8,10 @@
 
 pub mod arch;
 pub mod arm_cpu;
+#[cfg(unix)]
+pub mod block_device;
+#[cfg(windows)]
+#[path = "windows/block_device.rs"]
 pub mod block_device;
 pub mod blockstack;
 pub mod cpu;
@@ -15,8 +19,12 @@ pub mod memory;
 pub mod os;
 pub mod steal;
 pub mod storage;
+pub mod system;
+pub mod uname;
 pub mod uring;
 pub mod virt;
+#[cfg(windows)]
+pub mod windows;
 
 use crate::result::HostFacts;
 use std::path::Path;

@@ -21,24 +21,35 @@ pub struct OsFacts {
 
 /// Reads this machine's OS facts.
 pub fn collect() -> OsFacts {
-    let uname = rustix::system::uname();
-    let text = |s: &std::ffi::CStr| {
-        let s = s.to_string_lossy().trim().to_string();
-        (!s.is_empty()).then_some(s)
-    };
+    OsFacts {
+        hostname: super::uname::hostname(),
+        kernel: super::uname::kernel_release(),
+        ..linux_files()
+    }
+}
+
+/// os-release, the clock source and container markers: Linux's files.
+#[cfg(unix)]
+fn linux_files() -> OsFacts {
     let os_release = ["/etc/os-release", "/usr/lib/os-release"]
         .iter()
         .find_map(|p| std::fs::read_to_string(p).ok())
         .and_then(|t| parse_os_release(&t));
     OsFacts {
-        hostname: text(uname.nodename()),
-        kernel: text(uname.release()),
         os_release,
         clocksource: read_trimmed(Path::new(
             "/sys/devices/system/clocksource/clocksource0/current_clocksource",
         )),
         container: detect_container(),
+        ..OsFacts::default()
     }
+}
+
+/// Not looked for on Windows: under Wine a rooted path reaches the Linux
+/// host's own files, whose facts are not the Windows one's.
+#[cfg(windows)]
+fn linux_files() -> OsFacts {
+    OsFacts::default()
 }
 
 /// PRETTY_NAME from os-release (else NAME VERSION_ID), unquoted.
@@ -77,6 +88,7 @@ fn unquote(value: &str) -> String {
 
 /// The container manager, from the files container runtimes leave
 /// (systemd's detect-virt --container reads the same ones).
+#[cfg(unix)]
 fn detect_container() -> Option<String> {
     if let Some(c) = read_trimmed(Path::new("/run/systemd/container")) {
         return Some(format!("{c} (/run/systemd/container)"));

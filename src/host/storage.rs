@@ -14,7 +14,15 @@ use super::read_trimmed;
 use crate::result::StorageFacts;
 use std::path::{Path, PathBuf};
 
+/// Reads the storage facts of `dir` on Windows: its volume's (the Linux
+/// sources, statfs, mountinfo and sysfs, do not exist there).
+#[cfg(windows)]
+pub fn collect(dir: &Path) -> StorageFacts {
+    super::windows::volume::storage_facts(dir)
+}
+
 /// Reads the storage facts of `dir`. What cannot be read stays `None`.
+#[cfg(unix)]
 pub fn collect(dir: &Path) -> StorageFacts {
     let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
     let mut facts = StorageFacts {
@@ -83,6 +91,7 @@ pub fn mount_source(dir: &Path) -> Option<String> {
 }
 
 /// statx STATX_DIOALIGN (Linux 6.1+): the alignment O_DIRECT needs here.
+#[cfg(unix)]
 fn dio_alignment(dir: &Path, facts: &mut StorageFacts) {
     use rustix::fs::{statx, AtFlags, StatxFlags, CWD};
     if let Ok(st) = statx(CWD, dir, AtFlags::empty(), StatxFlags::DIOALIGN) {

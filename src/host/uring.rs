@@ -20,9 +20,13 @@ pub struct UringFacts {
 pub fn collect() -> UringFacts {
     let sysctl = super::read_trimmed(Path::new("/proc/sys/kernel/io_uring_disabled"))
         .and_then(|t| t.parse().ok());
+    #[cfg(target_os = "linux")]
     let probe = io_uring::IoUring::new(2)
         .map(drop)
         .map_err(|e| e.to_string());
+    #[cfg(not(target_os = "linux"))]
+    let probe: Result<(), String> =
+        Err(format!("Linux only, and this is {}", std::env::consts::OS));
     UringFacts {
         probe_error: probe.clone().err(),
         summary: summarize(sysctl, probe),

@@ -11,7 +11,6 @@
 
 use super::owner::Owner;
 use std::ffi::{OsStr, OsString};
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
 
 /// What kind of candor file a name is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,7 +33,7 @@ pub fn work_dir(purpose: &str, owner: Owner) -> String {
 }
 
 fn parse_work_dir(name: &OsStr) -> Option<(NameKind, Owner)> {
-    let rest = std::str::from_utf8(name.as_bytes().strip_prefix(b"candor-")?).ok()?;
+    let rest = std::str::from_utf8(name.as_encoded_bytes().strip_prefix(b"candor-")?).ok()?;
     let parts: Vec<&str> = rest.split('-').collect();
     let [purpose, pid, start] = parts[..] else {
         return None;
@@ -43,15 +42,16 @@ fn parse_work_dir(name: &OsStr) -> Option<(NameKind, Owner)> {
         pid: decimal(pid)?,
         start: decimal(start)?,
     };
-    (WORK_DIR_PURPOSES.contains(&purpose) && work_dir(purpose, owner).as_bytes() == name.as_bytes())
-        .then(|| {
-            (
-                NameKind::WorkDir {
-                    purpose: purpose.to_string(),
-                },
-                owner,
-            )
-        })
+    (WORK_DIR_PURPOSES.contains(&purpose)
+        && work_dir(purpose, owner).as_bytes() == name.as_encoded_bytes())
+    .then(|| {
+        (
+            NameKind::WorkDir {
+                purpose: purpose.to_string(),
+            },
+            owner,
+        )
+    })
 }
 
 /// The purposes candor gives test files, exactly: a lower-case word
@@ -86,11 +86,12 @@ pub fn test_file(purpose: &str, owner: Owner, n: u32) -> String {
 /// they are: a name that is not UTF-8 keeps its length).
 pub fn temporary(target: &OsStr, owner: Owner, salt: u32) -> OsString {
     let mut name = b".".to_vec();
-    name.extend_from_slice(target.as_bytes());
+    name.extend_from_slice(target.as_encoded_bytes());
     name.extend_from_slice(
         format!(".candor-{}-{}-{salt:08x}.tmp", owner.pid, owner.start).as_bytes(),
     );
-    OsString::from_vec(name)
+    // SAFETY: an OsStr's encoded bytes with ASCII appended are encoded bytes.
+    unsafe { OsString::from_encoded_bytes_unchecked(name) }
 }
 
 /// The kind and owner of a candor file name; None for any other name.
@@ -98,7 +99,10 @@ pub fn parse(name: &OsStr) -> Option<(NameKind, Owner)> {
     if let Some(found) = parse_work_dir(name) {
         return Some(found);
     }
-    let body = name.as_bytes().strip_prefix(b".")?.strip_suffix(b".tmp")?;
+    let body = name
+        .as_encoded_bytes()
+        .strip_prefix(b".")?
+        .strip_suffix(b".tmp")?;
     // A Run's default name starts with `candor-` too: a name that is not a
     // test file may still be the temporary of such a Run.
     parse_test_file(name, body).or_else(|| parse_temporary(name, body))
@@ -121,7 +125,7 @@ fn parse_test_file(name: &OsStr, body: &[u8]) -> Option<(NameKind, Owner)> {
     };
     let n: u32 = decimal(n)?;
     // Only the exact form candor writes (no leading zeros, no signs).
-    (test_file(purpose, owner, n).as_bytes() == name.as_bytes()).then(|| {
+    (test_file(purpose, owner, n).as_bytes() == name.as_encoded_bytes()).then(|| {
         (
             NameKind::TestFile {
                 purpose: purpose.to_string(),
@@ -134,7 +138,8 @@ fn parse_test_file(name: &OsStr, body: &[u8]) -> Option<(NameKind, Owner)> {
 fn parse_temporary(name: &OsStr, body: &[u8]) -> Option<(NameKind, Owner)> {
     const MARK: &[u8] = b".candor-";
     let at = body.windows(MARK.len()).rposition(|w| w == MARK)?;
-    let target = OsStr::from_bytes(&body[..at]);
+    // SAFETY: cut just before an ASCII `.` of an OsStr's encoded bytes.
+    let target = unsafe { OsStr::from_encoded_bytes_unchecked(&body[..at]) };
     let rest = std::str::from_utf8(&body[at + MARK.len()..]).ok()?;
     let parts: Vec<&str> = rest.split('-').collect();
     let [pid, start, salt] = parts[..] else {
@@ -169,6 +174,7 @@ fn decimal<T: std::str::FromStr>(text: &str) -> Option<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::ffi::OsStrExt;
 
     const OWNER: Owner = Owner {
         pid: 4242,

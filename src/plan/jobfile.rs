@@ -15,7 +15,6 @@ use crate::fio::jobfile::source::{InMemory, Reader};
 use crate::fio::jobfile::{self, lower, Env, FileSystem, JobFile, JobFileError};
 use crate::host::block_device::{self, BlockDeviceFacts};
 use crate::result::{DeviceRecord, JobFileRecord, JobFileText};
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// What the user asked for: the job file and the flags that change it.
@@ -75,9 +74,9 @@ pub fn read(request: &JobFileRequest) -> anyhow::Result<(JobFile, lower::Lowered
 pub fn grants(devices: &[PathBuf], overwrite: &[PathBuf]) -> anyhow::Result<Vec<DeviceGrant>> {
     let rdev = |flag: &str, p: &Path| -> anyhow::Result<(u64, BlockDeviceFacts)> {
         let facts = block_device::inspect(p).map_err(|e| usage(format!("{flag} {e}")))?;
-        let meta =
-            std::fs::metadata(p).map_err(|e| usage(format!("{flag} {}: {e}", p.display())))?;
-        Ok((meta.rdev(), facts))
+        let rdev = crate::fio::jobfile::device::block_device(p)
+            .ok_or_else(|| usage(format!("{flag} {}: not a block device", p.display())))?;
+        Ok((rdev, facts))
     };
     let mut grants: Vec<DeviceGrant> = Vec::new();
     for p in devices {
@@ -402,7 +401,7 @@ pub fn device_records(plan: &lower::LoweredJobs) -> Vec<DeviceRecord> {
             let g = f.device.as_ref()?;
             Some(DeviceRecord {
                 path: g.path.display().to_string(),
-                dev: format!("{}:{}", libc::major(g.rdev), libc::minor(g.rdev)),
+                dev: crate::fio::jobfile::device::major_minor(g.rdev),
                 size_bytes: g.size,
                 logical_block_size: g.logical_block_size,
                 writable: g.writable && written(plan, f),

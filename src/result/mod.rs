@@ -6,6 +6,10 @@
 mod device;
 mod file;
 pub mod histogram;
+#[cfg(unix)]
+mod lock;
+#[cfg(windows)]
+#[path = "lock_windows.rs"]
 mod lock;
 mod run;
 mod sane;

@@ -388,8 +388,16 @@ impl Recorder {
 }
 
 /// No room on the filesystem (or in the user's quota).
+/// (ENOSPC and EDQUOT on Linux, ERROR_DISK_FULL on Windows: std's kinds.)
 fn no_space(e: &std::io::Error) -> bool {
-    matches!(output::os_error(e), Some(libc::ENOSPC) | Some(libc::EDQUOT))
+    let full = |k| {
+        matches!(
+            k,
+            std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded
+        )
+    };
+    full(e.kind())
+        || output::os_error(e).is_some_and(|c| full(std::io::Error::from_raw_os_error(c).kind()))
 }
 
 #[cfg(test)]

@@ -6,9 +6,15 @@
 //! system calls as it can. Engines are generic parameters of the worker
 //! loop (no dynamic dispatch per I/O).
 
+#[cfg(target_os = "linux")]
 pub mod aio;
 pub mod null;
+#[cfg(unix)]
 pub mod psync;
+#[cfg(windows)]
+#[path = "psync_windows.rs"]
+pub mod psync;
+#[cfg(target_os = "linux")]
 pub mod uring;
 
 use super::job::{EngineChoice, EngineKind};
@@ -122,10 +128,24 @@ pub fn probe(kind: EngineKind) -> Result<(), String> {
         return Err(format!("disabled by {DENY_ENV} (test injection)"));
     }
     match kind {
-        EngineKind::IoUring => uring::probe(),
-        EngineKind::Libaio => aio::probe(),
+        EngineKind::IoUring | EngineKind::Libaio => probe_linux_only(kind),
         EngineKind::Psync | EngineKind::Null => Ok(()),
     }
+}
+
+/// io_uring and libaio: Linux's own interfaces, probed there.
+#[cfg(target_os = "linux")]
+fn probe_linux_only(kind: EngineKind) -> Result<(), String> {
+    match kind {
+        EngineKind::IoUring => uring::probe(),
+        _ => aio::probe(),
+    }
+}
+
+/// io_uring and libaio elsewhere: refused by name (psync runs instead).
+#[cfg(not(target_os = "linux"))]
+fn probe_linux_only(_kind: EngineKind) -> Result<(), String> {
+    Err(format!("Linux only, and this is {}", std::env::consts::OS))
 }
 
 /// The engine to run, and why when it is not the one preferred.

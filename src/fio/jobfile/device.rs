@@ -8,7 +8,6 @@
 //! device is in use is checked by `plan::jobfile` (and again right before
 //! it is opened for writing, by `disk::device`).
 
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 /// A block device the user allowed jobs to use, with its facts.
@@ -24,16 +23,15 @@ pub struct DeviceGrant {
     pub writable: bool,
 }
 
-/// The grant that `path` (a block device, `meta` its `stat`) falls under;
+/// The grant that `path` (a block device, `rdev` its device number) falls under;
 /// else why the job cannot use it, in words.
 pub fn grant_for<'g>(
     grants: &'g [DeviceGrant],
     path: &Path,
-    meta: &std::fs::Metadata,
+    rdev: u64,
     writes: bool,
 ) -> Result<&'g DeviceGrant, String> {
-    debug_assert!(meta.file_type().is_block_device());
-    let Some(grant) = grants.iter().find(|g| g.rdev == meta.rdev()) else {
+    let Some(grant) = grants.iter().find(|g| g.rdev == rdev) else {
         return Err(format!(
             "{} is a block device that the command line does not name: candor uses a device only when named by --device {} (reads), and writes it only when also named by --overwrite-device",
             path.display(),
@@ -75,11 +73,33 @@ pub fn region(
     Ok(len / min_bs * min_bs)
 }
 
-/// `path`'s `stat` when it is a block device.
-pub fn block_device(path: &Path) -> Option<std::fs::Metadata> {
+/// `path`'s device number when it is a block device.
+#[cfg(unix)]
+pub fn block_device(path: &Path) -> Option<u64> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
     std::fs::metadata(path)
         .ok()
         .filter(|m| m.file_type().is_block_device())
+        .map(|m| m.rdev())
+}
+
+/// A device number as `major:minor`.
+#[cfg(unix)]
+pub fn major_minor(rdev: u64) -> String {
+    format!("{}:{}", libc::major(rdev), libc::minor(rdev))
+}
+
+/// A device number as it came (Windows has none: `block_device` finds none).
+#[cfg(windows)]
+pub fn major_minor(rdev: u64) -> String {
+    rdev.to_string()
+}
+
+/// Windows has no block devices among files (`\\.\PhysicalDrive0` is not
+/// one of a job file's paths candor takes): never one.
+#[cfg(windows)]
+pub fn block_device(_path: &Path) -> Option<u64> {
+    None
 }
 
 #[cfg(test)]

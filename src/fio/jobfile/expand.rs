@@ -23,29 +23,18 @@ pub struct Env {
 impl Env {
     /// This process's environment and this machine's figures, as fio reads them.
     pub fn of_this_host() -> Env {
-        // SAFETY: sysconf only reads system configuration.
-        let (pagesize, pages, ncpus) = unsafe {
-            (
-                libc::sysconf(libc::_SC_PAGESIZE),
-                libc::sysconf(libc::_SC_PHYS_PAGES),
-                libc::sysconf(libc::_SC_NPROCESSORS_CONF),
-            )
-        };
-        let pagesize = pagesize.max(0) as u64;
+        let (pagesize, ncpus, physical) = crate::host::system::figures();
         // fio's $mb_memory is the RAM sysconf gives (pages x page size),
         // which is /proc/meminfo's MemTotal; read there first, because a
         // 32-bit build's sysconf comes from sysinfo()'s 32-bit fields,
         // which qemu-arm truncates on a host of more than 4 GiB (24 GiB
         // read as 3.5 GiB).
-        let mb_memory = crate::host::memory::collect()
-            .total
-            .unwrap_or(pages.max(0) as u64 * pagesize)
-            / (1 << 20);
+        let mb_memory = crate::host::memory::collect().total.unwrap_or(physical) / (1 << 20);
         Env {
             vars: std::env::vars().collect(),
             pagesize,
             mb_memory,
-            ncpus: ncpus.max(0) as u64,
+            ncpus,
         }
     }
 

@@ -209,9 +209,7 @@ impl Inventory {
     fn load_source(&mut self, path: &Path) -> anyhow::Result<()> {
         // Ansible runs an executable source as an inventory script (its
         // `script` plugin); reading its text as hosts would be a guess.
-        use std::os::unix::fs::PermissionsExt;
-        if std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        {
+        if is_executable(path) {
             return Err(error_at(
                 path,
                 0,
@@ -887,6 +885,20 @@ fn looks_like_yaml(text: &str) -> bool {
         }
         return l == "---" || l.starts_with('{') || (!l.starts_with('[') && l.ends_with(':'));
     }
+    false
+}
+
+/// Whether a file is executable (any execute bit): an inventory script.
+#[cfg(unix)]
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// Windows has no execute bit: a script is told by its name there, which
+/// candor's reader does not guess at.
+#[cfg(windows)]
+fn is_executable(_path: &Path) -> bool {
     false
 }
 

@@ -123,14 +123,14 @@ impl Lowering<'_> {
             .unwrap_or(true);
         let advice = match self.text("fadvise_hint") {
             None | Some(("1", _)) => Some(if rw.is_random() {
-                libc::POSIX_FADV_RANDOM
+                crate::disk::platform::ADVICE_RANDOM
             } else {
-                libc::POSIX_FADV_SEQUENTIAL
+                crate::disk::platform::ADVICE_SEQUENTIAL
             }),
             Some(("0", _)) => None,
-            Some(("sequential", _)) => Some(libc::POSIX_FADV_SEQUENTIAL),
-            Some(("random", _)) => Some(libc::POSIX_FADV_RANDOM),
-            Some(("normal", _)) => Some(libc::POSIX_FADV_NORMAL),
+            Some(("sequential", _)) => Some(crate::disk::platform::ADVICE_SEQUENTIAL),
+            Some(("random", _)) => Some(crate::disk::platform::ADVICE_RANDOM),
+            Some(("normal", _)) => Some(crate::disk::platform::ADVICE_NORMAL),
             Some((other, s)) => {
                 return Err(Self::bad(
                     s,

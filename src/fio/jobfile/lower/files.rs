@@ -17,10 +17,10 @@ impl<'a> Lowering<'a> {
         let Some((path, s)) = self.one_named_path() else {
             return Ok(None);
         };
-        let Some(meta) = device::block_device(&path) else {
+        let Some(rdev) = device::block_device(&path) else {
             return Ok(None);
         };
-        device::grant_for(&self.ctx.devices, &path, &meta, writes)
+        device::grant_for(&self.ctx.devices, &path, rdev, writes)
             .map(|g| Some(g.clone()))
             .map_err(|why| Self::bad(s, why))
     }
@@ -189,21 +189,18 @@ impl<'a> Lowering<'a> {
             };
             let parent = path.parent().unwrap_or(Path::new("/")).to_path_buf();
             let start = offset + increment * clone;
-            if let Some(meta) = device::block_device(&path) {
+            if let Some(rdev) = device::block_device(&path) {
                 // Allowed by the command line (`device`) or refused here.
                 let grant = match device {
-                    Some(g) if g.rdev == std::os::unix::fs::MetadataExt::rdev(&meta) => g,
+                    Some(g) if g.rdev == rdev => g,
                     _ => {
-                        let why = device::grant_for(
-                            &self.ctx.devices,
-                            &path,
-                            &meta,
-                            spec.writes_target(),
-                        )
-                        .err()
-                        .unwrap_or_else(|| {
-                            "a device named through filename_format: name it with filename=".into()
-                        });
+                        let why =
+                            device::grant_for(&self.ctx.devices, &path, rdev, spec.writes_target())
+                                .err()
+                                .unwrap_or_else(|| {
+                                    "a device named through filename_format: name it with filename="
+                                        .into()
+                                });
                         return Err(at(why));
                     }
                 };
@@ -233,9 +230,8 @@ impl<'a> Lowering<'a> {
             }
             // candor's own file goes beside any regular file fio would have used.
             if let Ok(meta) = std::fs::metadata(&path) {
-                use std::os::unix::fs::FileTypeExt;
                 let t = meta.file_type();
-                if t.is_char_device() {
+                if crate::input::kind_in_words(&t) == "a character device" {
                     return Err(at(format!(
                         "{} is a character device: candor tests files it creates, and block devices named by --device",
                         path.display()

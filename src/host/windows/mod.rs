@@ -1,0 +1,3 @@
+//! Host facts read through Win32 (the Windows rooms of `host`).
+
+pub mod volume;
