@@ -53,9 +53,16 @@ pub fn run_of(r: &CdmResult, path: &Path, label: Option<String>) -> Run {
         target: None,
         libraries: BTreeMap::new(),
     };
-    run.label = label
-        .or_else(|| r.comment.clone())
-        .or_else(|| path.file_stem().map(|s| s.to_string_lossy().to_string()));
+    // A saved result names no machine: its Comment is free text (often the
+    // drive), and a file name is no host either. Taking either as the host
+    // would file two machines of one comment as one host in the history,
+    // so the host is the user's word (`--label`), or the history asks.
+    run.label = label;
+    if let Some(c) = &r.comment {
+        run.notes.push(format!(
+            "CrystalDiskMark's comment: '{c}' (not taken as the host's name: give it with --label)"
+        ));
+    }
     run.host.os_release = r.os.clone();
     run.host.storage = r.drive.as_ref().map(|d| StorageFacts {
         dir: d.clone(),

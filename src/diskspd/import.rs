@@ -46,9 +46,9 @@ pub fn run_of(r: &DiskSpdResult, path: &Path, label: Option<String>) -> Run {
         target: None,
         libraries: BTreeMap::new(),
     };
-    run.label = label
-        .or_else(|| r.computer.clone())
-        .or_else(|| path.file_stem().map(|s| s.to_string_lossy().to_string()));
+    // The machine is the one DiskSpd names (its XML's ComputerName); a
+    // file name is no host (the history asks for --label instead).
+    run.label = label;
     run.host.hostname = r.computer.clone();
     run.started_at = r.start.as_deref().and_then(crate::units::slashed_date_utc);
     run.finished_at = None;
