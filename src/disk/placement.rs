@@ -21,7 +21,9 @@ pub struct ThreadPlacement {
 }
 
 /// Linux's `IOPRIO_CLASS_SHIFT` and `IOPRIO_WHO_PROCESS` (a thread, by id; 0: the caller).
+#[cfg(target_os = "linux")]
 const IOPRIO_CLASS_SHIFT: u32 = 13;
+#[cfg(target_os = "linux")]
 const IOPRIO_WHO_PROCESS: libc::c_int = 1;
 
 impl ThreadPlacement {
@@ -43,7 +45,21 @@ impl ThreadPlacement {
         })
     }
 
+    /// Places the calling thread: not ported off Linux (PORTING.md), so a
+    /// job that asks for a placement fails in its first step, by name.
+    #[cfg(not(target_os = "linux"))]
+    pub fn apply(&self, _thread: u32) -> std::io::Result<()> {
+        if self.is_set() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::Unsupported,
+                "cpus_allowed, cpumask and prio are not ported to this system (Linux's sched_setaffinity and ioprio_set)",
+            ));
+        }
+        Ok(())
+    }
+
     /// Places the calling thread, thread `thread` of its job.
+    #[cfg(target_os = "linux")]
     pub fn apply(&self, thread: u32) -> std::io::Result<()> {
         if let Some(cpus) = self.cpus_of(thread) {
             // SAFETY: a zeroed cpu_set_t is the empty set; CPU_SET stays

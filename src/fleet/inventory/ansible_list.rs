@@ -70,7 +70,7 @@ pub fn load(path: &Path, limits: Limits) -> anyhow::Result<Inventory> {
 }
 
 /// What an Ansible command gave when it ended.
-struct Ended {
+struct AnsibleOutput {
     status: std::process::ExitStatus,
     stdout: Vec<u8>,
     stderr: String,
@@ -80,7 +80,7 @@ struct Ended {
 /// stops it: ansible-inventory reads an inventory of 100,000 hosts for over
 /// a minute, and candor waited that out after a SIGTERM. `cannot` says
 /// what failed when it could not start.
-fn run(mut cmd: Command, path: &Path, cannot: &str) -> anyhow::Result<Ended> {
+fn run(mut cmd: Command, path: &Path, cannot: &str) -> anyhow::Result<AnsibleOutput> {
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     // No time limit but the user's: a year stands for none.
     let got = crate::fleet::ssh::capture(cmd, std::time::Duration::from_secs(365 * 86_400), true);
@@ -88,7 +88,7 @@ fn run(mut cmd: Command, path: &Path, cannot: &str) -> anyhow::Result<Ended> {
         crate::cancel::check()?;
     }
     match got.status {
-        Some(status) => Ok(Ended {
+        Some(status) => Ok(AnsibleOutput {
             status,
             stdout: got.stdout,
             stderr: got.stderr.join("\n"),

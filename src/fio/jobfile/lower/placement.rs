@@ -168,10 +168,17 @@ fn cpus_text(cpus: &[usize]) -> String {
 }
 
 /// The CPUs this host has configured (fio's cpus_configured).
+#[cfg(unix)]
 fn cpus_configured() -> usize {
     // SAFETY: sysconf reads a number.
     let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) };
     usize::try_from(n).unwrap_or(1).max(1)
+}
+
+/// The CPUs this host has (placement itself is Linux's: `disk::placement`).
+#[cfg(not(unix))]
+fn cpus_configured() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 #[cfg(test)]
