@@ -4,7 +4,9 @@
 //! The clock source matters because every latency is timed with it: `tsc`
 //! is cheap, `hpet` or `acpi_pm` make each timestamp cost microseconds.
 
+#[cfg(unix)]
 use super::read_trimmed;
+#[cfg(unix)]
 use std::path::Path;
 
 /// What was read about the OS.
