@@ -9,6 +9,8 @@
 
 mod common;
 
+use common::plant::have_fio;
+
 use candor::fio::jobfile::{self, options, value, Env, FileSystem, Job, Setting, Value};
 use common::plant::{candor_files, one_at_a_time};
 use std::path::{Path, PathBuf};
@@ -24,22 +26,6 @@ const VARS: [(&str, &str); 2] = [("CANDOR_JF_SIZE", "24m"), ("CANDOR_JF_DIR", "/
 fn env() -> Env {
     VARS.iter()
         .fold(Env::of_this_host(), |e, (k, v)| e.with_var(k, v))
-}
-
-/// True when fio can be run; in CI its absence is a failure.
-fn have_fio() -> bool {
-    let ok = Command::new("fio")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "fio is not installed, and CI=true: the job-file oracle must run in CI (apt-get install fio)"
-        );
-        eprintln!("SKIPPED: fio is absent (install Debian's fio package to run this test)");
-    }
-    ok
 }
 
 /// fio run from the fixtures' directory (includes resolve from there too).

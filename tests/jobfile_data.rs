@@ -7,24 +7,11 @@
 
 mod common;
 
+use common::plant::have_fio;
+
 use common::plant::{candor_files, one_at_a_time, test_dir};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn have_fio() -> bool {
-    let ok = Command::new("fio")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "fio is not installed, and CI=true: the job-file oracle must run in CI"
-        );
-        eprintln!("SKIPPED: fio is absent (install Debian's fio package to run this test)");
-    }
-    ok
-}
 
 /// zstd level 3's output over its input.
 fn ratio(bytes: &[u8]) -> f64 {

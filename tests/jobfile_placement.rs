@@ -9,25 +9,12 @@
 
 mod common;
 
+use common::plant::have_fio;
+
 use common::plant::{candor_files, one_at_a_time, test_dir};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn have_fio() -> bool {
-    let ok = Command::new("fio")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "fio is not installed, and CI=true: the job-file oracle must run in CI"
-        );
-        eprintln!("SKIPPED: fio is absent (install Debian's fio package to run this test)");
-    }
-    ok
-}
 
 /// One I/O thread as seen from /proc: its allowed CPUs and its I/O
 /// priority (class, level).

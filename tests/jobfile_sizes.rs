@@ -7,25 +7,12 @@
 
 mod common;
 
+use common::plant::have_fio;
+
 use candor::result::{DiskMeasurement, Run};
 use common::plant::{candor_files, one_at_a_time, test_dir};
 use std::path::Path;
 use std::process::Command;
-
-fn have_fio() -> bool {
-    let ok = Command::new("fio")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "fio is not installed, and CI=true: the job-file oracle must run in CI"
-        );
-        eprintln!("SKIPPED: fio is absent (install Debian's fio package to run this test)");
-    }
-    ok
-}
 
 /// fio's JSON for `jobs` run in `dir`: (job name, bytes read, bytes written) per job.
 fn fio_run(jobs: &Path, dir: &Path) -> Vec<(String, u64, u64)> {

@@ -10,6 +10,8 @@
 
 mod common;
 
+use common::plant::have_fio;
+
 use candor::result::{read_run, FindingStatus};
 use common::plant::*;
 use std::path::Path;
@@ -40,19 +42,6 @@ fn candor(args: &[&str]) -> std::process::Output {
     candor_cmd(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>())
         .output()
         .unwrap()
-}
-
-/// True when fio can be run; in CI its absence is a failure.
-fn have_fio() -> bool {
-    let ok = Command::new("fio")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        ok || std::env::var("CI").as_deref() != Ok("true"),
-        "fio is not installed, and CI=true"
-    );
-    ok
 }
 
 #[test]

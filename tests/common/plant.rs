@@ -375,3 +375,20 @@ pub fn args(list: &[&str]) -> Vec<String> {
 pub fn truth_row(condition: &str, expected: &str, measured: &str) {
     println!("TRUTH|{condition}|{expected}|{measured}");
 }
+
+/// True when fio can be run (the reference the job-file tests compare
+/// with); under CI=true its absence is a failure, never a skip.
+pub fn have_fio() -> bool {
+    let ok = Command::new("fio")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "fio is not installed, and CI=true: the job-file oracle must run in CI (apt-get install fio)"
+        );
+        eprintln!("SKIPPED: fio is absent (install Debian's fio package to run this test)");
+    }
+    ok
+}
