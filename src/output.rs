@@ -698,6 +698,21 @@ pub fn write_text(path: Option<&Path>, text: &str, force: bool) -> anyhow::Resul
     }
 }
 
+/// Writes `size` zeros to `file` and flushes them: blocks the file holds,
+/// where the system cannot allocate them otherwise (the platforms' `allocate`).
+fn write_zeros(file: &std::fs::File, size: u64) -> std::io::Result<()> {
+    use std::io::Write;
+    let zeros = vec![0u8; 1 << 16];
+    let mut left = size;
+    let mut f = file;
+    while left > 0 {
+        let n = left.min(zeros.len() as u64) as usize;
+        f.write_all(&zeros[..n])?;
+        left -= n as u64;
+    }
+    f.sync_all()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,7 +2,6 @@
 //! look at a target, `access(2)`, a replaced file's mode and owner kept,
 //! `fallocate`.
 
-use std::io::Write;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 
@@ -132,15 +131,7 @@ pub(super) fn allocate(file: &std::fs::File, size: u64) -> std::io::Result<()> {
     if e.raw_os_error() != Some(libc::EOPNOTSUPP) {
         return Err(e);
     }
-    let zeros = vec![0u8; 1 << 16];
-    let mut left = size;
-    let mut f = file;
-    while left > 0 {
-        let n = left.min(zeros.len() as u64) as usize;
-        f.write_all(&zeros[..n])?;
-        left -= n as u64;
-    }
-    f.sync_all()
+    super::write_zeros(file, size)
 }
 
 /// Whether `a` and `b` are the same existing file (device and inode,

@@ -131,16 +131,7 @@ impl TemporaryFlags for std::fs::OpenOptions {
 /// Allocates `size` bytes to `file`: zeros written and flushed (Windows
 /// allocates a file's length lazily; written zeros are blocks it holds).
 pub(super) fn allocate(file: &std::fs::File, size: u64) -> std::io::Result<()> {
-    use std::io::Write;
-    let zeros = vec![0u8; 1 << 16];
-    let mut left = size;
-    let mut f = file;
-    while left > 0 {
-        let n = left.min(zeros.len() as u64) as usize;
-        f.write_all(&zeros[..n])?;
-        left -= n as u64;
-    }
-    f.sync_all()
+    super::write_zeros(file, size)
 }
 
 /// Whether `a` and `b` are the same existing file (volume and file index,

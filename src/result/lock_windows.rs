@@ -24,17 +24,9 @@ pub struct RunLock {
 }
 
 impl RunLock {
-    /// The lock file's path for a Run at `output`.
+    /// The lock file's path for a Run at `output` (one name on every system).
     pub fn path_for(output: &Path) -> PathBuf {
-        let dir = match output.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        let name = output
-            .file_name()
-            .map(|n| n.to_string_lossy().to_string())
-            .unwrap_or_else(|| "run".into());
-        dir.join(format!(".{name}.lock"))
+        super::lock_path_for(output)
     }
 
     /// Takes the lock for `output` or says who holds it (a usage error: exit 2).

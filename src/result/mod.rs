@@ -21,6 +21,20 @@ mod verify;
 pub use device::{DeviceJobIo, DeviceRecord};
 pub use file::{parse_run, read_run, run_json, write_run, ReadRunError};
 pub use lock::RunLock;
+
+/// `.NAME.lock` beside the Run at `output`: the lock file's name, the same
+/// on every system (`RunLock::path_for`).
+fn lock_path_for(output: &std::path::Path) -> std::path::PathBuf {
+    let dir = match output.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    let name = output
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_else(|| "run".into());
+    dir.join(format!(".{name}.lock"))
+}
 pub use run::*;
 pub use spec::{subject, BlockSizes, Direction, DiskSpec, Rw};
 pub use stack::{
