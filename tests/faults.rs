@@ -2603,3 +2603,26 @@ fn the_first_signal_stops_long_reads_within_a_second() {
     holder.kill().unwrap();
     holder.wait().unwrap();
 }
+
+/// `disk --device /dev/X --size 16m` (no --job) measured a test file, exit
+/// 0, as if the device had been: clap skips `requires = "job"` once a flag
+/// that conflicts with --job is given. Each job-file-only flag is now
+/// refused without --job, in one line, before anything is created.
+#[test]
+fn device_flags_without_a_job_file_are_refused() {
+    let dir = scratch("device-no-job");
+    let d = p(dir.path());
+    for flags in [
+        vec!["--device", "/dev/null"],
+        vec!["--overwrite-device", "/dev/null"],
+        vec!["--section", "a"],
+        vec!["--ignore-unsupported"],
+    ] {
+        let mut args = vec!["disk", "--size", "16m", "--runtime", "1s", "--dir", d];
+        args.extend(&flags);
+        let o = candor(&args);
+        refused(&o, 2, &format!("{} is for --job", flags[0]));
+    }
+    assert!(leftovers(dir.path()).is_empty());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}

@@ -169,6 +169,20 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
     if let Some(path) = args.job.clone() {
         return super::jobfile::execute(&args, &path);
     }
+    // clap's `requires = "job"` is not checked when a flag that conflicts
+    // with --job is given (--size, --runtime): `disk --device /dev/vda
+    // --size 16m` measured a test file, exit 0, as if the device had been.
+    let only_with_job = [
+        ("--device", !args.device.is_empty()),
+        ("--overwrite-device", !args.overwrite_device.is_empty()),
+        ("--section", !args.section.is_empty()),
+        ("--ignore-unsupported", args.ignore_unsupported),
+    ];
+    if let Some((flag, _)) = only_with_job.iter().find(|(_, given)| *given) {
+        return Err(usage(format!(
+            "{flag} is for --job (a job file whose filename= names the device); without one, candor measures a test file in --dir"
+        )));
+    }
     if let Some(line) = args.diskspd.clone() {
         return super::jobfile::execute_diskspd(&args, &line);
     }
