@@ -4,7 +4,7 @@
 //! The Run file of a command that measures is `session::OutputFlags`, the
 //! history `session::history::HistoryFlags`.
 
-use crate::output::{prepare, write_text, Replace};
+use crate::output::{prepare, write_streamed, write_text, Replace};
 use crate::report::RateUnit;
 use std::path::{Path, PathBuf};
 
@@ -32,6 +32,43 @@ impl PrintTo {
     /// Writes `text` to the file, or to standard output.
     pub fn write(&self, text: &str) -> anyhow::Result<()> {
         write_text(self.output.as_deref(), text, self.force)
+    }
+
+    /// Writes what `fill` makes as it makes it: into the file (written
+    /// aside, renamed at the end, as `write`), or to standard output, where
+    /// a closed pipe (`| head`) ends it quietly. An error of `fill`'s own,
+    /// not a write's, is returned as itself, so its exit code holds.
+    pub fn stream(
+        &self,
+        fill: &mut dyn FnMut(&mut dyn std::io::Write) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        let mut failure: Option<anyhow::Error> = None;
+        let mut run = |w: &mut dyn std::io::Write| -> std::io::Result<()> {
+            fill(w).map_err(|e| match e.downcast::<std::io::Error>() {
+                Ok(io) => io,
+                Err(other) => {
+                    let message = format!("{other:#}");
+                    failure = Some(other);
+                    std::io::Error::other(message)
+                }
+            })
+        };
+        let written = match &self.output {
+            Some(path) => write_streamed(path, Replace::from_force(self.force), &mut run)
+                .map_err(|e| anyhow::anyhow!("--output: cannot write: {e}")),
+            None => {
+                let stdout = std::io::stdout();
+                let mut w = std::io::BufWriter::new(stdout.lock());
+                match run(&mut w).and_then(|_| std::io::Write::flush(&mut w)) {
+                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                    other => other.map_err(anyhow::Error::from),
+                }
+            }
+        };
+        match (written, failure) {
+            (_, Some(f)) => Err(f),
+            (r, None) => r,
+        }
     }
 }
 

@@ -52,6 +52,23 @@ pub struct RunRow {
     pub json_bytes: i64,
 }
 
+/// A day (`2026-01-31`, midnight UTC; with `end`, the next midnight) or an RFC 3339 time.
+fn parse_when(flag: &str, text: &str, end: bool) -> anyhow::Result<i64> {
+    let t = text.trim();
+    let day = if t.len() == 10 {
+        crate::units::parse_rfc3339(&format!("{t}T00:00:00Z"))
+    } else {
+        None
+    };
+    match (day, crate::units::parse_rfc3339(t)) {
+        (Some(d), _) => Ok(if end { d + 86400 } else { d }),
+        (None, Some(s)) => Ok(if end { s + 1 } else { s }),
+        (None, None) => Err(crate::error::usage(format!(
+            "{flag} '{text}': give a day (2026-01-31) or a time (2026-01-31T12:00:00Z)"
+        ))),
+    }
+}
+
 /// Which hosts and Runs to list or export.
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
@@ -68,6 +85,24 @@ pub struct Filter {
 }
 
 impl Filter {
+    /// A filter from the command line's words: `since` and `until` each a
+    /// day (`2026-01-31`: from its midnight UTC; `until` takes the whole
+    /// day) or an RFC 3339 time; anything else is a usage error naming the flag.
+    pub fn from_words(
+        host: Option<String>,
+        label: Option<String>,
+        since: Option<&str>,
+        until: Option<&str>,
+    ) -> anyhow::Result<Filter> {
+        Ok(Filter {
+            host,
+            label,
+            since: since.map(|s| parse_when("--since", s, false)).transpose()?,
+            until: until.map(|s| parse_when("--until", s, true)).transpose()?,
+            host_id: None,
+        })
+    }
+
     /// The WHERE clause over `runs r JOIN hosts h` and its parameters.
     pub(crate) fn sql(&self) -> (String, Vec<rusqlite::types::Value>) {
         use rusqlite::types::Value;
@@ -568,4 +603,21 @@ pub fn runs_before(conn: &Connection, name: &str, before: i64) -> rusqlite::Resu
         params![name, before],
         |r| r.get(0),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_when;
+
+    #[test]
+    fn days_cover_the_whole_day_and_times_are_exact() {
+        let d = parse_when("--since", "2026-01-31", false).unwrap();
+        assert_eq!(crate::units::rfc3339_utc(d as u64), "2026-01-31T00:00:00Z");
+        let u = parse_when("--until", "2026-01-31", true).unwrap();
+        assert_eq!(u - d, 86400);
+        let t = parse_when("--until", "2026-01-31T12:00:00Z", true).unwrap();
+        assert_eq!(t - d, 12 * 3600 + 1);
+        let e = parse_when("--since", "last week", false).unwrap_err();
+        assert!(crate::error::is_usage(&e) && e.to_string().starts_with("--since 'last week'"));
+    }
 }

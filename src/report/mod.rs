@@ -21,6 +21,7 @@ mod fleet;
 mod fmt;
 pub mod history;
 mod history_html;
+pub mod history_pages;
 mod html;
 mod html_sections;
 mod job_plan;
@@ -103,7 +104,7 @@ impl Format {
     /// the formats (`analyze`, `history list`, `history show`, `history
     /// report`, `unixbench`) says so through it, instead of a vocabulary of
     /// its own. (A history trend's svg and an export's ndjson are not a
-    /// Run's formats: `TrendFormat` and `ExportFormat` name them.)
+    /// Run's formats: `history_pages::TrendFormat` and `ExportFormat` name them.)
     pub fn only(
         allowed: &'static [Format],
     ) -> impl clap::builder::TypedValueParser<Value = Format> {
