@@ -4,6 +4,7 @@
 
 pub mod engines;
 pub mod groups;
+pub mod launch;
 pub mod plan;
 pub mod presets;
 pub mod profiles;
