@@ -1,11 +1,11 @@
 //! What the five compute subcommands (`candor cpu|memory|crypto|compress|os`)
-//! share: their flags, checking them (one-line errors, exit 2), and running
-//! one group into a Run. Measuring is `compute`'s, printing `report`'s.
+//! share: their flags, checking them (one-line errors, exit 2), and one
+//! call that measures the group into a Run (`measure::compute`); printing
+//! is `report`'s.
 
 use crate::compute::{ComputeOptions, Group, Threads};
 use crate::report::Format;
 use crate::result::ComputeMeasurement;
-use crate::session::{self, Session};
 use crate::units::parse_duration;
 use std::time::Duration;
 
@@ -86,29 +86,9 @@ pub fn execute_with(
         None => group.default_runtime(),
     };
     let options = ComputeOptions { threads, runtime };
-
-    let mut run = session::new_run(None, None);
-    run.tool.libraries = crate::compute::library_versions();
-    run.plan = Some(serde_json::json!({
-        "group": group.name(),
-        "threads": threads.counts(),
-        "runtime_ns": runtime.as_nanos() as u64,
-    }));
-    let mut session = Session::start(run, &args.out, None, &[])?;
-    if args.format == Format::Text && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
-        let n = group.planned_measurements(threads) as u32;
-        eprintln!(
-            "candor {}: {n} measurements of {} each (about {})",
-            group.name(),
-            crate::units::fmt_duration(runtime),
-            crate::units::fmt_duration(runtime * n)
-        );
-    }
-    session.measure(|recorder| {
-        let measurements = run_group(&options)?;
-        recorder.run_mut().measurements = measurements.into_iter().map(|m| group.wrap(m)).collect();
-        Ok(())
-    })?;
+    let announce =
+        args.format == Format::Text && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let session = crate::measure::compute::group(group, &options, &args.out, announce, run_group)?;
     session.finish(|run| match args.format {
         Format::Text => crate::report::compute_text(run),
         other => crate::report::render(run, other),

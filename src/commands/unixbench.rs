@@ -3,10 +3,9 @@
 //! kind `unixbench`, prints it with `report::unixbench_text`.
 
 use super::compute::parse_runtime;
-use crate::compute::unixbench::{self, catalogue, Test, UnixbenchRequest};
+use crate::compute::unixbench::{catalogue, Test, UnixbenchRequest};
 use crate::report::Format;
-use crate::result::Measurement;
-use crate::session::{self, Session};
+use crate::session;
 use std::path::PathBuf;
 
 /// Flags of `candor unixbench`.
@@ -96,52 +95,12 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
         tests,
         pass,
         iterations: args.iterations,
-        dir: dir.clone(),
+        dir,
     };
 
-    let mut run = session::new_run(None, Some(&dir));
-    run.plan = Some(serde_json::json!({
-        "group": "unixbench",
-        "copies": options.copies,
-        "tests": options.tests.iter().map(|t| t.name).collect::<Vec<_>>(),
-        "pass_ns": options.pass.map(|p| p.as_nanos() as u64),
-        "iterations": options.iterations,
-        "dir": dir.display().to_string(),
-    }));
-    let mut session = Session::start(run, &args.out, None, &[])?;
-    if args.format == Format::Text && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
-        eprintln!(
-            "candor unixbench: {} tests x {} copy counts (about {})",
-            options.tests.len(),
-            options.copies.len(),
-            crate::units::fmt_duration(options.planned())
-        );
-    }
-    session.measure(|recorder| {
-        let (measurements, not_run) = unixbench::run(&options)?;
-        let run = recorder.run_mut();
-        run.measurements = measurements
-            .into_iter()
-            .map(Measurement::Unixbench)
-            .collect();
-        let ms: Vec<_> = run.compute().collect();
-        let index: serde_json::Map<String, serde_json::Value> = options
-            .copies
-            .iter()
-            .filter_map(|&c| Some((c.to_string(), unixbench::index_of(&ms, c)?.into())))
-            .collect();
-        if let Some(serde_json::Value::Object(plan)) = run.plan.as_mut() {
-            plan.insert("index".into(), index.into());
-            plan.insert(
-                "not_run".into(),
-                not_run
-                    .iter()
-                    .map(|n| serde_json::json!({"test": n.test.name, "cause": n.cause}))
-                    .collect(),
-            );
-        }
-        Ok(())
-    })?;
+    let announce =
+        args.format == Format::Text && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let session = crate::measure::unixbench::index(&options, &args.out, announce)?;
     session.finish(|run| match args.format {
         Format::Json => crate::report::render(run, Format::Json),
         _ => crate::report::unixbench_text(run),

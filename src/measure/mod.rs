@@ -1,3 +1,6 @@
+//! Measuring into a Run. `compute.rs` a compute group alone, `unixbench.rs`
+//! UnixBench's index; the rest of this file a disk plan.
+//!
 //! Runs a disk plan (`plan::DiskPlan`) on the engine (`disk/`): the one
 //! runner of every way of measuring disks (the battery's runner runs each
 //! of its disk tests with [`on_file`]). It makes the plan's missing
@@ -7,8 +10,10 @@
 //! it (`fio::command`). The plan was checked before: nothing here checks a
 //! value again.
 
+pub mod compute;
 mod in_turn;
 mod jobfile;
+pub mod unixbench;
 
 use crate::disk::{self, DeviceTarget, JobSpec, MadeDirs, TestDir, TestFile};
 use crate::plan::{DiskJobs, DiskPlan};
