@@ -48,6 +48,7 @@ pub mod fio;
 pub mod fleet;
 pub mod history;
 pub mod host;
+pub mod import;
 pub mod input;
 pub mod leftovers;
 pub mod measure;
