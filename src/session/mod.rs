@@ -14,6 +14,7 @@
 //! `session::history::HistoryFlags` (the history database).
 
 pub mod history;
+pub mod reanalysis;
 pub mod recorder;
 
 use crate::disk::TestDir;
