@@ -15,6 +15,7 @@ mod analysis;
 mod compare;
 mod compute_text;
 mod csv;
+pub mod explanation;
 mod figure_rows;
 mod findings_text;
 mod fleet;
