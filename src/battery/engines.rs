@@ -131,7 +131,21 @@ impl Backend for Engines {
         if let Some(span) = m.span.filter(|_| carry) {
             self.control_cursor = span.end() * u64::from(job.numjobs.max(1));
         }
-        if carry && m.measured_ns < job.runtime.as_nanos() as u64 {
+        let measured_ops: u64 = [&m.read, &m.write]
+            .iter()
+            .flat_map(|d| d.iter())
+            .map(|d| d.ops)
+            .sum();
+        if carry && measured_ops == 0 {
+            // The share ended before the measured interval began: no figure,
+            // never a rate of 0 over nothing.
+            m.read = None;
+            m.write = None;
+            m.notes.push(format!(
+                "nothing measured: its share of the control file ({}) was read before the measured interval began",
+                crate::units::fmt_bytes(job.byte_limit.unwrap_or(0))
+            ));
+        } else if carry && m.measured_ns < job.runtime.as_nanos() as u64 {
             m.notes.push(format!(
                 "stopped after {} of the file (its share, so that no read repeats bytes): measured over {} instead of {}",
                 crate::units::fmt_bytes(job.byte_limit.unwrap_or(0)),

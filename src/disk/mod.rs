@@ -372,6 +372,9 @@ struct Crew<'c> {
     timeline: Arc<settle::Timeline>,
     /// The ramp ends where the throughput settled (a battery test's ramp).
     settles: bool,
+    /// A byte-bounded job's bytes over all its threads: a settling ramp
+    /// uses at most `settle::RAMP_BUDGET_SHARE` of them.
+    budget: Option<u64>,
     /// Each thread's counters, where the driver reads them (a settled ramp,
     /// fio's steady state).
     progress: Vec<Option<Arc<Progress>>>,
@@ -418,6 +421,9 @@ impl<'c> Crew<'c> {
             window,
             timeline: Arc::new(settle::Timeline::new(ramp_ns, end_ns)),
             settles,
+            budget: job
+                .byte_limit
+                .map(|b| b.saturating_mul(places.len() as u64)),
             progress: (0..places.len())
                 .map(|_| {
                     (control.steady.is_some() || settles).then(|| Arc::new(Progress::default()))
@@ -561,7 +567,7 @@ impl<'c> Crew<'c> {
                     .map(|p| p.ramp_bytes.load(Ordering::Relaxed))
                     .sum::<u64>()
             };
-            settle::ramp(t0, &self.timeline, ramp_ns, ramp_bytes, || {
+            settle::ramp(t0, &self.timeline, ramp_ns, self.budget, ramp_bytes, || {
                 self.done_or_watch()
             })
         } else {
