@@ -38,6 +38,7 @@ pub mod made_dirs;
 #[cfg(windows)]
 #[path = "windows/made_dirs.rs"]
 pub mod made_dirs;
+pub mod min_rate;
 pub mod missing_levels;
 pub mod pattern;
 pub mod placement;

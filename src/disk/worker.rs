@@ -22,6 +22,7 @@ use super::buffer::{AlignedBuf, Payload};
 use super::engine::{Completion, Engine, Op, OpKind};
 use super::job::{JobSpec, Think};
 use super::latency::DirectionRecorder;
+use super::min_rate::MinRateCheck;
 use super::pattern::{Next, Pattern};
 use super::rate::Limiter;
 use super::verify::{LastWrites, Tally, VerifyAlg, WrittenBlock};
@@ -191,6 +192,7 @@ pub fn drive_thread<E: Engine>(
         match state.submit()? {
             Round::Reaped(now) => {
                 state.reap();
+                state.check_min_rate(now);
                 state.check_end(now);
                 state.think_if_due()?;
             }
@@ -273,6 +275,10 @@ struct Worker<'a, E: Engine> {
     remember: Option<LastWrites>,
     /// Writes issued so far: the next write's number in its header.
     writes_issued: u64,
+    /// A job with a minimum rate: its check, and the bytes and operations
+    /// each direction has completed (ramp included).
+    min_rate: Option<MinRateCheck>,
+    completed: [(u64, u64); 2],
 }
 
 /// The generator of one thread of a job: its offsets, choices and payloads.
@@ -377,6 +383,10 @@ impl<'a, E: Engine> Worker<'a, E> {
                 .filter(|v| v.after_writes)
                 .map(|_| LastWrites::default()),
             writes_issued: 0,
+            min_rate: job
+                .rate_min
+                .map(|m| MinRateCheck::new(m, work.timeline.ramp_ns())),
+            completed: [(0, 0); 2],
         }
     }
 
@@ -697,6 +707,9 @@ impl<'a, E: Engine> Worker<'a, E> {
             }
             if kind == SlotState::Write || kind == SlotState::Read {
                 self.completed_ops += 1;
+                let d = &mut self.completed[usize::from(kind == SlotState::Write)];
+                d.0 += u64::from(len);
+                d.1 += 1;
             }
             if kind == SlotState::Write {
                 self.result.written_bytes += u64::from(len);
@@ -734,6 +747,21 @@ impl<'a, E: Engine> Worker<'a, E> {
                 }
             }
             slots.release(c.slot);
+        }
+    }
+
+    /// fio's rate_min after a round observed at `now` (outside the ramp,
+    /// as fio's): a thread below its minimum fails.
+    fn check_min_rate(&mut self, now: u64) {
+        let Some(check) = self.min_rate.as_mut() else {
+            return;
+        };
+        if now < self.work.timeline.ramp_ns() || self.first_error.is_some() {
+            return;
+        }
+        if let Err(why) = check.check(now, self.completed) {
+            self.first_error = Some(anyhow::anyhow!("{why}"));
+            self.stopping = true;
         }
     }
 

@@ -290,6 +290,10 @@ pub struct DiskSpec {
     /// that compresses or deduplicates stores less than was written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_data: Option<String>,
+    /// The minimum rate each thread had to keep, in words (fio's
+    /// `rate_min`, `rate_iops_min`); absent: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_min: Option<String>,
 }
 
 impl DiskSpec {

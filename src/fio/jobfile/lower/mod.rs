@@ -338,7 +338,10 @@ impl<'a> Lowering<'a> {
             invalidate,
             fadvise,
             options: self.job.effective().iter().map(|s| s.canonical()).collect(),
-            fio_command: crate::fio::command::for_jobfile_job(self.job),
+            fio_command: crate::fio::command::for_jobfile_job(
+                self.job,
+                self.replaced_directory().as_deref(),
+            ),
             notes: std::mem::take(&mut self.notes),
         })
     }
