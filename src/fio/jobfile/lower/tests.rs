@@ -661,3 +661,20 @@ fn a_replaced_directory_is_printed_as_run() {
     let want = format!("--directory={}", std::env::temp_dir().display());
     assert!(cmd.contains(&want) && !cmd.contains("absent"), "{cmd}");
 }
+
+#[test]
+fn a_device_this_host_lacks_is_named() {
+    let e = plan("[x]\nrw=randread\nfilename=/dev/candor-no-such-nvme\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("filename=/dev/candor-no-such-nvme")
+            && e.contains("/dev/candor-no-such-nvme is not a device on this host"),
+        "{e}"
+    );
+    // A file that does not exist, elsewhere, still asks for size= as fio does.
+    let e = plan("[x]\nrw=randread\nfilename=/var/tmp/candor-no-such-file\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("has no size"), "{e}");
+}

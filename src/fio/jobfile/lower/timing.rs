@@ -157,13 +157,22 @@ impl Lowering<'_> {
             (Some(f), None) => (f.region, f.setting, f.region),
             (None, Some((n, s))) => (n, s, n),
             (None, None) => {
+                if let Some((path, s)) = self.missing_device() {
+                    return Err(Self::bad(
+                        s,
+                        format!(
+                            "{} is not a device on this host, and the job has no size= (fio sizes it from the device): name a device here (granted with --device), or give size= to test a file",
+                            path.display()
+                        ),
+                    ));
+                }
                 return Err(JobFileError::at(
                     &self.job.pos,
                     format!(
                         "[{}] has no size: candor creates its own files, so the job must say how large (fio asks the same of a file that does not exist)",
                         self.job.section
                     ),
-                ))
+                ));
             }
         };
         let (max_bs, min_bs) = (spec.max_bs(), spec.min_bs());
