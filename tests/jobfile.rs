@@ -582,6 +582,58 @@ fn rate_min_fails_a_thread_below_it_as_fio_does() {
     std::fs::remove_dir_all(&fio_dir).unwrap();
 }
 
+/// fio's flow (issue 43): two jobs in one flow, weights 1 and 8, share
+/// their I/O 1 to 8 in candor as in fio, run on the same job file.
+#[test]
+fn flow_shares_io_by_weight_as_fio_does() {
+    if !have_fio() {
+        return;
+    }
+    let _turn = turn();
+    let tmp = scratch();
+    let jobs = tmp.path().join("flow.fio");
+    std::fs::write(
+        &jobs,
+        "[global]\nthread\ntime_based\nruntime=2\nioengine=psync\nsize=8m\nbs=4k\nflow_sleep=1000\n[light]\nrw=write\nflow=1\n[heavy]\nrw=randread\nflow=8\n",
+    )
+    .unwrap();
+    let run = run_job(jobs.to_str().unwrap(), tmp.path(), &[]);
+    let light = job(&run, "light").write.as_ref().unwrap().ops as f64;
+    let heavy = job(&run, "heavy").read.as_ref().unwrap().ops as f64;
+    let said = job(&run, "heavy").spec.flow.clone().unwrap();
+    assert!(
+        said.contains("weight 8") && said.contains("1000 us"),
+        "{said}"
+    );
+    let fio_dir = tmp.path().join("fio");
+    std::fs::create_dir(&fio_dir).unwrap();
+    let fio = std::process::Command::new("fio")
+        .current_dir(&fio_dir)
+        .args([
+            jobs.to_str().unwrap(),
+            "--output-format=json",
+            "--output=fio.json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        fio.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fio.stderr)
+    );
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(fio_dir.join("fio.json")).unwrap()).unwrap();
+    let ios = |j: usize, d: &str| report["jobs"][j][d]["total_ios"].as_f64().unwrap();
+    let (fio_light, fio_heavy) = (ios(0, "write"), ios(1, "read"));
+    for (who, ratio) in [("candor", heavy / light), ("fio", fio_heavy / fio_light)] {
+        assert!(
+            (ratio - 8.0).abs() < 0.8,
+            "{who}: heavy/light {ratio} (candor {heavy}/{light}, fio {fio_heavy}/{fio_light})"
+        );
+    }
+    std::fs::remove_dir_all(&fio_dir).unwrap();
+}
+
 #[test]
 fn size_bounded_jobs_do_exactly_their_size() {
     let _turn = turn();

@@ -114,6 +114,8 @@ pub struct JobSpec {
     pub rate_poisson: bool,
     /// A thread below this rate fails (fio's `rate_min`, `rate_iops_min`).
     pub rate_min: Option<super::min_rate::MinRate>,
+    /// Threads of jobs in the same flow share I/O by weight (fio's `flow`).
+    pub flow: Option<super::flow::Flow>,
     /// Random offsets visit every block once before any repeats (fio's
     /// random map, its default); otherwise each is drawn independently.
     pub random_map: bool,
@@ -206,6 +208,7 @@ impl JobSpec {
             rate: [None, None],
             rate_poisson: false,
             rate_min: None,
+            flow: None,
             random_map: false,
             distribution: Distribution::Uniform,
             modifier: None,
@@ -305,6 +308,7 @@ impl JobSpec {
             write_data: (self.writes_target() && self.data != super::data::WriteContent::Random)
                 .then(|| self.data.describe()),
             rate_min: self.rate_min.map(|m| m.describe()),
+            flow: self.flow.map(|f| f.describe()),
         }
     }
 }

@@ -31,6 +31,7 @@ pub mod file;
 #[cfg(windows)]
 #[path = "windows/file.rs"]
 pub mod file;
+pub mod flow;
 pub mod job;
 pub mod latency;
 #[cfg(unix)]

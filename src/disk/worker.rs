@@ -20,6 +20,7 @@
 
 use super::buffer::{AlignedBuf, Payload};
 use super::engine::{Completion, Engine, Op, OpKind};
+use super::flow::Member;
 use super::job::{JobSpec, Think};
 use super::latency::DirectionRecorder;
 use super::min_rate::MinRateCheck;
@@ -195,6 +196,7 @@ pub fn drive_thread<E: Engine>(
                 state.check_min_rate(now);
                 state.check_end(now);
                 state.think_if_due()?;
+                state.flow_pause_if_held()?;
             }
             Round::Waited => continue,
             Round::Drained => break,
@@ -279,6 +281,10 @@ struct Worker<'a, E: Engine> {
     /// each direction has completed (ramp included).
     min_rate: Option<MinRateCheck>,
     completed: [(u64, u64); 2],
+    /// A job in a flow (fio's `flow`): its membership, and whether it is
+    /// holding back with I/O in flight (to wait for it, then sleep).
+    flow: Option<Member>,
+    flow_held: bool,
 }
 
 /// The generator of one thread of a job: its offsets, choices and payloads.
@@ -387,6 +393,8 @@ impl<'a, E: Engine> Worker<'a, E> {
                 .rate_min
                 .map(|m| MinRateCheck::new(m, work.timeline.ramp_ns())),
             completed: [(0, 0); 2],
+            flow: job.flow.map(Member::join),
+            flow_held: false,
         }
     }
 
@@ -457,7 +465,15 @@ impl<'a, E: Engine> Worker<'a, E> {
             };
             let next = match self.pending.take() {
                 Some(next) => next,
-                None => self.pattern.next(&mut self.payload),
+                None => {
+                    // fio looks at the flow before each I/O it draws.
+                    if let Some(sleep) = self.flow_holds_back() {
+                        self.slots.free.push(slot);
+                        self.flow_held = self.slots.in_flight > 0 || !self.new_ops.is_empty();
+                        return (refreshed, Some(self.elapsed() + sleep));
+                    }
+                    self.pattern.next(&mut self.payload)
+                }
             };
             if let Some(limiter) = self.limiter.as_mut() {
                 let at = limiter.due(next.write);
@@ -482,6 +498,50 @@ impl<'a, E: Engine> Worker<'a, E> {
             }
         }
         (refreshed, None)
+    }
+
+    /// The thread's flow, before an I/O: how long to hold back when the
+    /// thread is above its share (none: go on, the I/O counted).
+    #[inline]
+    fn flow_holds_back(&mut self) -> Option<u64> {
+        let member = self.flow.as_mut()?;
+        member.exceeded().then(|| member.sleep().as_nanos() as u64)
+    }
+
+    /// fio's flow_sleep after a round in which the thread held back: every
+    /// I/O in flight completes (fio's io_u_quiesce), then it sleeps, never
+    /// past its runtime's end.
+    fn flow_pause_if_held(&mut self) -> anyhow::Result<()> {
+        if !std::mem::take(&mut self.flow_held) || self.stopping {
+            return Ok(());
+        }
+        let sleep = self
+            .flow
+            .as_ref()
+            .map_or(0, |m| m.sleep().as_nanos() as u64);
+        if sleep == 0 {
+            return Ok(());
+        }
+        while self.slots.in_flight > 0 && self.first_error.is_none() {
+            let wait = self.slots.in_flight;
+            if let Err(e) = self.engine.submit_and_reap(&[], wait, &mut self.done) {
+                return Err(anyhow::anyhow!("{} engine: {e}", self.engine.name()));
+            }
+            let now = self.elapsed();
+            self.observed.resize(self.done.len(), now);
+            self.reap();
+        }
+        let stop = self.stop;
+        let until = self
+            .elapsed()
+            .saturating_add(sleep)
+            .min(self.work.timeline.end_ns());
+        super::clock::sleep_until(self.start, until, || {
+            stop.load(Ordering::Relaxed) || crate::cancel::cancelled()
+        });
+        let now = self.elapsed();
+        self.check_end(now);
+        Ok(())
     }
 
     /// What thinktime counts: I/Os completed, or issued (`on_issue`).

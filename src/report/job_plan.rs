@@ -167,6 +167,9 @@ fn what(spec: &JobSpec) -> String {
     if let Some(m) = spec.rate_min {
         parts.push(m.describe());
     }
+    if let Some(f) = spec.flow {
+        parts.push(f.describe());
+    }
     parts.join(", ")
 }
 

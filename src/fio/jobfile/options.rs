@@ -172,7 +172,6 @@ const LOGS: Support = Note(
 const REPORT: Support = Note(
     "it changes how fio reports, not the I/O; candor reports latency from submission to completion with fixed percentiles and the full histogram",
 );
-const FLOW: Support = Refuse("candor does not share I/O between jobs by flow weights");
 const FILES: Support = Refuse("candor runs one file per job thread");
 
 static OPTIONS: &[OptionDef] = &[
@@ -399,10 +398,10 @@ static OPTIONS: &[OptionDef] = &[
     def("kb_base", None, Choice, Run, Some("1024")),
     def("unit_base", None, Choice, Note("candor reports bytes, in MB/s and MiB/s"), None),
     def("hugepage-size", None, Number, Quiet, None),
-    def("flow_id", None, Number, FLOW, Some("0")),
-    def("flow", None, Number, FLOW, Some("0")),
+    def("flow_id", None, Number, Run, Some("0")),
+    def("flow", None, Number, Run, Some("0")),
     def("flow_watermark", None, SoftDeprecated, Quiet, None),
-    def("flow_sleep", None, Number, FLOW, Some("0")),
+    def("flow_sleep", None, Number, Run, Some("0")),
     def("steadystate", Some("ss"), Choice, Run, Some("iops_slope:0.01%")),
     def("steadystate_duration", Some("ss_dur"), Time(SECONDS), Run, Some("0")),
     def("steadystate_ramp_time", Some("ss_ramp"), Time(SECONDS), Run, Some("0")),

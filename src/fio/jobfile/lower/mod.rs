@@ -288,6 +288,7 @@ impl<'a> Lowering<'a> {
         self.direct_and_sync(&mut spec)?;
         self.rate(&mut spec, &sizes)?;
         self.think(&mut spec)?;
+        self.flow(&mut spec)?;
         self.randomness(&mut spec, seed)?;
         spec.placement = self.placement()?;
         spec.data = self.write_data(sizes[1].min())?;

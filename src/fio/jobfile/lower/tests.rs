@@ -678,3 +678,21 @@ fn a_device_this_host_lacks_is_named() {
         .to_string();
     assert!(e.contains("has no size"), "{e}");
 }
+
+#[test]
+fn flow_as_fio_reads_it() {
+    use crate::disk::flow::Flow;
+    let p =
+        plan("[x]\nsize=1m\nflow=3\nflow_id=2\nflow_sleep=500\n[y]\nsize=1m\nflow=0\n").unwrap();
+    assert_eq!(
+        p.jobs[0].spec.flow,
+        Some(Flow {
+            id: 2,
+            weight: 3,
+            sleep: Duration::from_micros(500)
+        })
+    );
+    assert_eq!(p.jobs[1].spec.flow, None, "flow=0: not in a flow, as fio");
+    let e = plan("[x]\nsize=1m\nflow=1001\n").unwrap_err().to_string();
+    assert!(e.contains("FLOW_MAX_WEIGHT"), "{e}");
+}

@@ -2,6 +2,7 @@
 //! `number_ios`, `loops`), runtime, and steady state.
 
 use super::{LoweredJobs, Lowering};
+use crate::disk::flow::{Flow, MAX_WEIGHT};
 use crate::disk::min_rate::{Floor, MinRate};
 use crate::disk::steady::SteadySpec;
 use crate::disk::{BlockSizes, JobSpec, Think};
@@ -99,6 +100,26 @@ impl Lowering<'_> {
             None => Duration::from_millis(1000),
         };
         spec.rate_min = Some(MinRate { floor, cycle });
+        Ok(())
+    }
+
+    /// `flow` with `flow_id` and `flow_sleep` (microseconds): nothing unless
+    /// `flow` is above 0, as fio (flow_init_job).
+    pub(super) fn flow(&mut self, spec: &mut JobSpec) -> Result<(), JobFileError> {
+        let Some((weight, s)) = self.number("flow").filter(|(w, _)| *w > 0) else {
+            return Ok(());
+        };
+        if weight > MAX_WEIGHT {
+            return Err(Self::bad(
+                s,
+                format!("out of range (at most {MAX_WEIGHT}, fio's FLOW_MAX_WEIGHT)"),
+            ));
+        }
+        spec.flow = Some(Flow {
+            id: self.number("flow_id").map_or(0, |(n, _)| n),
+            weight,
+            sleep: Duration::from_micros(self.number("flow_sleep").map_or(0, |(n, _)| n)),
+        });
         Ok(())
     }
 
