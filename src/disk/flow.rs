@@ -44,14 +44,14 @@ impl Flow {
 }
 
 /// A flow's shared counts.
-struct Shared {
+struct FlowCounts {
     counter: AtomicU64,
     total_weight: AtomicU64,
 }
 
 /// The process's flows by id.
-fn flows() -> &'static Mutex<HashMap<u64, Arc<Shared>>> {
-    static FLOWS: std::sync::OnceLock<Mutex<HashMap<u64, Arc<Shared>>>> =
+fn flows() -> &'static Mutex<HashMap<u64, Arc<FlowCounts>>> {
+    static FLOWS: std::sync::OnceLock<Mutex<HashMap<u64, Arc<FlowCounts>>>> =
         std::sync::OnceLock::new();
     FLOWS.get_or_init(Default::default)
 }
@@ -59,7 +59,7 @@ fn flows() -> &'static Mutex<HashMap<u64, Arc<Shared>>> {
 /// One thread in a flow: joined when created, left when dropped.
 pub struct Member {
     flow: Flow,
-    shared: Arc<Shared>,
+    shared: Arc<FlowCounts>,
     own: u64,
 }
 
@@ -70,7 +70,7 @@ impl Member {
         let shared = all
             .entry(flow.id)
             .or_insert_with(|| {
-                Arc::new(Shared {
+                Arc::new(FlowCounts {
                     counter: AtomicU64::new(1),
                     total_weight: AtomicU64::new(0),
                 })
