@@ -490,6 +490,150 @@ fn rate_limits_hold() {
     );
 }
 
+/// fio's rate_min (issue 43): a thread below its minimum, after the 2 s
+/// settle and one rate_cycle, fails with fio's own line and rate; a thread
+/// above it runs on. Checked against fio on the same job file: a write
+/// every 1.5 s (thinktime) is 2730 B/s, under 100 KiB/s.
+#[test]
+fn rate_min_fails_a_thread_below_it_as_fio_does() {
+    if !have_fio() {
+        return;
+    }
+    let _turn = turn();
+    let tmp = scratch();
+    let jobs = tmp.path().join("ratemin.fio");
+    let slow =
+        "[slow]\nrw=write\nbs=4k\nsize=1m\ntime_based\nruntime=8\nthinktime=1500ms\nratemin=100k\n";
+    std::fs::write(&jobs, slow).unwrap();
+    let got = |said: &str| -> u64 {
+        let line = said
+            .lines()
+            .find(|l| l.contains("rate_min=102400B/s not met, got "))
+            .unwrap_or_else(|| panic!("no rate_min line: {said}"));
+        let rate = line.rsplit("got ").next().unwrap();
+        rate.trim_end_matches("B/s").parse().unwrap()
+    };
+    let started = std::time::Instant::now();
+    let out = assert_cmd::Command::cargo_bin("candor")
+        .unwrap()
+        .env("CANDOR_NO_HISTORY", "1")
+        .args(["disk", "--job", jobs.to_str().unwrap()])
+        .args(["--dir", tmp.path().to_str().unwrap(), "--format", "json"])
+        .output()
+        .unwrap();
+    let candor_took = started.elapsed();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    let candor_rate = got(&said);
+    assert!(candor_files(tmp.path()).is_empty());
+    let fio_dir = tmp.path().join("fio");
+    std::fs::create_dir(&fio_dir).unwrap();
+    let started = std::time::Instant::now();
+    let fio = std::process::Command::new("fio")
+        .current_dir(&fio_dir)
+        .args([
+            jobs.to_str().unwrap(),
+            "--output-format=json",
+            "--output=fio.json",
+        ])
+        .output()
+        .unwrap();
+    let fio_took = started.elapsed();
+    assert!(!fio.status.success());
+    let fio_rate = got(&String::from_utf8_lossy(&fio.stderr));
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(fio_dir.join("fio.json")).unwrap()).unwrap();
+    assert_eq!(report["jobs"][0]["error"], 5, "fio fails the job with EIO");
+    // 4096 bytes over 1.5 s in both (a few ms of scheduling either way).
+    for rate in [candor_rate, fio_rate] {
+        assert!((2700..=2740).contains(&rate), "{candor_rate} {fio_rate}");
+    }
+    // Both stop at the fourth write (4.5 s), not at the runtime's 8 s.
+    for took in [candor_took, fio_took] {
+        assert!(
+            took.as_secs_f64() > 4.4 && took.as_secs_f64() < 7.0,
+            "{took:?}"
+        );
+    }
+    // Above its minimum a job runs on; the Run says what was checked.
+    std::fs::write(
+        &jobs,
+        "[fast]\nrw=write\nbs=4k\nsize=1m\ntime_based\nruntime=3\nrate=400k\nrate_min=100k\nrate_cycle=500\n",
+    )
+    .unwrap();
+    let run = run_job(jobs.to_str().unwrap(), tmp.path(), &[]);
+    let fast = job(&run, "fast");
+    assert!(fast.write.as_ref().unwrap().bytes > 3 * 300 * 1024);
+    let floor = fast.spec.rate_min.as_deref().unwrap();
+    assert!(
+        floor.contains("writes at least 102400 B/s") && floor.contains("every 500 ms"),
+        "{floor}"
+    );
+    let fio = std::process::Command::new("fio")
+        .current_dir(&fio_dir)
+        .args([jobs.to_str().unwrap(), "--output-format=json"])
+        .output()
+        .unwrap();
+    assert!(
+        fio.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fio.stderr)
+    );
+    std::fs::remove_dir_all(&fio_dir).unwrap();
+}
+
+/// fio's flow (issue 43): two jobs in one flow, weights 1 and 8, share
+/// their I/O 1 to 8 in candor as in fio, run on the same job file.
+#[test]
+fn flow_shares_io_by_weight_as_fio_does() {
+    if !have_fio() {
+        return;
+    }
+    let _turn = turn();
+    let tmp = scratch();
+    let jobs = tmp.path().join("flow.fio");
+    std::fs::write(
+        &jobs,
+        "[global]\nthread\ntime_based\nruntime=2\nioengine=psync\nsize=8m\nbs=4k\nflow_sleep=1000\n[light]\nrw=write\nflow=1\n[heavy]\nrw=randread\nflow=8\n",
+    )
+    .unwrap();
+    let run = run_job(jobs.to_str().unwrap(), tmp.path(), &[]);
+    let light = job(&run, "light").write.as_ref().unwrap().ops as f64;
+    let heavy = job(&run, "heavy").read.as_ref().unwrap().ops as f64;
+    let said = job(&run, "heavy").spec.flow.clone().unwrap();
+    assert!(
+        said.contains("weight 8") && said.contains("1000 us"),
+        "{said}"
+    );
+    let fio_dir = tmp.path().join("fio");
+    std::fs::create_dir(&fio_dir).unwrap();
+    let fio = std::process::Command::new("fio")
+        .current_dir(&fio_dir)
+        .args([
+            jobs.to_str().unwrap(),
+            "--output-format=json",
+            "--output=fio.json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        fio.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fio.stderr)
+    );
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(fio_dir.join("fio.json")).unwrap()).unwrap();
+    let ios = |j: usize, d: &str| report["jobs"][j][d]["total_ios"].as_f64().unwrap();
+    let (fio_light, fio_heavy) = (ios(0, "write"), ios(1, "read"));
+    for (who, ratio) in [("candor", heavy / light), ("fio", fio_heavy / fio_light)] {
+        assert!(
+            (ratio - 8.0).abs() < 0.8,
+            "{who}: heavy/light {ratio} (candor {heavy}/{light}, fio {fio_heavy}/{fio_light})"
+        );
+    }
+    std::fs::remove_dir_all(&fio_dir).unwrap();
+}
+
 #[test]
 fn size_bounded_jobs_do_exactly_their_size() {
     let _turn = turn();
@@ -1081,6 +1225,26 @@ fn missing_directories_are_treated_as_by_fio() {
         "{:?}",
         w.notes
     );
+    // The printed fio command says where the job ran (not the missing
+    // directory=), so fio runs it there too.
+    let dir_word = format!("--directory={}", tmp.path().display());
+    assert!(w.fio_command.contains(&dir_word), "{}", w.fio_command);
+    assert!(!w.fio_command.contains("absent"), "{}", w.fio_command);
+    if have_fio() {
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("{} --output-format=terse", w.fio_command))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let fio_file = tmp.path().join("w.0.0");
+        assert_eq!(std::fs::metadata(&fio_file).unwrap().len(), 1 << 20);
+        std::fs::remove_file(fio_file).unwrap();
+    }
     assert!(!tmp.path().join("absent").exists());
     assert!(candor_files(&have).is_empty());
 }

@@ -112,6 +112,10 @@ pub struct JobSpec {
     /// Rated operations arrive as a Poisson process (fio's
     /// `rate_process=poisson`) instead of evenly spaced.
     pub rate_poisson: bool,
+    /// A thread below this rate fails (fio's `rate_min`, `rate_iops_min`).
+    pub rate_min: Option<super::min_rate::MinRate>,
+    /// Threads of jobs in the same flow share I/O by weight (fio's `flow`).
+    pub flow: Option<super::flow::Flow>,
     /// Random offsets visit every block once before any repeats (fio's
     /// random map, its default); otherwise each is drawn independently.
     pub random_map: bool,
@@ -203,6 +207,8 @@ impl JobSpec {
             align: None,
             rate: [None, None],
             rate_poisson: false,
+            rate_min: None,
+            flow: None,
             random_map: false,
             distribution: Distribution::Uniform,
             modifier: None,
@@ -301,6 +307,8 @@ impl JobSpec {
             end_fsync: self.end_fsync.then_some(true),
             write_data: (self.writes_target() && self.data != super::data::WriteContent::Random)
                 .then(|| self.data.describe()),
+            rate_min: self.rate_min.map(|m| m.describe()),
+            flow: self.flow.map(|f| f.describe()),
         }
     }
 }

@@ -31,6 +31,7 @@ pub mod file;
 #[cfg(windows)]
 #[path = "windows/file.rs"]
 pub mod file;
+pub mod flow;
 pub mod job;
 pub mod latency;
 #[cfg(unix)]
@@ -38,6 +39,7 @@ pub mod made_dirs;
 #[cfg(windows)]
 #[path = "windows/made_dirs.rs"]
 pub mod made_dirs;
+pub mod min_rate;
 pub mod missing_levels;
 pub mod pattern;
 pub mod placement;

@@ -20,8 +20,10 @@
 
 use super::buffer::{AlignedBuf, Payload};
 use super::engine::{Completion, Engine, Op, OpKind};
+use super::flow::Member;
 use super::job::{JobSpec, Think};
 use super::latency::DirectionRecorder;
+use super::min_rate::MinRateCheck;
 use super::pattern::{Next, Pattern};
 use super::rate::Limiter;
 use super::verify::{LastWrites, Tally, VerifyAlg, WrittenBlock};
@@ -191,8 +193,10 @@ pub fn drive_thread<E: Engine>(
         match state.submit()? {
             Round::Reaped(now) => {
                 state.reap();
+                state.check_min_rate(now);
                 state.check_end(now);
                 state.think_if_due()?;
+                state.flow_pause_if_held()?;
             }
             Round::Waited => continue,
             Round::Drained => break,
@@ -273,6 +277,14 @@ struct Worker<'a, E: Engine> {
     remember: Option<LastWrites>,
     /// Writes issued so far: the next write's number in its header.
     writes_issued: u64,
+    /// A job with a minimum rate: its check, and the bytes and operations
+    /// each direction has completed (ramp included).
+    min_rate: Option<MinRateCheck>,
+    completed: [(u64, u64); 2],
+    /// A job in a flow (fio's `flow`): its membership, and whether it is
+    /// holding back with I/O in flight (to wait for it, then sleep).
+    flow: Option<Member>,
+    flow_held: bool,
 }
 
 /// The generator of one thread of a job: its offsets, choices and payloads.
@@ -377,6 +389,12 @@ impl<'a, E: Engine> Worker<'a, E> {
                 .filter(|v| v.after_writes)
                 .map(|_| LastWrites::default()),
             writes_issued: 0,
+            min_rate: job
+                .rate_min
+                .map(|m| MinRateCheck::new(m, work.timeline.ramp_ns())),
+            completed: [(0, 0); 2],
+            flow: job.flow.map(Member::join),
+            flow_held: false,
         }
     }
 
@@ -447,7 +465,15 @@ impl<'a, E: Engine> Worker<'a, E> {
             };
             let next = match self.pending.take() {
                 Some(next) => next,
-                None => self.pattern.next(&mut self.payload),
+                None => {
+                    // fio looks at the flow before each I/O it draws.
+                    if let Some(sleep) = self.flow_holds_back() {
+                        self.slots.free.push(slot);
+                        self.flow_held = self.slots.in_flight > 0 || !self.new_ops.is_empty();
+                        return (refreshed, Some(self.elapsed() + sleep));
+                    }
+                    self.pattern.next(&mut self.payload)
+                }
             };
             if let Some(limiter) = self.limiter.as_mut() {
                 let at = limiter.due(next.write);
@@ -472,6 +498,50 @@ impl<'a, E: Engine> Worker<'a, E> {
             }
         }
         (refreshed, None)
+    }
+
+    /// The thread's flow, before an I/O: how long to hold back when the
+    /// thread is above its share (none: go on, the I/O counted).
+    #[inline]
+    fn flow_holds_back(&mut self) -> Option<u64> {
+        let member = self.flow.as_mut()?;
+        member.exceeded().then(|| member.sleep().as_nanos() as u64)
+    }
+
+    /// fio's flow_sleep after a round in which the thread held back: every
+    /// I/O in flight completes (fio's io_u_quiesce), then it sleeps, never
+    /// past its runtime's end.
+    fn flow_pause_if_held(&mut self) -> anyhow::Result<()> {
+        if !std::mem::take(&mut self.flow_held) || self.stopping {
+            return Ok(());
+        }
+        let sleep = self
+            .flow
+            .as_ref()
+            .map_or(0, |m| m.sleep().as_nanos() as u64);
+        if sleep == 0 {
+            return Ok(());
+        }
+        while self.slots.in_flight > 0 && self.first_error.is_none() {
+            let wait = self.slots.in_flight;
+            if let Err(e) = self.engine.submit_and_reap(&[], wait, &mut self.done) {
+                return Err(anyhow::anyhow!("{} engine: {e}", self.engine.name()));
+            }
+            let now = self.elapsed();
+            self.observed.resize(self.done.len(), now);
+            self.reap();
+        }
+        let stop = self.stop;
+        let until = self
+            .elapsed()
+            .saturating_add(sleep)
+            .min(self.work.timeline.end_ns());
+        super::clock::sleep_until(self.start, until, || {
+            stop.load(Ordering::Relaxed) || crate::cancel::cancelled()
+        });
+        let now = self.elapsed();
+        self.check_end(now);
+        Ok(())
     }
 
     /// What thinktime counts: I/Os completed, or issued (`on_issue`).
@@ -697,6 +767,9 @@ impl<'a, E: Engine> Worker<'a, E> {
             }
             if kind == SlotState::Write || kind == SlotState::Read {
                 self.completed_ops += 1;
+                let d = &mut self.completed[usize::from(kind == SlotState::Write)];
+                d.0 += u64::from(len);
+                d.1 += 1;
             }
             if kind == SlotState::Write {
                 self.result.written_bytes += u64::from(len);
@@ -734,6 +807,21 @@ impl<'a, E: Engine> Worker<'a, E> {
                 }
             }
             slots.release(c.slot);
+        }
+    }
+
+    /// fio's rate_min after a round observed at `now` (outside the ramp,
+    /// as fio's): a thread below its minimum fails.
+    fn check_min_rate(&mut self, now: u64) {
+        let Some(check) = self.min_rate.as_mut() else {
+            return;
+        };
+        if now < self.work.timeline.ramp_ns() || self.first_error.is_some() {
+            return;
+        }
+        if let Err(why) = check.check(now, self.completed) {
+            self.first_error = Some(anyhow::anyhow!("{why}"));
+            self.stopping = true;
         }
     }
 

@@ -58,15 +58,19 @@ pub fn for_job_as_run(job: &JobSpec, ran: &DiskSpec, dir: &Path) -> String {
 /// them. Every `--name` starts a job there, so the job's fio name is given
 /// once and `name=` not repeated; `wait_for` is left out, as the job it
 /// names is not on this line (fio would refuse the line: "waitee job unknown").
-pub fn for_jobfile_job(job: &Job) -> String {
+/// `directory`, when given, is the directory the job ran in instead of its
+/// `directory=` (missing on this host, replaced by `--dir`): the line says
+/// what ran.
+pub fn for_jobfile_job(job: &Job, directory: Option<&Path>) -> String {
     let mut cmd = FioCommand::named(job.fio_name());
     for s in job.effective() {
         if matches!(s.def.name, "name" | "wait_for") {
             continue;
         }
-        match &s.raw {
-            Some(v) => cmd.set(s.def.name, v),
-            None => cmd.flag(s.def.name),
+        match (&s.raw, directory) {
+            (Some(_), Some(d)) if s.def.name == "directory" => cmd.set(s.def.name, d.display()),
+            (Some(v), _) => cmd.set(s.def.name, v),
+            (None, _) => cmd.flag(s.def.name),
         }
     }
     cmd.line()

@@ -164,6 +164,12 @@ fn what(spec: &JobSpec) -> String {
             parts.push(format!("{name} capped at {}/s per thread", fmt_bytes(r)));
         }
     }
+    if let Some(m) = spec.rate_min {
+        parts.push(m.describe());
+    }
+    if let Some(f) = spec.flow {
+        parts.push(f.describe());
+    }
     parts.join(", ")
 }
 

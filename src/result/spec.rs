@@ -290,6 +290,14 @@ pub struct DiskSpec {
     /// that compresses or deduplicates stores less than was written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_data: Option<String>,
+    /// The minimum rate each thread had to keep, in words (fio's
+    /// `rate_min`, `rate_iops_min`); absent: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_min: Option<String>,
+    /// The flow each thread's I/O was kept to, in words (fio's `flow`,
+    /// `flow_id`, `flow_sleep`); absent: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow: Option<String>,
 }
 
 impl DiskSpec {

@@ -172,7 +172,6 @@ const LOGS: Support = Note(
 const REPORT: Support = Note(
     "it changes how fio reports, not the I/O; candor reports latency from submission to completion with fixed percentiles and the full histogram",
 );
-const FLOW: Support = Refuse("candor does not share I/O between jobs by flow weights");
 const FILES: Support = Refuse("candor runs one file per job thread");
 
 static OPTIONS: &[OptionDef] = &[
@@ -301,11 +300,11 @@ static OPTIONS: &[OptionDef] = &[
     def("thinktime_blocks_type", None, Choice, Run, Some("complete")),
     def("thinktime_iotime", None, Time(SECONDS), Refuse("candor pauses after a count of I/Os (thinktime_blocks), not after an interval of I/O time"), Some("0")),
     def("rate", None, Numbers, Run, None),
-    def("rate_min", Some("ratemin"), Numbers, Refuse("candor does not stop a job that falls below a minimum rate"), None),
+    def("rate_min", Some("ratemin"), Numbers, Run, None),
     def("rate_iops", None, Numbers, Run, None),
-    def("rate_iops_min", None, Numbers, Refuse("candor does not stop a job that falls below a minimum rate"), None),
+    def("rate_iops_min", None, Numbers, Run, None),
     def("rate_process", None, Choice, Run, Some("linear")),
-    def("rate_cycle", Some("ratecycle"), Number, Quiet, Some("1000")),
+    def("rate_cycle", Some("ratecycle"), Number, Run, Some("1000")),
     def("rate_ignore_thinktime", None, Bool, Refuse("candor's rate limit counts think time as fio's does by default: it catches up after a pause"), Some("0")),
     def("max_latency", None, Numbers, Refuse("candor does not stop a job on a latency limit"), None),
     def("latency_target", None, Time(MICROS), Refuse("candor does not search for a queue depth under a latency target"), None),
@@ -399,10 +398,10 @@ static OPTIONS: &[OptionDef] = &[
     def("kb_base", None, Choice, Run, Some("1024")),
     def("unit_base", None, Choice, Note("candor reports bytes, in MB/s and MiB/s"), None),
     def("hugepage-size", None, Number, Quiet, None),
-    def("flow_id", None, Number, FLOW, Some("0")),
-    def("flow", None, Number, FLOW, Some("0")),
+    def("flow_id", None, Number, Run, Some("0")),
+    def("flow", None, Number, Run, Some("0")),
     def("flow_watermark", None, SoftDeprecated, Quiet, None),
-    def("flow_sleep", None, Number, FLOW, Some("0")),
+    def("flow_sleep", None, Number, Run, Some("0")),
     def("steadystate", Some("ss"), Choice, Run, Some("iops_slope:0.01%")),
     def("steadystate_duration", Some("ss_dur"), Time(SECONDS), Run, Some("0")),
     def("steadystate_ramp_time", Some("ss_ramp"), Time(SECONDS), Run, Some("0")),

@@ -53,6 +53,15 @@ impl<'a> Lowering<'a> {
         }
     }
 
+    /// The directory the job runs in when `--dir` replaced its
+    /// `directory=` (missing on this host); none when it runs as written.
+    pub(super) fn replaced_directory(&self) -> Option<PathBuf> {
+        let (d, _) = self.text("directory")?;
+        let written = absolute(&self.ctx.default_dir, Path::new(&unescape(d)));
+        let here = self.directory_here(d);
+        (here != written).then_some(here)
+    }
+
     /// A job on a device without `size=`: as fio, from `offset` to the
     /// device's end, as if the job had said `size=` that.
     pub(super) fn device_size(

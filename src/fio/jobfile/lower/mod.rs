@@ -288,6 +288,7 @@ impl<'a> Lowering<'a> {
         self.direct_and_sync(&mut spec)?;
         self.rate(&mut spec, &sizes)?;
         self.think(&mut spec)?;
+        self.flow(&mut spec)?;
         self.randomness(&mut spec, seed)?;
         spec.placement = self.placement()?;
         spec.data = self.write_data(sizes[1].min())?;
@@ -338,7 +339,10 @@ impl<'a> Lowering<'a> {
             invalidate,
             fadvise,
             options: self.job.effective().iter().map(|s| s.canonical()).collect(),
-            fio_command: crate::fio::command::for_jobfile_job(self.job),
+            fio_command: crate::fio::command::for_jobfile_job(
+                self.job,
+                self.replaced_directory().as_deref(),
+            ),
             notes: std::mem::take(&mut self.notes),
         })
     }

@@ -8,6 +8,7 @@
 use super::Lowering;
 use crate::fio::jobfile::parse::{Setting, Value};
 use crate::fio::jobfile::JobFileError;
+use std::path::PathBuf;
 
 /// What the file gives the job: each clone's region, and the setting that decided it.
 pub(super) struct FromFile<'a> {
@@ -63,6 +64,15 @@ impl<'a> Lowering<'a> {
             region: low - offset,
             setting: s,
         }))
+    }
+
+    /// The job's one `filename=` when it is a path under /dev that does not
+    /// exist here: a device named by a job file from another host.
+    pub(super) fn missing_device(&self) -> Option<(PathBuf, &'a Setting)> {
+        let (path, s) = self.one_named_path()?;
+        let missing = std::fs::symlink_metadata(&path)
+            .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound);
+        (path.starts_with("/dev") && missing).then_some((path, s))
     }
 
     /// A job without `size=` whose `filename=` names a regular file that

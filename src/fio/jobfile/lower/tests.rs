@@ -594,3 +594,105 @@ fn write_data_follows_fio_fixup_options() {
         "{e}"
     );
 }
+
+#[test]
+fn rate_min_as_fio_reads_it() {
+    use crate::disk::min_rate::{Floor, MinRate};
+    // One value for every direction, as rate= (fio: ratemin[ddir] for each).
+    let p = plan("[x]\nrw=randrw\nsize=1m\nratemin=1k\nratecycle=250\n").unwrap();
+    assert_eq!(
+        p.jobs[0].spec.rate_min,
+        Some(MinRate {
+            floor: [Some(Floor::Bytes(1024)); 2],
+            cycle: Duration::from_millis(250)
+        })
+    );
+    let p = plan("[x]\nrw=read\nsize=1m\nrate_iops_min=,20\n").unwrap();
+    assert_eq!(
+        p.jobs[0].spec.rate_min.unwrap().floor,
+        [None, Some(Floor::Ops(20))]
+    );
+    assert_eq!(
+        plan("[x]\nsize=1m\nrate=1k\n").unwrap().jobs[0]
+            .spec
+            .rate_min,
+        None
+    );
+    // What fio's fixup_options refuses when the job starts.
+    let e = plan("[x]\nsize=1m\nrate=1k\nratemin=2k\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("minimum rate exceeds rate"), "{e}");
+    let e = plan("[x]\nsize=1m\nratemin=2k\nrate_iops_min=5\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("mutually exclusive"), "{e}");
+    let e = plan("[x]\nsize=1m\nratemin=2k\nrate_cycle=0\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("rate_cycle=0"), "{e}");
+}
+
+#[test]
+fn a_replaced_directory_is_printed_as_run() {
+    let r = InMemory(
+        [(
+            PathBuf::from("/j.fio"),
+            "[x]\nsize=1m\ndirectory=/candor-absent-dir\n".to_string(),
+        )]
+        .into(),
+    );
+    let file = read(
+        &r,
+        Path::new("/j.fio"),
+        &[],
+        &Env::fixed(&[], 4096, 8192, 2),
+    )
+    .unwrap();
+    let ctx = |dir_given| Context {
+        default_dir: std::env::temp_dir(),
+        dir_given,
+        ignore_unsupported: false,
+        seed: Some(7),
+        devices: Vec::new(),
+    };
+    let p = lower(&file, &ctx(true)).unwrap();
+    let cmd = &p.jobs[0].fio_command;
+    let want = format!("--directory={}", std::env::temp_dir().display());
+    assert!(cmd.contains(&want) && !cmd.contains("absent"), "{cmd}");
+}
+
+#[test]
+fn a_device_this_host_lacks_is_named() {
+    let e = plan("[x]\nrw=randread\nfilename=/dev/candor-no-such-nvme\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("filename=/dev/candor-no-such-nvme")
+            && e.contains("/dev/candor-no-such-nvme is not a device on this host"),
+        "{e}"
+    );
+    // A file that does not exist, elsewhere, still asks for size= as fio does.
+    let e = plan("[x]\nrw=randread\nfilename=/var/tmp/candor-no-such-file\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("has no size"), "{e}");
+}
+
+#[test]
+fn flow_as_fio_reads_it() {
+    use crate::disk::flow::Flow;
+    let p =
+        plan("[x]\nsize=1m\nflow=3\nflow_id=2\nflow_sleep=500\n[y]\nsize=1m\nflow=0\n").unwrap();
+    assert_eq!(
+        p.jobs[0].spec.flow,
+        Some(Flow {
+            id: 2,
+            weight: 3,
+            sleep: Duration::from_micros(500)
+        })
+    );
+    assert_eq!(p.jobs[1].spec.flow, None, "flow=0: not in a flow, as fio");
+    let e = plan("[x]\nsize=1m\nflow=1001\n").unwrap_err().to_string();
+    assert!(e.contains("FLOW_MAX_WEIGHT"), "{e}");
+}

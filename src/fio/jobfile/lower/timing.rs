@@ -2,6 +2,8 @@
 //! `number_ios`, `loops`), runtime, and steady state.
 
 use super::{LoweredJobs, Lowering};
+use crate::disk::flow::{Flow, MAX_WEIGHT};
+use crate::disk::min_rate::{Floor, MinRate};
 use crate::disk::steady::SteadySpec;
 use crate::disk::{BlockSizes, JobSpec, Think};
 use crate::fio::jobfile::device::DeviceGrant;
@@ -21,6 +23,7 @@ impl Lowering<'_> {
             _ => [None, None, None],
         };
         let (bytes, iops) = (dirs("rate"), dirs("rate_iops"));
+        self.rate_min(spec, &bytes, &iops)?;
         for d in 0..2 {
             // fio: a byte rate wins; an IOPS rate counts the smallest block.
             spec.rate[d] = match (bytes[d], iops[d]) {
@@ -41,6 +44,82 @@ impl Lowering<'_> {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// `rate_min`/`rate_iops_min` with `rate_cycle`, refused where fio's
+    /// fixup_options refuses the job when it starts (`--parse-only` does not
+    /// look): a byte and an IOPS minimum together, or a minimum above its cap.
+    fn rate_min(
+        &mut self,
+        spec: &mut JobSpec,
+        cap_bytes: &[Option<u64>; 3],
+        cap_iops: &[Option<u64>; 3],
+    ) -> Result<(), JobFileError> {
+        let dirs = |name: &str| match self.get(name).map(|s| (&s.value, s)) {
+            Some((Value::Numbers(v), s)) => Some((*v, s)),
+            _ => None,
+        };
+        let (bytes, iops) = (dirs("rate_min"), dirs("rate_iops_min"));
+        let any = |v: &[Option<u64>; 3]| v.iter().any(|n| n.unwrap_or(0) > 0);
+        if let (Some((b, _)), Some((i, s))) = (bytes, iops) {
+            if any(&b) && any(&i) {
+                return Err(Self::bad(
+                    s,
+                    "rate_min and rate_iops_min together: fio refuses the job ('rate and rate_iops are mutually exclusive')",
+                ));
+            }
+        }
+        let mut floor = [None, None];
+        for (found, cap, ops) in [(bytes, cap_bytes, false), (iops, cap_iops, true)] {
+            let Some((v, s)) = found else { continue };
+            for d in 0..2 {
+                let min = v[d].unwrap_or(0);
+                if min == 0 {
+                    continue;
+                }
+                if cap[d].is_some_and(|c| c > 0 && c < min) {
+                    return Err(Self::bad(
+                        s,
+                        "above the job's rate cap: fio refuses the job ('minimum rate exceeds rate')",
+                    ));
+                }
+                floor[d] = Some(if ops {
+                    Floor::Ops(min)
+                } else {
+                    Floor::Bytes(min)
+                });
+            }
+        }
+        if floor == [None, None] {
+            return Ok(());
+        }
+        let cycle = match self.number("rate_cycle") {
+            Some((0, s)) => return Err(Self::bad(s, "out of range (at least 1 ms)")),
+            Some((ms, _)) => Duration::from_millis(ms),
+            None => Duration::from_millis(1000),
+        };
+        spec.rate_min = Some(MinRate { floor, cycle });
+        Ok(())
+    }
+
+    /// `flow` with `flow_id` and `flow_sleep` (microseconds): nothing unless
+    /// `flow` is above 0, as fio (flow_init_job).
+    pub(super) fn flow(&mut self, spec: &mut JobSpec) -> Result<(), JobFileError> {
+        let Some((weight, s)) = self.number("flow").filter(|(w, _)| *w > 0) else {
+            return Ok(());
+        };
+        if weight > MAX_WEIGHT {
+            return Err(Self::bad(
+                s,
+                format!("out of range (at most {MAX_WEIGHT}, fio's FLOW_MAX_WEIGHT)"),
+            ));
+        }
+        spec.flow = Some(Flow {
+            id: self.number("flow_id").map_or(0, |(n, _)| n),
+            weight,
+            sleep: Duration::from_micros(self.number("flow_sleep").map_or(0, |(n, _)| n)),
+        });
         Ok(())
     }
 
@@ -99,13 +178,22 @@ impl Lowering<'_> {
             (Some(f), None) => (f.region, f.setting, f.region),
             (None, Some((n, s))) => (n, s, n),
             (None, None) => {
+                if let Some((path, s)) = self.missing_device() {
+                    return Err(Self::bad(
+                        s,
+                        format!(
+                            "{} is not a device on this host, and the job has no size= (fio sizes it from the device): name a device here (granted with --device), or give size= to test a file",
+                            path.display()
+                        ),
+                    ));
+                }
                 return Err(JobFileError::at(
                     &self.job.pos,
                     format!(
                         "[{}] has no size: candor creates its own files, so the job must say how large (fio asks the same of a file that does not exist)",
                         self.job.section
                     ),
-                ))
+                ));
             }
         };
         let (max_bs, min_bs) = (spec.max_bs(), spec.min_bs());
