@@ -23,9 +23,20 @@ impl Lowering<'_> {
             _ => [None, None, None],
         };
         let (bytes, iops) = (dirs("rate"), dirs("rate_iops"));
+        let set = |v: &[Option<u64>; 3]| v.iter().any(|x| x.is_some_and(|n| n > 0));
+        if set(&bytes) && set(&iops) {
+            // fio's fixup_options refuses the job when it starts, whichever
+            // directions each names (`--parse-only` does not look).
+            if let Some(s) = self.get("rate_iops") {
+                return Err(Self::bad(
+                    s,
+                    "rate and rate_iops are mutually exclusive (fio refuses the job when it starts: give one)",
+                ));
+            }
+        }
         self.rate_min(spec, &bytes, &iops)?;
         for d in 0..2 {
-            // fio: a byte rate wins; an IOPS rate counts the smallest block.
+            // An IOPS rate counts the smallest block.
             spec.rate[d] = match (bytes[d], iops[d]) {
                 (Some(b), _) if b > 0 => Some(b),
                 (_, Some(i)) if i > 0 => Some(i * sizes[d].min()),
