@@ -166,6 +166,11 @@ pub struct CollectArgs {
     /// Replace the fleet.json and compare.* of an earlier collect in DIR.
     #[arg(long)]
     pub force: bool,
+    /// Only fleet.json, while the play runs (before each battery): every
+    /// host's work directory is named in it, so that `candor fleet clean
+    /// DIR` removes it whatever stops the play. No comparison, no history.
+    #[arg(long)]
+    pub in_progress: bool,
     /// Print nothing but errors.
     #[arg(long, short)]
     pub quiet: bool,
@@ -386,12 +391,16 @@ fn collect(a: CollectArgs) -> anyhow::Result<()> {
         results: &a.results,
         binary: a.binary.as_deref(),
         force: a.force,
+        in_progress: a.in_progress,
         command: std::env::args_os()
             .map(|s| s.to_string_lossy().into_owned())
             .collect(),
         render: crate::report::fleet_compare_files,
         history_files: a.history.inputs(),
     })?;
+    if a.in_progress {
+        return Ok(());
+    }
     let comparison = fleet_comparison(&summary, &a.dir, |h, file, run| {
         fleet::collect::with_context(&summary, h, run);
         a.history.record(run, Some(file), a.quiet);

@@ -40,6 +40,10 @@ pub struct Results {
     #[serde(default)]
     pub serial: Value,
     pub hosts: Vec<AnsibleHost>,
+    /// Every host of the play, in its order (`ansible_play_hosts_all`):
+    /// one without an entry in `hosts` has not started.
+    #[serde(default)]
+    pub play_hosts: Vec<String>,
 }
 
 /// One host of the play.
@@ -487,6 +491,46 @@ pub fn summary(
         notes,
         ssh: None,
     }
+}
+
+/// fleet.json while the play runs, written before each battery starts
+/// (`candor fleet collect --in-progress`): a host whose work directory was
+/// made is named with it (`left_on_host`), so that `candor fleet clean DIR`
+/// finds it whatever stops the play; a host not started yet is skipped. It
+/// says it was interrupted: the play's end writes it again.
+pub fn in_progress(results: &Results, dir: &Path, command: Vec<String>) -> FleetSummary {
+    let mut summary = summary(results, dir, None, command);
+    for rec in &mut summary.hosts {
+        // Made its work directory, not yet finished: stopped there if this
+        // is what the play left.
+        if !rec.left_on_host.is_empty() {
+            rec.status = HostStatus::Interrupted;
+            rec.cause = Some(
+                "the play did not finish this host (fleet.json was written before its battery)"
+                    .into(),
+            );
+            rec.failed_phase = None;
+            rec.notes = vec![format!(
+                "its work directory {} stays on the host unless the play removed it (candor fleet clean DIR removes it)",
+                rec.left_on_host.join(", ")
+            )];
+        }
+    }
+    for name in &results.play_hosts {
+        if !results.hosts.iter().any(|h| &h.name == name) {
+            let mut rec = HostRecord::new(&Target::named(name));
+            rec.cause = Some("not started".into());
+            summary.hosts.push(rec);
+        }
+    }
+    // In the play's order.
+    let at = |n: &str| results.play_hosts.iter().position(|p| p == n);
+    summary.hosts.sort_by_key(|h| at(&h.name));
+    summary.interrupted = true;
+    summary.notes.push(
+        "written while the play ran, before each battery: the play's end writes it again; if this is what you read, the play was stopped (candor fleet clean DIR removes what it names on the hosts)".into(),
+    );
+    summary
 }
 
 /// `2026-12-05T07:00:01.123456Z` (or without the fraction) as Unix seconds.

@@ -21,6 +21,8 @@ pub struct CollectRequest<'a> {
     pub binary: Option<&'a Path>,
     /// Replace the fleet.json and compare.* of an earlier collect.
     pub force: bool,
+    /// Only fleet.json, while the play runs (`ansible::in_progress`).
+    pub in_progress: bool,
     /// The command line, for fleet.json.
     pub command: Vec<String>,
     /// Lays out the comparison files (`report::fleet_compare_files`).
@@ -60,6 +62,17 @@ pub fn assemble(req: CollectRequest) -> anyhow::Result<FleetSummary> {
                 .map_err(|e| usage(format!("--binary {}: cannot read: {e}", p.display())))
         })
         .transpose()?;
+    if req.in_progress {
+        let summary = ansible::in_progress(&results, dir, req.command);
+        let mut json = serde_json::to_vec_pretty(&summary)?;
+        json.push(b'\n');
+        crate::output::write_atomic(
+            &dir.join("fleet.json"),
+            &json,
+            crate::output::Replace::from_force(req.force),
+        )?;
+        return Ok(summary);
+    }
     let summary = ansible::summary(&results, dir, binary, req.command);
     directory::write(dir, &summary, req.force, req.render)?;
     Ok(summary)
