@@ -1695,6 +1695,100 @@ fn ansible_playbook_ctrl_c_cleans_the_host_and_fleet_json_names_its_work_directo
     );
 }
 
+/// Issue 40: two inventory names for one sshd in the playbook. By default
+/// the play stops before any battery, naming both (never two Runs of one
+/// machine under two names); with candor_same_destination=once the machine
+/// is measured once, under the first name, and fleet.json says why the
+/// second is not there.
+#[test]
+fn ansible_playbook_measures_one_machine_under_one_name() {
+    require("/usr/bin/ansible-playbook", "ansible-core");
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let lab = Lab::new("ansdup", &["127.0.0.12"]);
+    let h = &lab.hosts[0];
+    std::fs::copy(lab.binary(), lab.dir.join("candor")).unwrap();
+    let ini = lab.write(
+        "hosts.ini",
+        &format!(
+            "{}\n{}\n[all:vars]\nansible_ssh_common_args='-F {}/ssh_config'\n",
+            lab.line("hotel", h, "client"),
+            lab.line("india", h, "client"),
+            lab.dir.display()
+        ),
+    );
+    let flags = format!(
+        "candor_flags='{} --runtime 300ms --dir {}/disk'",
+        QUICK.join(" "),
+        lab.dir.display()
+    );
+    let refused = lab.dir.join("refused");
+    let o = playbook(
+        &lab,
+        &ini,
+        "1",
+        &[
+            "-e".into(),
+            flags.clone(),
+            "-e".into(),
+            format!("candor_out={}", refused.display()),
+            "-e".into(),
+            "candor_history=false".into(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        said.contains(&format!(
+            "hosts 'hotel' and 'india' both reach root@{}:{}",
+            h.addr, h.port
+        )) && said.contains("-e candor_same_destination=once"),
+        "{said}"
+    );
+    assert!(!refused.join("fleet.json").exists());
+    let touched: Vec<String> = h
+        .files()
+        .into_iter()
+        .filter(|f| !f.starts_with("home/.ansible"))
+        .collect();
+    assert!(touched.is_empty(), "{touched:?}");
+    // Once, as the first name.
+    let once = lab.dir.join("once");
+    let o = playbook(
+        &lab,
+        &ini,
+        "2",
+        &[
+            "-e".into(),
+            flags,
+            "-e".into(),
+            format!("candor_out={}", once.display()),
+            "-e".into(),
+            "candor_history=false".into(),
+            "-e".into(),
+            "candor_same_destination=once".into(),
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let f = json(&once.join("fleet.json"));
+    let names: Vec<&str> = f["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["hotel"], "{f}");
+    assert_eq!(host(&f, "hotel")["status"], "ok");
+    assert!(
+        f["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap()
+            == format!(
+                "'india' reaches root@{}:{}, as 'hotel' does: measured once, as 'hotel' (-e candor_same_destination=once)",
+                h.addr, h.port
+            )),
+        "{f}"
+    );
+    assert!(!once.join("runs/india.json").exists());
+}
+
 /// A static ARM build to test with, from `var` (set by .ci/run:
 /// `CANDOR_STATIC_BINARY_AARCH64`, `CANDOR_STATIC_BINARY_ARMV7`). CI must
 /// have it; elsewhere the test may do without, saying so.
