@@ -1787,6 +1787,36 @@ fn ansible_playbook_measures_one_machine_under_one_name() {
         "{f}"
     );
     assert!(!once.join("runs/india.json").exists());
+    // A host whose Python Ansible cannot start: logged in, so not a
+    // connection failure (issue 40), and its cause says what to set.
+    let ini = lab.write(
+        "python.ini",
+        &format!(
+            "{} ansible_python_interpreter=/usr/bin/python9\n[all:vars]\nansible_ssh_common_args='-F {}/ssh_config'\n",
+            lab.line("juliet", h, "client").replace(" ansible_python_interpreter=/usr/bin/python3", ""),
+            lab.dir.display()
+        ),
+    );
+    let py = lab.dir.join("python");
+    let o = playbook(
+        &lab,
+        &ini,
+        "3",
+        &[
+            "-e".into(),
+            format!("candor_out={}", py.display()),
+            "-e".into(),
+            "candor_history=false".into(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let r = host(&json(&py.join("fleet.json")), "juliet").clone();
+    assert_eq!(r["failed_phase"], "upload", "{r}");
+    assert_eq!(
+        r["cause"],
+        "work directory: the host could not start Ansible's Python module (/bin/sh: 1: /usr/bin/python9: not found): set ansible_python_interpreter to a Python the host has",
+        "{r}"
+    );
 }
 
 /// A static ARM build to test with, from `var` (set by .ci/run:
