@@ -176,8 +176,7 @@ fn module_failure(r: &Value) -> Option<String> {
     let last = stderr
         .lines()
         .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with("Shared connection to "))
-        .next_back()
+        .rfind(|l| !l.is_empty() && !l.starts_with("Shared connection to "))
         .unwrap_or("no message");
     Some(format!(
         "the host could not start Ansible's Python module ({last}): set ansible_python_interpreter to a Python the host has"
