@@ -17,6 +17,7 @@
 
 use std::io::Read;
 use std::net::{TcpListener, TcpStream};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::Mutex;
@@ -1589,6 +1590,233 @@ fn ansible_playbook_runs_the_battery_and_compares() {
     assert!(std::fs::read_to_string(strict.join("compare.txt"))
         .unwrap()
         .contains("No host gave a complete Run"));
+}
+
+/// Issue 40: Ctrl-C on the playbook (SIGINT to ansible-playbook's process
+/// group, as a terminal sends it) in the middle of a battery. Ansible then
+/// skips its `always` section; the shell that runs the battery on the host
+/// (its tty hung up through ssh -tt) stops candor and removes the
+/// `candor-ansible.*` work directory. fleet.json was written before the
+/// battery started and names that directory, so `candor fleet clean DIR`
+/// can finish the job after any interruption (here nothing is left to do).
+#[test]
+fn ansible_playbook_ctrl_c_cleans_the_host_and_fleet_json_names_its_work_directory() {
+    require("/usr/bin/ansible-playbook", "ansible-core");
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let lab = Lab::new("ansint", &["127.0.0.11"]);
+    let h = &lab.hosts[0];
+    std::fs::copy(lab.binary(), lab.dir.join("candor")).unwrap();
+    let ini = lab.write(
+        "hosts.ini",
+        &format!(
+            "{}\n[all:vars]\nansible_ssh_common_args='-F {}/ssh_config'\n",
+            lab.line("golf", h, "client"),
+            lab.dir.display()
+        ),
+    );
+    let out = lab.dir.join("out");
+    let playbook = Path::new(env!("CARGO_MANIFEST_DIR")).join("contrib/ansible/candor.yml");
+    let mut child = Command::new("ansible-playbook")
+        .current_dir(&lab.dir)
+        .arg("-i")
+        .arg(&ini)
+        .arg(&playbook)
+        .args(["-e", "candor_binary=./candor", "-e", "candor_history=false"])
+        .arg("-e")
+        .arg(format!("candor_out={}", out.display()))
+        .arg("-e")
+        .arg(format!(
+            "candor_flags='{} --runtime 5s --dir {}/disk'",
+            QUICK.join(" "),
+            lab.dir.display()
+        ))
+        .env_remove("SSH_AUTH_SOCK")
+        .env("ANSIBLE_LOCAL_TEMP", lab.dir.join("ansible-local"))
+        .env("ANSIBLE_SSH_CONTROL_PATH_DIR", lab.dir.join("cp"))
+        .env("ANSIBLE_NOCOLOR", "1")
+        .env("ANSIBLE_RETRY_FILES_ENABLED", "0")
+        .process_group(0)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let work_dirs = || -> Vec<String> {
+        h.files()
+            .into_iter()
+            .filter(|f| f.starts_with("tmp/candor-ansible.") && f.matches('/').count() == 1)
+            .collect()
+    };
+    let t0 = Instant::now();
+    while candor_under(&h.tmp()).is_none() || test_files(&lab.dir.join("disk")).is_empty() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(120),
+            "the battery never started"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // fleet.json already names the work directory.
+    let work = work_dirs();
+    assert_eq!(work.len(), 1, "{:?}", h.files());
+    let work = h.root.join(&work[0]).display().to_string();
+    let f = json(&out.join("fleet.json"));
+    assert_eq!(f["interrupted"], true, "{f}");
+    let r = host(&f, "golf");
+    assert_eq!(r["status"], "interrupted", "{r}");
+    assert_eq!(r["left_on_host"], serde_json::json!([work]), "{r}");
+    // Ctrl-C.
+    unsafe { libc::kill(-(child.id() as i32), libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert!(!status.success());
+    let t0 = Instant::now();
+    while candor_under(&h.tmp()).is_some() || !work_dirs().is_empty() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "the host kept its battery or work directory: {:?}",
+            h.files()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(test_files(&lab.dir.join("disk")).is_empty());
+    // candor fleet clean finds the directory gone and says so.
+    let o = Command::new(env!("CARGO_BIN_EXE_candor"))
+        .args(["fleet", "clean"])
+        .arg(&out)
+        .env_remove("SSH_AUTH_SOCK")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let f = json(&out.join("fleet.json"));
+    assert!(
+        host(&f, "golf")["left_on_host"]
+            .as_array()
+            .unwrap()
+            .is_empty(),
+        "{f}"
+    );
+}
+
+/// Issue 40: two inventory names for one sshd in the playbook. By default
+/// the play stops before any battery, naming both (never two Runs of one
+/// machine under two names); with candor_same_destination=once the machine
+/// is measured once, under the first name, and fleet.json says why the
+/// second is not there.
+#[test]
+fn ansible_playbook_measures_one_machine_under_one_name() {
+    require("/usr/bin/ansible-playbook", "ansible-core");
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let lab = Lab::new("ansdup", &["127.0.0.12"]);
+    let h = &lab.hosts[0];
+    std::fs::copy(lab.binary(), lab.dir.join("candor")).unwrap();
+    let ini = lab.write(
+        "hosts.ini",
+        &format!(
+            "{}\n{}\n[all:vars]\nansible_ssh_common_args='-F {}/ssh_config'\n",
+            lab.line("hotel", h, "client"),
+            lab.line("india", h, "client"),
+            lab.dir.display()
+        ),
+    );
+    let flags = format!(
+        "candor_flags='{} --runtime 300ms --dir {}/disk'",
+        QUICK.join(" "),
+        lab.dir.display()
+    );
+    let refused = lab.dir.join("refused");
+    let o = playbook(
+        &lab,
+        &ini,
+        "1",
+        &[
+            "-e".into(),
+            flags.clone(),
+            "-e".into(),
+            format!("candor_out={}", refused.display()),
+            "-e".into(),
+            "candor_history=false".into(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        said.contains(&format!(
+            "hosts 'hotel' and 'india' both reach root@{}:{}",
+            h.addr, h.port
+        )) && said.contains("-e candor_same_destination=once"),
+        "{said}"
+    );
+    assert!(!refused.join("fleet.json").exists());
+    let touched: Vec<String> = h
+        .files()
+        .into_iter()
+        .filter(|f| !f.starts_with("home/.ansible"))
+        .collect();
+    assert!(touched.is_empty(), "{touched:?}");
+    // Once, as the first name.
+    let once = lab.dir.join("once");
+    let o = playbook(
+        &lab,
+        &ini,
+        "2",
+        &[
+            "-e".into(),
+            flags,
+            "-e".into(),
+            format!("candor_out={}", once.display()),
+            "-e".into(),
+            "candor_history=false".into(),
+            "-e".into(),
+            "candor_same_destination=once".into(),
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let f = json(&once.join("fleet.json"));
+    let names: Vec<&str> = f["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["hotel"], "{f}");
+    assert_eq!(host(&f, "hotel")["status"], "ok");
+    assert!(
+        f["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap()
+            == format!(
+                "'india' reaches root@{}:{}, as 'hotel' does: measured once, as 'hotel' (-e candor_same_destination=once)",
+                h.addr, h.port
+            )),
+        "{f}"
+    );
+    assert!(!once.join("runs/india.json").exists());
+    // A host whose Python Ansible cannot start: logged in, so not a
+    // connection failure (issue 40), and its cause says what to set.
+    let ini = lab.write(
+        "python.ini",
+        &format!(
+            "{} ansible_python_interpreter=/usr/bin/python9\n[all:vars]\nansible_ssh_common_args='-F {}/ssh_config'\n",
+            lab.line("juliet", h, "client").replace(" ansible_python_interpreter=/usr/bin/python3", ""),
+            lab.dir.display()
+        ),
+    );
+    let py = lab.dir.join("python");
+    let o = playbook(
+        &lab,
+        &ini,
+        "3",
+        &[
+            "-e".into(),
+            format!("candor_out={}", py.display()),
+            "-e".into(),
+            "candor_history=false".into(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let r = host(&json(&py.join("fleet.json")), "juliet").clone();
+    assert_eq!(r["failed_phase"], "upload", "{r}");
+    assert_eq!(
+        r["cause"],
+        "work directory: the host could not start Ansible's Python module (/bin/sh: 1: /usr/bin/python9: not found): set ansible_python_interpreter to a Python the host has",
+        "{r}"
+    );
 }
 
 /// A static ARM build to test with, from `var` (set by .ci/run:

@@ -12,7 +12,7 @@
 //! `.ini`), the rule candor's own reader follows, so that the installed
 //! 2.14 and candor read one directory alike.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
@@ -40,8 +40,9 @@ fn ansible_env<'a>(cmd: &'a mut Command, home: &Path) -> &'a mut Command {
         .env_remove("ANSIBLE_HOST_PATTERN_MISMATCH")
 }
 
-/// The hosts `ansible -i INV PATTERN --list-hosts` prints.
-fn ansible_hosts(inv: &Path, pattern: &str, home: &Path) -> BTreeSet<String> {
+/// The hosts `ansible -i INV PATTERN --list-hosts` prints, in its order
+/// (the order a play takes them in).
+fn ansible_hosts(inv: &Path, pattern: &str, home: &Path) -> Vec<String> {
     let out = ansible_env(&mut Command::new("ansible"), home)
         .args(["-i"])
         .arg(inv)
@@ -66,14 +67,15 @@ fn ansible_hosts(inv: &Path, pattern: &str, home: &Path) -> BTreeSet<String> {
 /// candor's two inventory readers.
 const READERS: [&str; 2] = ["candor", "ansible"];
 
-/// What candor's `--list-hosts` prints for each host: `destination ...`,
-/// with one reader (`--inventory-reader`), in Ansible's environment.
+/// What candor's `--list-hosts` prints for each host, in its order:
+/// `destination ...`, with one reader (`--inventory-reader`), in
+/// Ansible's environment.
 fn candor_hosts(
     inv: &Path,
     pattern: &str,
     reader: &str,
     home: &Path,
-) -> (BTreeMap<String, String>, String) {
+) -> (Vec<(String, String)>, String) {
     let out = ansible_env(&mut Command::new(env!("CARGO_BIN_EXE_candor")), home)
         .args(["fleet", "run", "--inventory-reader", reader, "-i"])
         .arg(inv)
@@ -85,7 +87,7 @@ fn candor_hosts(
     if !out.status.success() {
         assert_eq!(out.status.code(), Some(2), "{pattern}: {stderr}");
         assert!(stderr.contains("no hosts selected"), "{pattern}: {stderr}");
-        return (BTreeMap::new(), stderr);
+        return (Vec::new(), stderr);
     }
     let hosts = stdout
         .lines()
@@ -177,7 +179,8 @@ fn check(inv: &Path, patterns: &[&str]) {
                 continue;
             }
             let (got, stderr) = candor_hosts(inv, pattern, reader, home.path());
-            let got_names: BTreeSet<String> = got.keys().cloned().collect();
+            // In Ansible's order: the order a play measures them in.
+            let got_names: Vec<String> = got.iter().map(|(n, _)| n.clone()).collect();
             assert_eq!(
                 got_names,
                 expected,
@@ -311,12 +314,41 @@ fn inventory_directory_matches_ansible() {
     check(&root, PATTERNS);
 }
 
+/// Issue 40: hosts in Ansible's order (the order a play measures them
+/// in): `all`'s own hosts first, then `ungrouped`'s, then the groups the
+/// inventory put under `all` (also one another group holds), then the
+/// groups no group holds, then their children (ansible-inventory --list
+/// sorts its hosts: the ansible reader asks `ansible all --list-hosts`).
+/// Below the first level Ansible walks a set, in an order that changes
+/// from run to run: one group with children there keeps it fixed.
+#[test]
+fn hosts_come_in_ansible_s_order() {
+    require_ansible();
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "order.yml",
+        "all:\n  hosts:\n    a0:\n  children:\n    zeta:\n      hosts:\n        z1:\n      children:\n        \
+         alpha:\n          hosts:\n            al1:\n        beta:\n          hosts:\n            b1:\n    \
+         gamma:\n      hosts:\n        g1:\n        a0:\nother:\n  hosts:\n    o1:\n  children:\n    zeta:\n",
+    );
+    write(
+        d.path(),
+        "order.ini",
+        "lone1\n[web]\nweb2\nweb1\n[db]\ndb1\nweb1\n[prod:children]\ndb\nweb\n[prod]\np1\n\
+         [edge]\ne1\nlone2\n[all:vars]\nansible_user=u\n",
+    );
+    let patterns = &["all", "zeta", "other:gamma", "all:!alpha", "prod", "web:db"];
+    check(&d.path().join("order.yml"), patterns);
+    check(&d.path().join("order.ini"), patterns);
+}
+
 #[test]
 fn unknown_patterns_are_warned_as_ansible_warns() {
     let d = tempfile::tempdir().unwrap();
     write(d.path(), "h.ini", "[web]\nweb1\n");
     let (hosts, stderr) = candor_hosts(&d.path().join("h.ini"), "web:nope", "candor", d.path());
-    assert_eq!(hosts.keys().collect::<Vec<_>>(), ["web1"]);
+    assert_eq!(hosts.iter().map(|(n, _)| n).collect::<Vec<_>>(), ["web1"]);
     assert!(
         stderr.contains("warning: could not match supplied host pattern, ignoring: nope"),
         "{stderr}"
@@ -513,7 +545,7 @@ fn script_inventory_through_ansible_inventory() {
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     assert_eq!(
         ansible_hosts(&script, "all", &home),
-        ["s1", "s2", "s3"].map(String::from).into()
+        ["s1", "s2", "s3"].map(String::from).to_vec()
     );
     let truth = ansible_connects_to(&script, &["s1", "s2", "s3"], &home);
     assert_eq!(truth["s1"], "deploy@127.0.0.6:2206", "Ansible itself");

@@ -166,6 +166,20 @@ pub struct CollectArgs {
     /// Replace the fleet.json and compare.* of an earlier collect in DIR.
     #[arg(long)]
     pub force: bool,
+    /// Only fleet.json, while the play runs (before each battery): every
+    /// host's work directory is named in it, so that `candor fleet clean
+    /// DIR` removes it whatever stops the play. No comparison, no history.
+    #[arg(long)]
+    pub in_progress: bool,
+    /// Two hosts of the play that reach one user@host:port (as ssh -G
+    /// resolves them): `refuse` (default), or `once`: the first name only.
+    #[arg(long, value_name = "POLICY", default_value = "refuse")]
+    pub same_destination: String,
+    /// Only check the play's hosts for two names of one destination
+    /// (before any battery): print the names to leave out (`once`), one a
+    /// line; write nothing.
+    #[arg(long)]
+    pub check_destinations: bool,
     /// Print nothing but errors.
     #[arg(long, short)]
     pub quiet: bool,
@@ -381,17 +395,28 @@ fn fleet_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 fn collect(a: CollectArgs) -> anyhow::Result<()> {
+    let same_destination = fleet::destination::SameDestination::parse(&a.same_destination)?;
+    if a.check_destinations {
+        let left = fleet::collect::check_destinations(&a.results, same_destination)?;
+        let text: String = left.iter().map(|n| format!("{n}\n")).collect();
+        return write_text(None, &text, false);
+    }
     let summary = fleet::collect::assemble(fleet::collect::CollectRequest {
         dir: &a.dir,
         results: &a.results,
         binary: a.binary.as_deref(),
         force: a.force,
+        in_progress: a.in_progress,
+        same_destination,
         command: std::env::args_os()
             .map(|s| s.to_string_lossy().into_owned())
             .collect(),
         render: crate::report::fleet_compare_files,
         history_files: a.history.inputs(),
     })?;
+    if a.in_progress {
+        return Ok(());
+    }
     let comparison = fleet_comparison(&summary, &a.dir, |h, file, run| {
         fleet::collect::with_context(&summary, h, run);
         a.history.record(run, Some(file), a.quiet);

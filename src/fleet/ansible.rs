@@ -40,6 +40,10 @@ pub struct Results {
     #[serde(default)]
     pub serial: Value,
     pub hosts: Vec<AnsibleHost>,
+    /// Every host of the play, in its order (`ansible_play_hosts_all`):
+    /// one without an entry in `hosts` has not started.
+    #[serde(default)]
+    pub play_hosts: Vec<String>,
 }
 
 /// One host of the play.
@@ -155,6 +159,30 @@ fn said(r: &Value) -> Vec<String> {
     out
 }
 
+/// A module that did not start on the host (Ansible's "The module failed
+/// to execute correctly, you probably need to set the interpreter"): its
+/// Python is missing or unusable. The shell's last word on it, in one line
+/// (on stderr, or on stdout over ssh's tty, which merges them).
+fn module_failure(r: &Value) -> Option<String> {
+    let said = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or("");
+    let stderr = format!("{}\n{}", said("module_stdout"), said("module_stderr"));
+    let says_interpreter = r
+        .get("msg")
+        .and_then(Value::as_str)
+        .is_some_and(|m| m.contains("interpreter"));
+    if !says_interpreter {
+        return None;
+    }
+    let last = stderr
+        .lines()
+        .map(str::trim)
+        .rfind(|l| !l.is_empty() && !l.starts_with("Shared connection to "))
+        .unwrap_or("no message");
+    Some(format!(
+        "the host could not start Ansible's Python module ({last}): set ansible_python_interpreter to a Python the host has"
+    ))
+}
+
 fn text(v: Option<&Value>) -> Option<String> {
     match v? {
         Value::String(s) if !s.is_empty() => Some(s.clone()),
@@ -229,6 +257,17 @@ pub fn record(host: &AnsibleHost, dir: &Path) -> HostRecord {
     for (name, phase) in STEPS {
         let r = host.step(name);
         let lines = r.map(said).unwrap_or_default();
+        // Logged in, but Ansible's module could not start there: the
+        // host's Python, not the connection (never filed under connect).
+        if let (PlayOutcome::Failed, Some(why)) = (outcome(r), r.and_then(module_failure)) {
+            let (phase, step) = if phase == Phase::Connect {
+                (Phase::Upload, "work directory")
+            } else {
+                (phase, name)
+            };
+            fail(&mut rec, phase, format!("{step}: {why}"), &lines);
+            continue;
+        }
         match (outcome(r), phase) {
             (PlayOutcome::Ok, _) | (_, Phase::Cleanup) => {}
             (PlayOutcome::Skipped, _) => {
@@ -489,6 +528,46 @@ pub fn summary(
     }
 }
 
+/// fleet.json while the play runs, written before each battery starts
+/// (`candor fleet collect --in-progress`): a host whose work directory was
+/// made is named with it (`left_on_host`), so that `candor fleet clean DIR`
+/// finds it whatever stops the play; a host not started yet is skipped. It
+/// says it was interrupted: the play's end writes it again.
+pub fn in_progress(results: &Results, dir: &Path, command: Vec<String>) -> FleetSummary {
+    let mut summary = summary(results, dir, None, command);
+    for rec in &mut summary.hosts {
+        // Made its work directory, not yet finished: stopped there if this
+        // is what the play left.
+        if !rec.left_on_host.is_empty() {
+            rec.status = HostStatus::Interrupted;
+            rec.cause = Some(
+                "the play did not finish this host (fleet.json was written before its battery)"
+                    .into(),
+            );
+            rec.failed_phase = None;
+            rec.notes = vec![format!(
+                "its work directory {} stays on the host unless the play removed it (candor fleet clean DIR removes it)",
+                rec.left_on_host.join(", ")
+            )];
+        }
+    }
+    for name in &results.play_hosts {
+        if !results.hosts.iter().any(|h| &h.name == name) {
+            let mut rec = HostRecord::new(&Target::named(name));
+            rec.cause = Some("not started".into());
+            summary.hosts.push(rec);
+        }
+    }
+    // In the play's order.
+    let at = |n: &str| results.play_hosts.iter().position(|p| p == n);
+    summary.hosts.sort_by_key(|h| at(&h.name));
+    summary.interrupted = true;
+    summary.notes.push(
+        "written while the play ran, before each battery: the play's end writes it again; if this is what you read, the play was stopped (candor fleet clean DIR removes what it names on the hosts)".into(),
+    );
+    summary
+}
+
 /// `2026-12-05T07:00:01.123456Z` (or without the fraction) as Unix seconds.
 pub fn unix_time(text: &str) -> Option<f64> {
     let whole = crate::units::parse_rfc3339(text)? as f64;
@@ -597,6 +676,28 @@ mod tests {
         assert!(
             c.starts_with("host key not trusted") && c.contains("candor_accept_new_host_keys=true"),
             "{c}"
+        );
+    }
+
+    #[test]
+    fn a_missing_python_is_not_a_connection_failure() {
+        let dir = tempfile::tempdir().unwrap();
+        // ansible-core 2.14.18's result of tempfile with
+        // ansible_python_interpreter=/usr/bin/python9 (over ssh the shell's
+        // line is followed by ssh's "Shared connection ... closed.").
+        let h = host(json!({
+            "connect": {"failed": true, "changed": false, "rc": 127,
+                "module_stderr": "/bin/sh: 1: /usr/bin/python9: not found\nShared connection to 10.0.0.7 closed.\r\n",
+                "module_stdout": "",
+                "msg": "The module failed to execute correctly, you probably need to set the interpreter.\nSee stdout/stderr for the exact error"},
+            "cleanup": {"skipped": true},
+        }));
+        let r = record(&h, dir.path());
+        assert_eq!(r.status, HostStatus::Failed);
+        assert_eq!(r.failed_phase, Some(Phase::Upload));
+        assert_eq!(
+            r.cause.as_deref(),
+            Some("work directory: the host could not start Ansible's Python module (/bin/sh: 1: /usr/bin/python9: not found): set ansible_python_interpreter to a Python the host has")
         );
     }
 

@@ -4,6 +4,7 @@
 //! written; the compared Runs are read back one at a time, each given its
 //! fleet context (`with_context`).
 
+use super::destination::SameDestination;
 use super::directory::{self, CompareRenderer};
 use super::{ansible, binary, FleetSummary};
 use crate::error::usage;
@@ -21,6 +22,10 @@ pub struct CollectRequest<'a> {
     pub binary: Option<&'a Path>,
     /// Replace the fleet.json and compare.* of an earlier collect.
     pub force: bool,
+    /// Only fleet.json, while the play runs (`ansible::in_progress`).
+    pub in_progress: bool,
+    /// Two names of the play for one destination: refused, or kept once.
+    pub same_destination: SameDestination,
     /// The command line, for fleet.json.
     pub command: Vec<String>,
     /// Lays out the comparison files (`report::fleet_compare_files`).
@@ -51,7 +56,14 @@ pub fn assemble(req: CollectRequest) -> anyhow::Result<FleetSummary> {
     // Checked before they are read: a refusal costs nothing.
     directory::check_files(dir, "DIR", &[], req.force, &inputs)?;
     let (text, source) = crate::input::read_text_or_stdin(req.results, "results")?;
-    let results = ansible::parse(&text, &source)?;
+    let mut results = ansible::parse(&text, &source)?;
+    let left_out = same_destinations(&results, req.same_destination)?;
+    results
+        .hosts
+        .retain(|h| !left_out.iter().any(|(name, _)| name == &h.name));
+    results
+        .play_hosts
+        .retain(|h| !left_out.iter().any(|(name, _)| name == h));
     let binary = req
         .binary
         .map(|p| {
@@ -60,9 +72,69 @@ pub fn assemble(req: CollectRequest) -> anyhow::Result<FleetSummary> {
                 .map_err(|e| usage(format!("--binary {}: cannot read: {e}", p.display())))
         })
         .transpose()?;
-    let summary = ansible::summary(&results, dir, binary, req.command);
+    if req.in_progress {
+        let mut summary = ansible::in_progress(&results, dir, req.command);
+        summary
+            .notes
+            .extend(left_out.into_iter().map(|(_, note)| note));
+        let mut json = serde_json::to_vec_pretty(&summary)?;
+        json.push(b'\n');
+        crate::output::write_atomic(
+            &dir.join("fleet.json"),
+            &json,
+            crate::output::Replace::from_force(req.force),
+        )?;
+        return Ok(summary);
+    }
+    let mut summary = ansible::summary(&results, dir, binary, req.command);
+    summary
+        .notes
+        .extend(left_out.into_iter().map(|(_, note)| note));
     directory::write(dir, &summary, req.force, req.render)?;
     Ok(summary)
+}
+
+/// One destination, one name, as `candor fleet run` checks it: each host
+/// of the play where ssh would connect (`ssh -G` with the host's own
+/// address, port, user and arguments), two names for one destination
+/// refused in one line, or (`once`) every name after the first left out.
+/// Returns the names left out, each with its note.
+pub fn same_destinations(
+    results: &ansible::Results,
+    policy: SameDestination,
+) -> anyhow::Result<Vec<(String, String)>> {
+    let program = super::run::which("ssh").ok_or_else(|| {
+        anyhow::anyhow!("no ssh client on PATH: the hosts' destinations are resolved by ssh -G, as Ansible's ssh connection reaches them (install openssh-client)")
+    })?;
+    let options = super::ssh::SshOptions {
+        program,
+        config: None,
+        options: Vec::new(),
+        connect_timeout: std::time::Duration::from_secs(30),
+        record_host_key: false,
+    };
+    let targets: Vec<_> = results.hosts.iter().map(|h| h.target()).collect();
+    let (kept, notes) =
+        super::destination::check(&options, targets, policy, "-e candor_same_destination=once")?;
+    let left: Vec<String> = results
+        .hosts
+        .iter()
+        .filter(|h| !kept.iter().any(|(t, _)| t.name == h.name))
+        .map(|h| h.name.clone())
+        .collect();
+    Ok(left.into_iter().zip(notes).collect())
+}
+
+/// `candor fleet collect --check-destinations`: the play's hosts (their
+/// results need no steps yet) checked before any battery; the names to
+/// leave out (`once`), one per line.
+pub fn check_destinations(results: &Path, policy: SameDestination) -> anyhow::Result<Vec<String>> {
+    let (text, source) = crate::input::read_text_or_stdin(results, "results")?;
+    let results = ansible::parse(&text, &source)?;
+    Ok(same_destinations(&results, policy)?
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect())
 }
 
 /// A collected Run's fleet context: the Runs are Ansible's files, so the

@@ -110,11 +110,13 @@ impl SameDestination {
 /// name left out (`SameDestination::Once`).
 pub type DestinationCheck = (Vec<(Target, Resolved)>, Vec<String>);
 
-/// Resolves every target and applies the policy.
+/// Resolves every target and applies the policy; `once` is how the user
+/// asks for `SameDestination::Once` (a flag, or the playbook's variable).
 pub fn check(
     options: &SshOptions,
     targets: Vec<Target>,
     policy: SameDestination,
+    once: &str,
 ) -> anyhow::Result<DestinationCheck> {
     let mut first: HashMap<Resolved, String> = HashMap::new();
     let mut kept = Vec::new();
@@ -129,13 +131,13 @@ pub fn check(
             Some(earlier) => match policy {
                 SameDestination::Refuse => {
                     return Err(usage(format!(
-                        "hosts '{earlier}' and '{}' both reach {} (as ssh -G resolves them): one machine would be measured under two names; select one, or give --same-destination once to measure it once, as '{earlier}'",
+                        "hosts '{earlier}' and '{}' both reach {} (as ssh -G resolves them): one machine would be measured under two names; select one, or give {once} to measure it once, as '{earlier}'",
                         t.name,
                         r.describe()
                     )))
                 }
                 SameDestination::Once => notes.push(format!(
-                    "'{}' reaches {}, as '{earlier}' does: measured once, as '{earlier}' (--same-destination once)",
+                    "'{}' reaches {}, as '{earlier}' does: measured once, as '{earlier}' ({once})",
                     t.name,
                     r.describe()
                 )),

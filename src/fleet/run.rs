@@ -76,7 +76,12 @@ pub fn execute(req: Request) -> anyhow::Result<(PathBuf, FleetSummary)> {
         connect_timeout: req.timeouts.connect,
         record_host_key,
     };
-    let (checked, same_notes) = destination::check(&ssh_options, targets, req.same_destination)?;
+    let (checked, same_notes) = destination::check(
+        &ssh_options,
+        targets,
+        req.same_destination,
+        "--same-destination once",
+    )?;
     let (targets, destinations): (Vec<_>, Vec<_>) = checked.into_iter().unzip();
     let (binaries, mut notes) = binary::Binaries::prepare(&req.binaries)?;
     notes.extend(same_notes);

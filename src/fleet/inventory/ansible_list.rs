@@ -58,6 +58,13 @@ pub fn load(path: &Path, limits: Limits) -> anyhow::Result<Inventory> {
         ))
     })?;
     let mut inv = from_list(path, &list, limits)?;
+    // `all` in Ansible's order, which --list does not keep (its keys are
+    // sorted, and a host `all` holds itself is listed under its other
+    // groups only): `ansible all --list-hosts` tells it (nothing is
+    // connected to).
+    if let Some(order) = listed_hosts(path) {
+        inv.put_first_in_all(&order);
+    }
     // Ansible's own warnings (a source it could not parse, a duplicate
     // host) are passed on: ansible-inventory exits 0 after them.
     for (kind, m) in said {
@@ -235,6 +242,29 @@ pub fn from_list(path: &Path, list: &Value, limits: Limits) -> anyhow::Result<In
     inv.check_cycles()?;
     inv.index();
     Ok(inv)
+}
+
+/// The hosts `ansible -i INV all --list-hosts` prints, in its order; None
+/// when it cannot say.
+fn listed_hosts(path: &Path) -> Option<Vec<String>> {
+    let mut cmd = Command::new("ansible");
+    cmd.arg("-i")
+        .arg(path)
+        .args(["all", "--list-hosts"])
+        .stdin(Stdio::null());
+    let out = run(cmd, path, "cannot run ansible").ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let mut lines = text.lines().map(str::trim);
+    lines.find(|l| l.starts_with("hosts ("))?;
+    Some(
+        lines
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect(),
+    )
 }
 
 /// Whether a value would be a Jinja template to Ansible.

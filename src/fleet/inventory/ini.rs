@@ -63,10 +63,9 @@ pub(super) fn parse(text: &str, inv: &mut Inventory) -> anyhow::Result<()> {
                     ))
                 }
             };
+            // A group joins `all` at the end, when no other group holds
+            // it (`reconcile`), as in Ansible.
             inv.group(name, n);
-            if name != "all" {
-                inv.add_child("all", name, n);
-            }
             continue;
         }
         match &section {

@@ -276,9 +276,26 @@ impl Inventory {
         self.current = self.files.len() - 1;
     }
 
-    /// As Ansible's `reconcile_inventory`: a host in no group but `all` is
-    /// in `ungrouped`; a host in another group is not.
+    /// As Ansible's `reconcile_inventory`: a group no other group holds
+    /// becomes a child of `all` (after `ungrouped` and the children the
+    /// inventory gave `all` itself, in the order groups were met); a host
+    /// in no group but `all` is in `ungrouped`; a host in another group is
+    /// not. `all`'s own hosts stay: they come first in `all`'s order.
     fn reconcile(&mut self) {
+        let held: BTreeSet<String> = self
+            .groups
+            .values()
+            .flat_map(|g| g.children.iter().cloned())
+            .collect();
+        let parentless: Vec<String> = self
+            .group_order
+            .iter()
+            .filter(|g| *g != "all" && !held.contains(*g))
+            .cloned()
+            .collect();
+        for g in parentless {
+            self.add_child("all", &g, 0);
+        }
         let grouped: BTreeSet<String> = self
             .groups
             .iter()
@@ -298,10 +315,6 @@ impl Inventory {
             if ungrouped.members.insert(h.clone()) {
                 ungrouped.hosts.push(h);
             }
-        }
-        if let Some(all) = self.groups.get_mut("all") {
-            all.hosts.clear();
-            all.members.clear();
         }
     }
 
@@ -507,6 +520,21 @@ impl Inventory {
         Ok(())
     }
 
+    /// `all`'s own hosts, in this order (ansible-inventory's order of
+    /// `all`): they come first in `all`, before its children's.
+    pub(super) fn put_first_in_all(&mut self, names: &[String]) {
+        let known: Vec<String> = names
+            .iter()
+            .filter(|n| self.hosts.contains_key(*n))
+            .cloned()
+            .collect();
+        if let Some(all) = self.groups.get_mut("all") {
+            all.members = known.iter().cloned().collect();
+            all.hosts = known;
+        }
+        self.index();
+    }
+
     /// Host names in inventory order.
     pub fn host_names(&self) -> &[String] {
         &self.order
@@ -530,29 +558,17 @@ impl Inventory {
     /// The hosts of a group and of its descendants in Ansible's order
     /// (`Group.get_hosts`): the group's own hosts, then its children's
     /// level by level, each group's hosts in the order they were added.
-    /// `all`'s children are `ungrouped` and the groups no other group
-    /// contains. None for an unknown group.
+    /// `all`'s children are `ungrouped`, the groups the inventory put under
+    /// `all`, then the groups no other group holds (`reconcile`). Below the
+    /// first level Ansible walks a set, whose order varies from run to run;
+    /// candor takes the parents in their order. None for an unknown group.
     pub fn hosts_of(&self, group: &str) -> Option<Vec<String>> {
         self.groups.get(group)?;
         let children_of = |g: &str| -> Vec<String> {
-            if g == "all" {
-                let contained: BTreeSet<&String> = self
-                    .groups
-                    .iter()
-                    .filter(|(n, _)| *n != "all")
-                    .flat_map(|(_, d)| d.children.iter())
-                    .collect();
-                self.group_order
-                    .iter()
-                    .filter(|n| *n != "all" && !contained.contains(n))
-                    .cloned()
-                    .collect()
-            } else {
-                self.groups
-                    .get(g)
-                    .map(|d| d.children.clone())
-                    .unwrap_or_default()
-            }
+            self.groups
+                .get(g)
+                .map(|d| d.children.clone())
+                .unwrap_or_default()
         };
         let mut ordered = vec![group.to_string()];
         let mut seen: BTreeSet<String> = ordered.iter().cloned().collect();

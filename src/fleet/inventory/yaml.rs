@@ -127,10 +127,9 @@ pub(super) fn parse(text: &str, inv: &mut Inventory) -> anyhow::Result<()> {
         ));
     };
     for (key, value) in groups {
+        // A top-level group joins `all` at the end, when no other group
+        // holds it (`reconcile`): Ansible's YAML plugin does not add it.
         let name = group_name(inv, &key)?;
-        if name != "all" {
-            inv.add_child("all", &name, key.line());
-        }
         group(inv, &name, &value)?;
     }
     Ok(())
