@@ -71,6 +71,36 @@ PY
 timed randread "" windowsaio
 timed write "" windowsaio
 timed randread "--engine psync --iodepth 1" psync
+# The host facts Windows's own calls read, against Linux's view of the same
+# machine (Wine answers GetLogicalProcessorInformationEx from the host's
+# topology; cpuid is the real CPU's): the same CPUs, cores, sockets and model;
+# the disk's bus either read or not-checked with its reason, never guessed.
+command -v lscpu >/dev/null || missing lscpu
+cpus=$(lscpu -p=cpu | grep -vc '^#')
+cores=$(lscpu -p=socket,core | grep -v '^#' | sort -u | wc -l)
+sockets=$(lscpu -p=socket | grep -v '^#' | sort -u | wc -l)
+model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+python3 - "$work/randread-windowsaio.json" "$cpus" "$cores" "$sockets" "$model" <<'PY'
+import json, sys
+h = json.load(open(sys.argv[1]))["host"]
+cpus, cores, sockets, model = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+assert h["kernel"].startswith("Windows "), h["kernel"]
+assert (h["cpu_threads"], h["cpu_cores"], h["cpu_sockets"]) == (cpus, cores, sockets), h
+assert h["smt"] == (cpus > cores), h
+assert h["extra"]["cpu_topology_source"] == "GetLogicalProcessorInformationEx", h["extra"]
+assert not model or h["cpu_model"] == model, (h["cpu_model"], model)
+bus = h["extra"]["storage_bus"]
+assert bus and (not bus.startswith("not-checked") or len(bus) > len("not-checked: ")), bus
+print(f"test-windows: host: {h['kernel']}, {h['cpu_model']}, {h['cpu_threads']} CPUs, "
+      f"{h['cpu_cores']} cores, {h['cpu_sockets']} socket(s), caches {h['extra'].get('cpu_caches')}, bus {bus}, "
+      f"write cache {h['storage'].get('write_cache') or h['extra'].get('write_cache')}")
+PY
+# The Run renders on Linux, and its Host line says Windows, not "Linux Windows".
+cargo run --quiet --manifest-path "$here/Cargo.toml" --bin candor -- \
+    report "$work/randread-windowsaio.json" > "$work/report.txt"
+grep -q '· Windows ' "$work/report.txt" || { echo "test-windows: FAIL: the report's Host line does not say Windows" >&2; grep Host "$work/report.txt" >&2; exit 1; }
+! grep -q 'Linux Windows' "$work/report.txt" || { echo "test-windows: FAIL: the report says Linux Windows" >&2; exit 1; }
+echo "test-windows: candor report on Linux renders the Run: $(grep -m1 'Host' "$work/report.txt")"
 # QD8 on windowsaio, sized: a random job over an 8 MiB file does each 4k
 # block once (fio's random map), 2048 operations, all of them completed.
 for rw in randread randwrite; do
