@@ -1,10 +1,14 @@
 #!/bin/sh
-# candor.exe under Wine (issue 38): builds the Windows binary, runs a short
-# real disk test (random reads, then sequential writes) to a Run file, checks
-# the Run (complete, operations and bytes done, psync, the file system named)
-# and that the test directory is empty afterwards, and that a feature not
-# ported is refused with exit 2. Wine's figures are not Windows's: nothing
-# here checks a rate. Under CI=true a missing toolchain or Wine fails.
+# candor.exe under Wine (issue 38): builds the Windows binary, runs short
+# real disk tests to Run files and checks each Run (complete, operations and
+# bytes done, the engine, the file system named) and that the test directory
+# is empty afterwards: random reads and sequential writes on the automatic
+# engine (windowsaio) and on psync, QD8 random reads and writes on windowsaio
+# through a job file (exactly size/bs operations each), and a QD8 job whose
+# I/O fails after 100 operations (the engine cancels and drains what is in
+# flight; the Run says failed, the file is removed). A feature not ported is
+# refused with exit 2. Wine's figures are not Windows's: nothing here checks
+# a rate. Under CI=true a missing toolchain or Wine fails.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 missing() {
@@ -43,24 +47,89 @@ mkdir "$work/d"
 export WINEPREFIX="$work/prefix" WINEDEBUG=-all
 win() { printf 'Z:%s' "$1" | tr / '\\'; }
 cd "$work"
-for rw in randread write; do
-    "$wine" candor.exe disk --dir "$(win "$work/d")" --rw "$rw" --bs 4k --size 64m \
-        --runtime 2s --ramp 0s --no-history -o "$(win "$work/$rw.json")" > "$work/$rw.txt"
-    python3 - "$work/$rw.json" "$rw" <<'PY'
+# A timed job: the Run complete, whole 4k operations, the file as asked.
+timed() { # rw engine-flag engine-in-run
+    name="$1-$3"
+    # shellcheck disable=SC2086
+    "$wine" candor.exe disk --dir "$(win "$work/d")" --rw "$1" --bs 4k --size 64m $2 \
+        --runtime 2s --ramp 0s --no-history -o "$(win "$work/$name.json")" > "$work/$name.txt"
+    python3 - "$work/$name.json" "$1" "$3" <<'PY'
 import json, sys
 run = json.load(open(sys.argv[1]))
-rw = sys.argv[2]
+rw, engine = sys.argv[2], sys.argv[3]
 assert run["status"] == "complete", run["status"]
 assert "Windows" in (run["host"].get("kernel") or ""), run["host"].get("kernel")
 m = run["measurements"][0]
-assert m["spec"]["engine"] == "psync" and m["spec"]["direct"], m["spec"]
+assert m["spec"]["engine"] == engine and m["spec"]["direct"], m["spec"]
 side = m["read" if rw == "randread" else "write"]
 assert side["ops"] > 0 and side["bytes"] == side["ops"] * 4096, side
 assert m["file"]["size"] == 64 << 20 and m["file"]["allocated_bytes"] >= 64 << 20, m["file"]
 assert run["host"]["storage"]["fs_type"], run["host"]["storage"]
-print(f"test-windows: {rw}: {side['ops']} operations, {side['bytes']} bytes, Run complete")
+print(f"test-windows: {rw} on {engine}: {side['ops']} operations, {side['bytes']} bytes, Run complete")
+PY
+}
+timed randread "" windowsaio
+timed write "" windowsaio
+timed randread "--engine psync --iodepth 1" psync
+# The host facts Windows's own calls read, against Linux's view of the same
+# machine (Wine answers GetLogicalProcessorInformationEx from the host's
+# topology; cpuid is the real CPU's): the same CPUs, cores, sockets and model;
+# the disk's bus either read or not-checked with its reason, never guessed.
+command -v lscpu >/dev/null || missing lscpu
+cpus=$(lscpu -p=cpu | grep -vc '^#')
+cores=$(lscpu -p=socket,core | grep -v '^#' | sort -u | wc -l)
+sockets=$(lscpu -p=socket | grep -v '^#' | sort -u | wc -l)
+model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+python3 - "$work/randread-windowsaio.json" "$cpus" "$cores" "$sockets" "$model" <<'PY'
+import json, sys
+h = json.load(open(sys.argv[1]))["host"]
+cpus, cores, sockets, model = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+assert h["kernel"].startswith("Windows "), h["kernel"]
+assert (h["cpu_threads"], h["cpu_cores"], h["cpu_sockets"]) == (cpus, cores, sockets), h
+assert h["smt"] == (cpus > cores), h
+assert h["extra"]["cpu_topology_source"] == "GetLogicalProcessorInformationEx", h["extra"]
+assert not model or h["cpu_model"] == model, (h["cpu_model"], model)
+bus = h["extra"]["storage_bus"]
+assert bus and (not bus.startswith("not-checked") or len(bus) > len("not-checked: ")), bus
+print(f"test-windows: host: {h['kernel']}, {h['cpu_model']}, {h['cpu_threads']} CPUs, "
+      f"{h['cpu_cores']} cores, {h['cpu_sockets']} socket(s), caches {h['extra'].get('cpu_caches')}, bus {bus}, "
+      f"write cache {h['storage'].get('write_cache') or h['extra'].get('write_cache')}")
+PY
+# The Run renders on Linux, and its Host line says Windows, not "Linux Windows".
+cargo run --quiet --manifest-path "$here/Cargo.toml" --bin candor -- \
+    report "$work/randread-windowsaio.json" > "$work/report.txt"
+grep -q '· Windows ' "$work/report.txt" || { echo "test-windows: FAIL: the report's Host line does not say Windows" >&2; grep Host "$work/report.txt" >&2; exit 1; }
+! grep -q 'Linux Windows' "$work/report.txt" || { echo "test-windows: FAIL: the report says Linux Windows" >&2; exit 1; }
+echo "test-windows: candor report on Linux renders the Run: $(grep -m1 'Host' "$work/report.txt")"
+# QD8 on windowsaio, sized: a random job over an 8 MiB file does each 4k
+# block once (fio's random map), 2048 operations, all of them completed.
+for rw in randread randwrite; do
+    printf '[q8]\nioengine=windowsaio\nrw=%s\nbs=4k\niodepth=8\nsize=8m\ndirect=1\n' "$rw" > "$work/$rw.fio"
+    "$wine" candor.exe disk --job "$(win "$work/$rw.fio")" --dir "$(win "$work/d")" --no-history \
+        -o "$(win "$work/q8-$rw.json")" > "$work/q8-$rw.txt"
+    python3 - "$work/q8-$rw.json" "$rw" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+rw = sys.argv[2]
+assert run["status"] == "complete", run["status"]
+m = run["measurements"][0]
+assert m["spec"]["engine"] == "windowsaio" and m["spec"]["iodepth"] == 8, m["spec"]
+side, other = (m["read"], m["write"]) if rw == "randread" else (m["write"], m["read"])
+assert side["ops"] == 2048 and side["bytes"] == 8 << 20, side
+assert other is None or other["ops"] == 0, other
+print(f"test-windows: QD8 {rw} on windowsaio: {side['ops']} operations of 2048, Run complete")
 PY
 done
+# A failing device at QD8: the worker stops with operations in flight; the
+# engine cancels them (CancelIoEx) and drains the port before the buffers go.
+set +e
+CANDOR_TEST_FAIL_IO_AFTER=100 "$wine" candor.exe disk --job "$(win "$work/randread.fio")" \
+    --dir "$(win "$work/d")" --no-history -o "$(win "$work/fail.json")" > /dev/null 2> "$work/fail.txt"
+rc=$?
+set -e
+[ "$rc" = 1 ] || { echo "test-windows: FAIL: a failing QD8 job exited $rc, not 1" >&2; cat "$work/fail.txt" >&2; exit 1; }
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["status"]=="failed", r["status"]' "$work/fail.json"
+echo "test-windows: QD8 job failing after 100 operations: exit 1, Run failed, in-flight I/O cancelled"
 left=$(ls -A "$work/d")
 [ -z "$left" ] || { echo "test-windows: FAIL: left in the test directory: $left" >&2; exit 1; }
 set +e
@@ -69,4 +138,4 @@ rc=$?
 set -e
 [ "$rc" = 2 ] || { echo "test-windows: FAIL: unixbench exited $rc, not 2" >&2; exit 1; }
 grep -q 'do not run on Windows' "$work/refused.txt"
-echo "test-windows: ok (candor.exe under Wine: disk read and write to complete Runs, files removed, unixbench refused with exit 2)"
+echo "test-windows: ok (candor.exe under Wine: disk read and write on windowsaio and psync, QD8 to exact counts, a failing QD8 job cancelled, files removed, unixbench refused with exit 2)"

@@ -13,6 +13,8 @@ pub enum EngineKind {
     #[value(name = "io_uring")]
     IoUring,
     Libaio,
+    /// Overlapped I/O on a completion port (Windows only).
+    Windowsaio,
     Psync,
     Null,
 }
@@ -22,6 +24,7 @@ impl EngineKind {
         match self {
             EngineKind::IoUring => "io_uring",
             EngineKind::Libaio => "libaio",
+            EngineKind::Windowsaio => "windowsaio",
             EngineKind::Psync => "psync",
             EngineKind::Null => "null",
         }

@@ -1079,6 +1079,23 @@ fn worker_main(
                 &mut buffers,
             )
         }
+        #[cfg(windows)]
+        EngineKind::Windowsaio => {
+            let opening = engine::iocp::Opening {
+                write: writes,
+                direct: job.direct,
+                write_through: platform::write_through(job.write_sync, writes),
+            };
+            let engine = engine::iocp::IocpEngine::new(raw, job.iodepth, opening)
+                .map_err(|e| anyhow::anyhow!("windowsaio setup: {e}"))?;
+            let mut engine = Some(engine);
+            go(
+                &mut |b: &mut AlignedBuf, at: Instant| {
+                    drive(engine.take().expect("driven once"), plan, b, at, stop)
+                },
+                &mut buffers,
+            )
+        }
         EngineKind::Psync => go(
             &mut |b: &mut AlignedBuf, at: Instant| drive(PsyncEngine::new(raw), plan, b, at, stop),
             &mut buffers,
@@ -1094,5 +1111,7 @@ fn worker_main(
             let _ = registered;
             Err(anyhow::anyhow!("engine {} is Linux's only", kind.as_str()))
         }
+        #[cfg(not(windows))]
+        EngineKind::Windowsaio => Err(anyhow::anyhow!("engine windowsaio is Windows's only")),
     }
 }

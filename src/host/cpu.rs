@@ -27,7 +27,14 @@ pub struct CpuFacts {
     pub caches: Option<String>,
 }
 
+/// Reads this machine's CPU facts on Windows (its own topology calls).
+#[cfg(windows)]
+pub fn collect() -> CpuFacts {
+    super::windows::cpu::collect()
+}
+
 /// Reads this machine's CPU facts.
+#[cfg(unix)]
 pub fn collect() -> CpuFacts {
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let parsed = parse_cpuinfo(&cpuinfo);

@@ -36,7 +36,12 @@ pub fn collect(test_dir: Option<&Path>) -> HostFacts {
     let mut facts = HostFacts::default();
 
     let cpu = cpu::collect();
-    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    // Not read on Windows: under Wine it would be the Linux host's file.
+    let cpuinfo = if cfg!(windows) {
+        String::new()
+    } else {
+        std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default()
+    };
     let emulated = arch::emulation(std::env::consts::ARCH, &cpuinfo);
     facts.extra.insert("arch".into(), arch::kernel_machine());
     facts.cpu_model = cpu.model;
@@ -102,6 +107,8 @@ pub fn collect(test_dir: Option<&Path>) -> HostFacts {
     if let Some(dir) = test_dir {
         facts.storage = Some(storage::collect(dir));
     }
+    #[cfg(windows)]
+    windows::disk_properties::add_to(&mut facts);
     facts.nvme_devices = storage::nvme_devices(Path::new("/sys/class/nvme"));
 
     let uring = uring::collect();

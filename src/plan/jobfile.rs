@@ -116,6 +116,9 @@ pub fn lower_checked(
     let lowered = lower::lower(file, ctx)?;
     for job in &lowered.jobs {
         super::preflight::check_values(&job.spec)
+            .and_then(|()| {
+                super::preflight::check_system(job.spec.engine).map_err(|e| format!("ioengine={e}"))
+            })
             .map_err(|e| JobFileError::at(&job.pos, format!("[{}]: {e}", job.section)))?;
     }
     Ok(lowered)

@@ -18,8 +18,10 @@ pub fn check_job(job: &JobSpec, available: Option<u64>) -> Result<(), String> {
 
 /// A synchronous engine asked for by name keeps one operation in flight:
 /// a deeper queue is refused (the automatic choice falls back to psync at
-/// depth 1 and says so when it runs).
+/// depth 1 and says so when it runs). Another system's engine asked for by
+/// name is refused before any file is made.
 pub fn check_engine(job: &JobSpec) -> Result<(), String> {
+    check_system(job.engine).map_err(|e| format!("--engine {e}"))?;
     if job.engine == EngineChoice::Exact(EngineKind::Psync) && job.iodepth > 1 {
         return Err(format!(
             "--engine psync is synchronous: --iodepth {} cannot be kept in flight (use --numjobs for parallelism)",
@@ -27,6 +29,31 @@ pub fn check_engine(job: &JobSpec) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// Refuses an engine of another system asked for by name ("windowsaio runs
+/// on Windows only, ..."): the caller names its flag or option.
+pub fn check_system(engine: EngineChoice) -> Result<(), String> {
+    match engine {
+        EngineChoice::Exact(kind) => match other_systems(kind) {
+            Some(home) => Err(format!(
+                "{} runs on {home} only, and this is {}",
+                kind.as_str(),
+                std::env::consts::OS
+            )),
+            None => Ok(()),
+        },
+        EngineChoice::Auto => Ok(()),
+    }
+}
+
+/// The system an engine is made for, when it is not this one.
+fn other_systems(kind: EngineKind) -> Option<&'static str> {
+    match kind {
+        EngineKind::IoUring | EngineKind::Libaio if !cfg!(target_os = "linux") => Some("Linux"),
+        EngineKind::Windowsaio if !cfg!(windows) => Some("Windows"),
+        _ => None,
+    }
 }
 
 /// Checks the values that need no file system: one line per problem, naming the flag.
@@ -234,6 +261,24 @@ mod tests {
         );
         j.runtime = MIN_RUNTIME;
         assert!(check_values(&j).is_ok());
+    }
+
+    #[test]
+    fn another_systems_engine_is_refused_by_name() {
+        let mut j = JobSpec::new(Rw::Randread, 4096, 8);
+        let (foreign, native) = if cfg!(windows) {
+            (EngineKind::Libaio, EngineKind::Windowsaio)
+        } else {
+            (EngineKind::Windowsaio, EngineKind::Libaio)
+        };
+        j.engine = EngineChoice::Exact(foreign);
+        let e = check_engine(&j).unwrap_err();
+        assert!(
+            e.starts_with(&format!("--engine {} runs on ", foreign.as_str())),
+            "{e}"
+        );
+        j.engine = EngineChoice::Exact(native);
+        assert!(check_engine(&j).is_ok());
     }
 
     #[test]

@@ -205,8 +205,14 @@ pub fn facts(run: &Run, summary: &Summary) -> Vec<(&'static str, String)> {
     if let Some(v) = &h.virtualization {
         host.push(format!("virt {}", v.kind));
     }
+    // A Windows Run's kernel names its system ("Windows 10.0 build
+    // 19045"); a Linux one is the bare release ("6.1.0-18-amd64").
     if let Some(k) = &h.kernel {
-        host.push(format!("Linux {k}"));
+        if k.starts_with("Windows") {
+            host.push(k.clone());
+        } else {
+            host.push(format!("Linux {k}"));
+        }
     }
     if let Some(a) = h.extra.get("arch") {
         host.push(a.clone());
@@ -469,5 +475,15 @@ mod host_line_tests {
         assert!(host.contains("Linux 6.1.0 · armv7l"), "{host}");
         let emulated = &f.iter().find(|(k, _)| *k == "Emulated").unwrap().1;
         assert!(emulated.starts_with("emulated (qemu-user"), "{emulated}");
+    }
+
+    /// A Windows Run's kernel line says Windows, not "Linux Windows".
+    #[test]
+    fn host_names_windows_as_windows() {
+        let mut run = Run::new(vec!["candor".into()]);
+        run.host.kernel = Some("Windows 10.0 build 19045".into());
+        let f = facts(&run, &Summary::of(&run));
+        let host = &f.iter().find(|(k, _)| *k == "Host").unwrap().1;
+        assert_eq!(host, "Windows 10.0 build 19045");
     }
 }

@@ -8,6 +8,8 @@
 
 #[cfg(target_os = "linux")]
 pub mod aio;
+#[cfg(windows)]
+pub mod iocp;
 pub mod null;
 #[cfg(unix)]
 pub mod psync;
@@ -129,9 +131,31 @@ pub fn probe(kind: EngineKind) -> Result<(), String> {
     }
     match kind {
         EngineKind::IoUring | EngineKind::Libaio => probe_linux_only(kind),
+        EngineKind::Windowsaio => probe_windows_only(),
         EngineKind::Psync | EngineKind::Null => Ok(()),
     }
 }
+
+/// windowsaio: Windows's completion ports, probed there.
+#[cfg(windows)]
+fn probe_windows_only() -> Result<(), String> {
+    iocp::probe()
+}
+
+/// windowsaio elsewhere: refused by name.
+#[cfg(not(windows))]
+fn probe_windows_only() -> Result<(), String> {
+    Err(format!(
+        "Windows only, and this is {}",
+        std::env::consts::OS
+    ))
+}
+
+/// The engines `Auto` tries, best first: each system's queued engines, then psync.
+#[cfg(windows)]
+const AUTO_ORDER: [EngineKind; 2] = [EngineKind::Windowsaio, EngineKind::Psync];
+#[cfg(not(windows))]
+const AUTO_ORDER: [EngineKind; 3] = [EngineKind::IoUring, EngineKind::Libaio, EngineKind::Psync];
 
 /// io_uring and libaio: Linux's own interfaces, probed there.
 #[cfg(target_os = "linux")]
@@ -156,7 +180,8 @@ pub struct Selected {
 }
 
 /// Resolves the user's choice: an explicit engine must work (Err says why
-/// not); `Auto` walks io_uring, libaio, psync and records each refusal.
+/// not); `Auto` walks `AUTO_ORDER` (io_uring, libaio, psync; on Windows
+/// windowsaio, psync) and records each refusal.
 pub fn select(choice: EngineChoice) -> Result<Selected, String> {
     match choice {
         EngineChoice::Exact(kind) => probe(kind)
@@ -164,7 +189,7 @@ pub fn select(choice: EngineChoice) -> Result<Selected, String> {
             .map_err(|why| format!("engine {} is unavailable: {why}", kind.as_str())),
         EngineChoice::Auto => {
             let mut refusals = Vec::new();
-            for kind in [EngineKind::IoUring, EngineKind::Libaio, EngineKind::Psync] {
+            for kind in AUTO_ORDER {
                 match probe(kind) {
                     Ok(()) => {
                         let note = (!refusals.is_empty()).then(|| {

@@ -44,12 +44,19 @@ pub enum Kind {
 
 /// The engines candor runs, in fio's names (fio's sync, pvsync and
 /// pvsync2 run as psync: the same I/O, one operation per system call).
-pub const RUN_ENGINES: [&str; 7] = [
-    "io_uring", "libaio", "psync", "sync", "pvsync", "pvsync2", "null",
+pub const RUN_ENGINES: [&str; 8] = [
+    "io_uring",
+    "libaio",
+    "windowsaio",
+    "psync",
+    "sync",
+    "pvsync",
+    "pvsync2",
+    "null",
 ];
 /// The same, in words, for messages.
 pub const ENGINES: &str =
-    "candor runs io_uring, libaio, psync (fio's sync, pvsync and pvsync2 run as psync) and null";
+    "candor runs io_uring, libaio, windowsaio (on Windows), psync (fio's sync, pvsync and pvsync2 run as psync) and null";
 /// The options fio lets count zones with a `z` suffix (`size=4z`, its
 /// `FIO_OPT_STR_VAL_ZONE` options, for `zonemode=zbd`).
 pub const ZONE_OPTIONS: [&str; 5] = ["size", "io_size", "offset", "offset_increment", "zoneskip"];

@@ -531,7 +531,7 @@ mod tests {
         // An engine candor does not run is named at its own line, not its options.
         let rbd = e("[global]\nioengine=rbd\npool=x\n[a]\nsize=1m\n");
         assert!(
-            rbd.starts_with("/t.fio:2: ioengine=rbd: candor runs io_uring, libaio, psync"),
+            rbd.starts_with("/t.fio:2: ioengine=rbd: candor runs io_uring, libaio, windowsaio (on Windows), psync"),
             "{rbd}"
         );
         assert!(rbd.contains("'pool=x' at /t.fio:3"), "{rbd}");

@@ -16,6 +16,7 @@ impl Lowering<'_> {
         Ok(match name {
             "io_uring" => EngineChoice::Exact(EngineKind::IoUring),
             "libaio" => EngineChoice::Exact(EngineKind::Libaio),
+            "windowsaio" => EngineChoice::Exact(EngineKind::Windowsaio),
             "psync" => EngineChoice::Exact(EngineKind::Psync),
             "null" => EngineChoice::Exact(EngineKind::Null),
             "sync" | "pvsync" | "pvsync2" => {

@@ -339,11 +339,11 @@ fn messages_quote_the_files_spelling() {
         "{e}"
     );
     // The engine first, before any other refused option of the job.
-    let e = plan("[a]\nsize=1m\nthinktime=10\nioengine=windowsaio\n")
+    let e = plan("[a]\nsize=1m\nthinktime=10\nioengine=posixaio\n")
         .unwrap_err()
         .to_string();
     assert!(
-        e.starts_with("/j.fio:4: ioengine=windowsaio: not supported: candor runs"),
+        e.starts_with("/j.fio:4: ioengine=posixaio: not supported: candor runs"),
         "{e}"
     );
 }
