@@ -522,15 +522,7 @@ impl<'a, E: Engine> Worker<'a, E> {
         if sleep == 0 {
             return Ok(());
         }
-        while self.slots.in_flight > 0 && self.first_error.is_none() {
-            let wait = self.slots.in_flight;
-            if let Err(e) = self.engine.submit_and_reap(&[], wait, &mut self.done) {
-                return Err(anyhow::anyhow!("{} engine: {e}", self.engine.name()));
-            }
-            let now = self.elapsed();
-            self.observed.resize(self.done.len(), now);
-            self.reap();
-        }
+        self.quiesce()?;
         let stop = self.stop;
         let until = self
             .elapsed()
@@ -541,6 +533,21 @@ impl<'a, E: Engine> Worker<'a, E> {
         });
         let now = self.elapsed();
         self.check_end(now);
+        Ok(())
+    }
+
+    /// Waits until every I/O in flight completes (fio's io_u_quiesce), as
+    /// a thinktime or flow pause begins; stops at the first error.
+    fn quiesce(&mut self) -> anyhow::Result<()> {
+        while self.slots.in_flight > 0 && self.first_error.is_none() {
+            let wait = self.slots.in_flight;
+            if let Err(e) = self.engine.submit_and_reap(&[], wait, &mut self.done) {
+                return Err(anyhow::anyhow!("{} engine: {e}", self.engine.name()));
+            }
+            let now = self.elapsed();
+            self.observed.resize(self.done.len(), now);
+            self.reap();
+        }
         Ok(())
     }
 
@@ -568,15 +575,7 @@ impl<'a, E: Engine> Worker<'a, E> {
         if self.stopping || count < self.think_last + think.blocks {
             return Ok(());
         }
-        while self.slots.in_flight > 0 && self.first_error.is_none() {
-            let wait = self.slots.in_flight;
-            if let Err(e) = self.engine.submit_and_reap(&[], wait, &mut self.done) {
-                return Err(anyhow::anyhow!("{} engine: {e}", self.engine.name()));
-            }
-            let now = self.elapsed();
-            self.observed.resize(self.done.len(), now);
-            self.reap();
-        }
+        self.quiesce()?;
         let end = self.work.timeline.end_ns();
         let started = self.elapsed();
         let spin_until = started
