@@ -40,5 +40,5 @@ printf '\nfiles %d; fio accepts %d (refuses %d); of those candor accepts %d, ref
 # parser as `fio --showcmd` and `fio --debug=parse` read it (an ignored test
 # of tests/jobfile.rs, given the corpus; its CORPUS| line has the count).
 cd "$repo" || exit 2
-CANDOR_JOBFILE_CORPUS=$corpus cargo test -q --test jobfile a_corpus_reads_as_fio_reads_it -- --ignored --nocapture 2>&1 |
+CANDOR_JOBFILE_CORPUS=$corpus cargo test -q --test quiet jobfile::a_corpus_reads_as_fio_reads_it -- --ignored --nocapture 2>&1 |
     grep -E '^CORPUS|panicked|test result'

@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 CASES=${1:-400000}
 FILTER=${2:-}
-echo "# $(date -u +%FT%TZ) PROPTEST_CASES=$CASES cargo test --test properties $FILTER ($(git rev-parse --short HEAD))"
+echo "# $(date -u +%FT%TZ) PROPTEST_CASES=$CASES cargo test --test integration properties::$FILTER ($(git rev-parse --short HEAD))"
 start=$(date +%s)
-PROPTEST_CASES=$CASES cargo test --test properties $FILTER
+PROPTEST_CASES=$CASES cargo test --test integration "properties::$FILTER"
 echo "# $(date -u +%FT%TZ) passed in $(( $(date +%s) - start )) s"

@@ -8,8 +8,9 @@
 #   contrib/test-emulated.sh --integration aarch64-unknown-linux-gnu
 #       the integration tests that need no kernel feature qemu-user lacks
 #       (INTEGRATION below: golden files, imports, history, job files,
-#       reports), built and run as --unit's, each test binary on its own so
-#       that a left-out name is left out of that binary only;
+#       reports): the tests of those files of tests/ (modules of the two
+#       test binaries, tests/integration.rs and tests/quiet.rs), built and
+#       run as --unit's, one at a time;
 #   contrib/test-emulated.sh --battery armv7-unknown-linux-gnueabihf
 #       `candor run --preset quick --no-history` of the static build
 #       (contrib/build-static.sh puts it in target/TRIPLE/release/candor)
@@ -68,34 +69,56 @@ skip_names() {
   done < "$skips"
 }
 
-# Runs one test binary (`--lib` or `--test STEM`) with its entries of $skips
-# left out, after checking each entry names one of its tests.
-run_tests() {
-  local which=$1 stem=$2 listed name
-  local sel=(--lib)
-  [[ "$which" == test ]] && sel=(--test "$stem")
-  listed=$("$cargo" test --release --locked "${sel[@]}" --target "$target" -- --list --format terse \
+# Runs the unit tests (`--lib`) with their entries of $skips left out,
+# after checking each entry names one of its tests.
+run_unit_tests() {
+  local listed name args=()
+  listed=$("$cargo" test --release --locked --lib --target "$target" -- --list --format terse \
     | sed -n 's/: test$//p')
-  [[ -n "$listed" ]] || { echo "error: no tests listed for ${sel[*]} on $target" >&2; exit 1; }
-  local args=()
+  [[ -n "$listed" ]] || { echo "error: no unit tests listed on $target" >&2; exit 1; }
   while IFS= read -r name; do
     [[ -z "$name" ]] && continue
-    grep -qxF "$name" <<<"$listed" || { echo "error: $skips names '$name', which is not a test of ${sel[*]} on $target" >&2; exit 1; }
+    grep -qxF "$name" <<<"$listed" || { echo "error: $skips names '$name', which is not a unit test on $target" >&2; exit 1; }
     args+=(--skip "$name")
-  done < <(skip_names "$stem")
-  echo "${sel[*]}: $(wc -l <<<"$listed") tests for $target, $(( ${#args[@]} / 2 )) left out"
+  done < <(skip_names lib)
+  echo "--lib: $(wc -l <<<"$listed") tests for $target, $(( ${#args[@]} / 2 )) left out"
+  "$cargo" test --release --locked --lib --target "$target" -- --exact "${args[@]}" \
+    || { echo "error: the unit tests on $target failed (exit $?)" >&2; exit 1; }
+}
+
+# Runs the tests of one integration test binary (tests/BINARY.rs, whose
+# modules are files of tests/) that belong to the files in INTEGRATION,
+# without their entries of $skips (`tests/FILE.rs NAME` is the test
+# FILE::NAME), after checking each entry names one of its tests.
+run_integration_tests() {
+  local binary=$1 listed name stem run=() left=0
+  listed=$("$cargo" test --release --locked --test "$binary" --target "$target" -- --list --format terse \
+    | sed -n 's/: test$//p')
+  [[ -n "$listed" ]] || { echo "error: no tests listed for --test $binary on $target" >&2; exit 1; }
+  local skipped=""
+  for stem in "${INTEGRATION[@]}"; do
+    while IFS= read -r name; do
+      [[ -z "$name" ]] && continue
+      grep -qxF "$stem::$name" <<<"$listed" || continue
+      skipped+="$stem::$name"$'\n'
+    done < <(skip_names "$stem")
+  done
+  while IFS= read -r name; do
+    stem=${name%%::*}
+    [[ " ${INTEGRATION[*]} " == *" $stem "* ]] || continue
+    if grep -qxF "$name" <<<"$skipped"; then left=$((left + 1)); continue; fi
+    run+=("$name")
+  done <<<"$listed"
+  echo "--test $binary: $(wc -l <<<"$listed") tests, ${#run[@]} run on $target, $left left out by name"
+  [[ ${#run[@]} -gt 0 ]] || return 0
   # The integration tests start processes. qemu-user's fork of a guest whose
   # other threads are busy can hang the child before its exec (seen once
   # here: jobfile.rs under qemu-aarch64, two tests stuck 15 minutes at 0 %
   # CPU), so they run one at a time, and a test binary that still hangs is
-  # stopped and named after 20 minutes instead of holding CI to its limit.
-  local one=() limit=()
-  if [[ "$which" == test ]]; then
-    one=(--test-threads 1)
-    limit=(timeout --kill-after=10 1200)
-  fi
-  "${limit[@]}" "$cargo" test --release --locked "${sel[@]}" --target "$target" -- --exact "${one[@]}" "${args[@]}" \
-    || { echo "error: ${sel[*]} on $target failed or hung (exit $?)" >&2; exit 1; }
+  # stopped and named after 30 minutes instead of holding CI to its limit.
+  timeout --kill-after=10 1800 "$cargo" test --release --locked --test "$binary" --target "$target" \
+    -- --exact --test-threads 1 "${run[@]}" \
+    || { echo "error: --test $binary on $target failed or hung (exit $?)" >&2; exit 1; }
 }
 
 if [[ "$mode" == unit || "$mode" == integration ]]; then
@@ -106,7 +129,7 @@ if [[ "$mode" == unit || "$mode" == integration ]]; then
   echo "left out under qemu-user ($skips):"
   { grep -v '^[[:space:]]*\(#\|$\)' "$skips" || echo "(none)"; } | sed 's/^/  /'
   if [[ "$mode" == unit ]]; then
-    run_tests lib lib
+    run_unit_tests
     exit 0
   fi
   # Some integration tests start candor (or candor starts itself) by its
@@ -134,15 +157,30 @@ if [[ "$mode" == unit || "$mode" == integration ]]; then
     cat "$conf" > "$binfmt/register"
     registered_here=1
   fi
-  # Every file of tests/ is either run or left out with its reason.
+  # Every file of tests/ (a module of tests/integration.rs or
+  # tests/quiet.rs) is either run or left out with its reason, and every
+  # entry of $skips names a test of a file run here.
   for f in tests/*.rs; do
     stem=$(basename "$f" .rs)
+    [[ "$stem" == integration || "$stem" == quiet ]] && continue
     if [[ " ${INTEGRATION[*]} " == *" $stem "* ]]; then continue; fi
     grep -qE "^tests/$stem\.rs[[:space:]]*(#|$)" "$skips" \
       || { echo "error: tests/$stem.rs is neither run emulated (INTEGRATION in $0) nor left out with its reason in $skips" >&2; exit 1; }
   done
+  all=""
+  for binary in integration quiet; do
+    all+=$("$cargo" test --release --locked --test "$binary" --target "$target" -- --list --format terse \
+      | sed -n 's/: test$//p')$'\n'
+  done
   for stem in "${INTEGRATION[@]}"; do
-    run_tests test "$stem"
+    while IFS= read -r name; do
+      [[ -z "$name" ]] && continue
+      grep -qxF "$stem::$name" <<<"$all" \
+        || { echo "error: $skips names '$name' of tests/$stem.rs, which is not one of its tests on $target" >&2; exit 1; }
+    done < <(skip_names "$stem")
+  done
+  for binary in integration quiet; do
+    run_integration_tests "$binary"
   done
   exit 0
 fi

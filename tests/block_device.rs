@@ -9,7 +9,7 @@
 //!
 //! Needs root, loop devices, mkfs.ext4, mkswap, swapon and python3.
 
-mod common;
+use crate::common;
 
 use candor::host::block_device::inspect;
 use common::plant::*;

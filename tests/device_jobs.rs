@@ -14,7 +14,7 @@
 //!
 //! Needs root, loop devices, fio, mkfs.ext4, mkswap, swapon and python3.
 
-mod common;
+use crate::common;
 
 use common::plant::*;
 use std::path::Path;

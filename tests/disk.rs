@@ -2,7 +2,7 @@
 //! invariants of the figures, cleanup on every way out, refusals and bad
 //! input. Runtimes are fractions of a second; files are small.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use candor::disk::{self, EngineChoice, EngineKind, JobSpec, Rw, TestDir, TestFile};

@@ -6,7 +6,7 @@
 //! candor's own was replaced or followed. RELIABILITY.md lists the cases
 //! with the test that holds each.
 
-mod common;
+use crate::common;
 
 use candor::result::{Run, RunStatus};
 use common::plant::{sh, LoopDevice, Mount};

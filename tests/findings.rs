@@ -2,7 +2,7 @@
 //! Run files, and `candor sweep`'s bad input and interruption. The planted
 //! conditions (throttles, caches, filesystems) are in tests/truth.rs.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use candor::result::*;

@@ -15,7 +15,7 @@
 //! measured the same way.
 //! The screenshots are kept in the test's target directory.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

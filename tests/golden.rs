@@ -2,7 +2,7 @@
 //! this project's VM by candor run, sweep, disk, the compute commands and
 //! import) rendered in every format, analyzed, and compared, byte for byte
 //! against tests/golden/. A change of wording or layout shows here as a
-//! diff; when it is deliberate, `CANDOR_BLESS=1 cargo test --test golden`
+//! diff; when it is deliberate, `CANDOR_BLESS=1 cargo test --test integration golden::`
 //! rewrites the files and the diff is reviewed in the commit.
 
 use assert_cmd::Command;

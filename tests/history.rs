@@ -6,7 +6,7 @@
 //! FIFOs, links, empty files, planted WALs) refused in one line with
 //! nothing stored changed, and the HTML report in a real headless Chromium.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use serde_json::Value;

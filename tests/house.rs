@@ -263,3 +263,50 @@ fn no_two_types_share_a_name() {
         ["A", "B", "C"]
     );
 }
+
+/// With `autotests = false` (Cargo.toml), a file added to tests/ is built
+/// only when a test crate names it: every file of tests/ is a module of
+/// exactly one of the two crates (tests/integration.rs, tests/quiet.rs),
+/// so that no test is left out unseen.
+#[test]
+fn every_test_file_is_a_module_of_one_test_crate() {
+    let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let roots = ["integration", "quiet"];
+    let declared: Vec<(String, &str)> = roots
+        .iter()
+        .flat_map(|root| {
+            let text = std::fs::read_to_string(tests.join(format!("{root}.rs"))).unwrap();
+            text.lines()
+                .filter_map(|l| l.strip_prefix("mod ")?.strip_suffix(';'))
+                .map(|m| (m.to_string(), *root))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let mut files: Vec<String> = std::fs::read_dir(&tests)
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().into_string().unwrap();
+            name.strip_suffix(".rs").map(str::to_string)
+        })
+        .filter(|stem| !roots.contains(&stem.as_str()))
+        .collect();
+    files.sort();
+    for stem in &files {
+        let homes: Vec<&str> = declared
+            .iter()
+            .filter(|(m, _)| m == stem)
+            .map(|(_, root)| *root)
+            .collect();
+        assert_eq!(
+            homes.len(),
+            1,
+            "tests/{stem}.rs is a module of {homes:?}: add `mod {stem};` to one of tests/integration.rs or tests/quiet.rs"
+        );
+    }
+    for (m, root) in &declared {
+        assert!(
+            m == "common" || files.contains(m),
+            "tests/{root}.rs declares `mod {m};` without a tests/{m}.rs"
+        );
+    }
+}

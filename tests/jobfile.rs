@@ -7,7 +7,7 @@
 //! the oracle tests say so and skip, except in CI (`CI=true`), where they
 //! fail.
 
-mod common;
+use crate::common;
 
 use common::plant::have_fio;
 

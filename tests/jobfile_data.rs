@@ -5,7 +5,7 @@
 //! writing, after more than one pass over it. Where fio is missing the test
 //! says so and skips, except in CI (`CI=true`), where it fails.
 
-mod common;
+use crate::common;
 
 use common::plant::have_fio;
 

@@ -7,7 +7,7 @@
 //! Where fio is missing the test says so and skips, except in CI (`CI=true`),
 //! where it fails.
 
-mod common;
+use crate::common;
 
 use common::plant::have_fio;
 

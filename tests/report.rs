@@ -2,7 +2,7 @@
 //! battery, the HTML opened in a real headless Chromium, comparisons of
 //! several Runs, and bad input (exit 2, one line naming the file).
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use candor::report::{render, render_compare, render_with, Format, Options, RateUnit};

@@ -13,7 +13,7 @@
 //!
 //! Needs root, loop devices, mkfs.ext4, mkfs.btrfs and dd.
 
-mod common;
+use crate::common;
 
 use candor::result::{read_run, Finding, FindingStatus, Run, Severity, StackRelation};
 use common::plant::*;

@@ -7,7 +7,7 @@
 //!
 //! Needs root, cgroup v1 blkio, loop devices, mkfs.btrfs and mkfs.xfs.
 
-mod common;
+use crate::common;
 
 use candor::result::{read_run, Finding, FindingStatus, Run, Severity};
 use common::plant::*;

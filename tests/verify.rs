@@ -8,7 +8,7 @@
 //!
 //! Needs root (O_DIRECT on /var/tmp is enough) and fio (in CI its absence fails).
 
-mod common;
+use crate::common;
 
 use common::plant::have_fio;
 
