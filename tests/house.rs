@@ -310,3 +310,29 @@ fn every_test_file_is_a_module_of_one_test_crate() {
         );
     }
 }
+
+/// commands/ only parses flags and makes one call (ARCHITECTURE.md, issue
+/// 37): a file of it that grows past 100 lines (its unit tests aside) has
+/// work in it that belongs in the room that owns it.
+#[test]
+fn command_files_only_parse() {
+    let commands = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/commands");
+    let mut files = Vec::new();
+    rust_files(&commands, &mut files);
+    let long: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let text = std::fs::read_to_string(f).unwrap();
+            let lines = text
+                .lines()
+                .take_while(|l| !l.starts_with("#[cfg(test)]"))
+                .count();
+            (lines > 100).then(|| format!("{}: {lines} lines", f.display()))
+        })
+        .collect();
+    assert!(
+        long.is_empty(),
+        "command files over 100 lines (move the work to its room):\n{}",
+        long.join("\n")
+    );
+}

@@ -42,6 +42,19 @@ pub enum ControlRequest {
     Off,
 }
 
+impl ControlRequest {
+    /// `--control-size`: `auto`, `off` (or `none`, `0`), or a size.
+    pub fn parse(text: &str) -> Result<ControlRequest, String> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(ControlRequest::Auto),
+            "off" | "none" | "0" => Ok(ControlRequest::Off),
+            _ => crate::units::parse_size(text)
+                .map(ControlRequest::Size)
+                .map_err(|e| format!("{e}, or auto, or off")),
+        }
+    }
+}
+
 /// The values a preset sets.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PresetValues {

@@ -28,7 +28,8 @@ pub fn execute_diskspd(args: &Args, line: &str) -> anyhow::Result<()> {
         crate::diskspd::parse::parse(line).map_err(|e| usage(format!("--diskspd: {e}")))?;
     let engine = crate::disk::engine::select(crate::disk::EngineChoice::Auto)
         .map_err(|e| anyhow::anyhow!(e))?;
-    let size = crate::units::parse_size(&args.size).map_err(|e| usage(format!("--size: {e}")))?;
+    let size =
+        crate::units::parse_size(&args.spec.size).map_err(|e| usage(format!("--size: {e}")))?;
     let job = crate::diskspd::lower::job_file(&command, engine.kind.as_str(), size)
         .map_err(|e| usage(format!("--diskspd: {e}")))?;
     let request = request(args, Path::new(DISKSPD_JOB), Some(&job.text));
@@ -39,12 +40,12 @@ fn request<'a>(args: &'a Args, path: &'a Path, text: Option<&'a str>) -> JobFile
     JobFileRequest {
         path,
         text,
-        sections: &args.section,
-        dir: args.dir.as_deref(),
-        ignore_unsupported: args.ignore_unsupported,
-        seed: args.seed,
-        devices: &args.device,
-        overwrite_devices: &args.overwrite_device,
+        sections: &args.target.section,
+        dir: args.target.dir.as_deref(),
+        ignore_unsupported: args.target.ignore_unsupported,
+        seed: args.spec.seed,
+        devices: &args.target.device,
+        overwrite_devices: &args.target.overwrite_device,
     }
 }
 
@@ -56,7 +57,7 @@ fn run(
     diskspd: Option<(&str, Vec<String>)>,
 ) -> anyhow::Result<()> {
     let (file, lowered) = jobfile::read(&request)?;
-    if args.parse_only {
+    if args.target.parse_only {
         let text = crate::report::jobfile_plan(&file, &lowered);
         return crate::output::write_text(None, &text, false);
     }
@@ -66,7 +67,7 @@ fn run(
     // filesystem, when candor is to create it.
     let dir = plan.dirs.first().map(|d| d.dir.path());
     let mut run = session::new_run(args.label.clone(), dir);
-    let mut record = jobfile::record(&file, &lowered, &args.section);
+    let mut record = jobfile::record(&file, &lowered, &args.target.section);
     let inputs = match &diskspd {
         Some((line, notes)) => {
             record.diskspd = Some(line.trim().to_string());

@@ -3,7 +3,7 @@
 //! kind `unixbench`, prints it with `report::unixbench_text`.
 
 use super::compute::parse_runtime;
-use crate::compute::unixbench::{catalogue, Test, UnixbenchRequest};
+use crate::compute::unixbench::UnixbenchRequest;
 use crate::report::Format;
 use crate::session;
 use std::path::PathBuf;
@@ -36,49 +36,9 @@ pub struct Args {
     pub out: crate::session::OutputFlags,
 }
 
-/// `--copies`: a positive number or `all`; None: 1 then all (once on 1 CPU).
-pub fn parse_copies(text: Option<&str>) -> anyhow::Result<Vec<u32>> {
-    let all = crate::compute::online_cpus();
-    let Some(t) = text.map(str::trim) else {
-        return Ok(if all > 1 { vec![1, all] } else { vec![1] });
-    };
-    if t.eq_ignore_ascii_case("all") {
-        return Ok(vec![all]);
-    }
-    match t.parse::<u32>() {
-        Ok(n) if (1..=1024).contains(&n) => Ok(vec![n]),
-        Ok(n) => Err(crate::error::usage(format!(
-            "--copies {n} is not from 1 to 1024"
-        ))),
-        Err(_) => Err(crate::error::usage(format!(
-            "--copies '{t}' is not a number or 'all'"
-        ))),
-    }
-}
-
-/// `--only`: UnixBench test names, kept in UnixBench's order.
-pub fn parse_only(text: Option<&str>) -> anyhow::Result<Vec<&'static Test>> {
-    let Some(t) = text else {
-        return Ok(catalogue::TESTS.iter().collect());
-    };
-    let mut wanted = Vec::new();
-    for name in t.split(',').map(str::trim) {
-        let test = catalogue::find(name).ok_or_else(|| {
-            crate::error::usage(format!(
-                "--only: unknown test '{name}' (see candor unixbench --help)"
-            ))
-        })?;
-        wanted.push(test.name);
-    }
-    Ok(catalogue::TESTS
-        .iter()
-        .filter(|t| wanted.contains(&t.name))
-        .collect())
-}
-
 pub fn execute(args: Args) -> anyhow::Result<()> {
-    let copies = parse_copies(args.copies.as_deref())?;
-    let tests = parse_only(args.only.as_deref())?;
+    let copies = UnixbenchRequest::parse_copies(args.copies.as_deref())?;
+    let tests = UnixbenchRequest::parse_only(args.only.as_deref())?;
     let pass = args.runtime.as_deref().map(parse_runtime).transpose()?;
     if args.iterations == Some(0) || args.iterations.is_some_and(|n| n > 100) {
         return Err(crate::error::usage("--iterations must be from 1 to 100"));
@@ -105,38 +65,4 @@ pub fn execute(args: Args) -> anyhow::Result<()> {
         Format::Json => crate::report::render(run, Format::Json),
         _ => crate::report::unixbench_text(run),
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn copies_flag() {
-        assert_eq!(parse_copies(Some("2")).unwrap(), vec![2]);
-        assert_eq!(
-            parse_copies(Some("all")).unwrap(),
-            vec![crate::compute::online_cpus()]
-        );
-        assert_eq!(parse_copies(None).unwrap()[0], 1);
-        for bad in ["0", "x", "", "5000"] {
-            assert!(
-                crate::error::is_usage(&parse_copies(Some(bad)).unwrap_err()),
-                "{bad}"
-            );
-        }
-    }
-
-    #[test]
-    fn only_flag_keeps_unixbench_order() {
-        let t = parse_only(Some("syscall, pipe")).unwrap();
-        assert_eq!(
-            t.iter().map(|t| t.name).collect::<Vec<_>>(),
-            ["pipe", "syscall"]
-        );
-        assert!(crate::error::is_usage(
-            &parse_only(Some("hanoi")).unwrap_err()
-        ));
-        assert_eq!(parse_only(None).unwrap().len(), 12);
-    }
 }

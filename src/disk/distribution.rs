@@ -167,6 +167,21 @@ impl Distribution {
         }
     }
 
+    /// Whether a job of pattern `rw` on a region of `size` bytes can use
+    /// this distribution: one that is not uniform spreads random offsets
+    /// (a sequential job has none), and `zoned_abs` zones must fit.
+    pub fn check_for(&self, rw: &crate::result::Rw, size: u64) -> Result<(), String> {
+        if !rw.is_random() && !self.is_uniform() {
+            return Err(format!(
+                "--rw {rw} is sequential; a distribution spreads random offsets"
+            ));
+        }
+        if self.absolute_span().is_some_and(|s| s > size) {
+            return Err("the zones span more than --size".to_string());
+        }
+        Ok(())
+    }
+
     /// `zoned_abs` only: the bytes its largest direction's zones span,
     /// which must fit the region (fio: "zoned_abs sizes exceed file size").
     pub fn absolute_span(&self) -> Option<u64> {

@@ -248,6 +248,25 @@ pub fn run_files(dir: &Path, summary: &FleetSummary) -> anyhow::Result<Vec<PathB
     Ok(files)
 }
 
+/// The files of a fleet directory and of its subdirectories (one level:
+/// the hosts' Runs): what `fleet report` reads, never to be its output.
+pub fn files(dir: &Path) -> Vec<PathBuf> {
+    let entries = |d: &Path| -> Vec<PathBuf> {
+        std::fs::read_dir(d)
+            .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+            .unwrap_or_default()
+    };
+    let mut files = Vec::new();
+    for entry in entries(dir) {
+        match std::fs::symlink_metadata(&entry) {
+            Ok(m) if m.is_dir() => files.extend(entries(&entry)),
+            Ok(_) => files.push(entry),
+            Err(_) => {}
+        }
+    }
+    files
+}
+
 /// Reads a fleet directory's summary back (its Runs are read one at a
 /// time: `each_compared_run`).
 pub fn load(dir: &Path) -> anyhow::Result<FleetSummary> {

@@ -13,6 +13,7 @@
 //! The flags every such command shares are `OutputFlags` (the Run file) and
 //! `session::history::HistoryFlags` (the history database).
 
+pub mod fleet;
 pub mod history;
 pub mod reanalysis;
 pub mod recorder;

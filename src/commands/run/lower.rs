@@ -41,13 +41,7 @@ pub fn parse_flags(args: &Args) -> anyhow::Result<(Preset, Overrides)> {
     let control = args
         .control_size
         .as_deref()
-        .map(|t| match t.trim().to_ascii_lowercase().as_str() {
-            "auto" => Ok(ControlRequest::Auto),
-            "off" | "none" | "0" => Ok(ControlRequest::Off),
-            _ => parse_size(t)
-                .map(ControlRequest::Size)
-                .map_err(|e| usage(format!("--control-size: {e}, or auto, or off"))),
-        })
+        .map(|t| ControlRequest::parse(t).map_err(|e| usage(format!("--control-size: {e}"))))
         .transpose()?;
     let only = args
         .only

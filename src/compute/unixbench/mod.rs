@@ -80,6 +80,46 @@ pub struct UnixbenchRequest {
 }
 
 impl UnixbenchRequest {
+    /// `--copies`: a positive number or `all`; None: 1 then all (once on 1 CPU).
+    pub fn parse_copies(text: Option<&str>) -> anyhow::Result<Vec<u32>> {
+        let all = crate::compute::online_cpus();
+        let Some(t) = text.map(str::trim) else {
+            return Ok(if all > 1 { vec![1, all] } else { vec![1] });
+        };
+        if t.eq_ignore_ascii_case("all") {
+            return Ok(vec![all]);
+        }
+        match t.parse::<u32>() {
+            Ok(n) if (1..=1024).contains(&n) => Ok(vec![n]),
+            Ok(n) => Err(crate::error::usage(format!(
+                "--copies {n} is not from 1 to 1024"
+            ))),
+            Err(_) => Err(crate::error::usage(format!(
+                "--copies '{t}' is not a number or 'all'"
+            ))),
+        }
+    }
+
+    /// `--only`: UnixBench test names, kept in UnixBench's order.
+    pub fn parse_only(text: Option<&str>) -> anyhow::Result<Vec<&'static Test>> {
+        let Some(t) = text else {
+            return Ok(catalogue::TESTS.iter().collect());
+        };
+        let mut wanted = Vec::new();
+        for name in t.split(',').map(str::trim) {
+            let test = catalogue::find(name).ok_or_else(|| {
+                crate::error::usage(format!(
+                    "--only: unknown test '{name}' (see candor unixbench --help)"
+                ))
+            })?;
+            wanted.push(test.name);
+        }
+        Ok(catalogue::TESTS
+            .iter()
+            .filter(|t| wanted.contains(&t.name))
+            .collect())
+    }
+
     /// Passes of `test` (UnixBench's rule for `-i`).
     pub fn passes(&self, test: &Test) -> u32 {
         match self.iterations {
@@ -265,5 +305,39 @@ mod tests {
         distinct.sort_unstable();
         distinct.dedup();
         assert!((230..=320).contains(&distinct.len()), "{}", distinct.len());
+    }
+}
+
+#[cfg(test)]
+mod parse_tests {
+    use super::*;
+
+    #[test]
+    fn copies_flag() {
+        assert_eq!(UnixbenchRequest::parse_copies(Some("2")).unwrap(), vec![2]);
+        assert_eq!(
+            UnixbenchRequest::parse_copies(Some("all")).unwrap(),
+            vec![crate::compute::online_cpus()]
+        );
+        assert_eq!(UnixbenchRequest::parse_copies(None).unwrap()[0], 1);
+        for bad in ["0", "x", "", "5000"] {
+            assert!(
+                crate::error::is_usage(&UnixbenchRequest::parse_copies(Some(bad)).unwrap_err()),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn only_flag_keeps_unixbench_order() {
+        let t = UnixbenchRequest::parse_only(Some("syscall, pipe")).unwrap();
+        assert_eq!(
+            t.iter().map(|t| t.name).collect::<Vec<_>>(),
+            ["pipe", "syscall"]
+        );
+        assert!(crate::error::is_usage(
+            &UnixbenchRequest::parse_only(Some("hanoi")).unwrap_err()
+        ));
+        assert_eq!(UnixbenchRequest::parse_only(None).unwrap().len(), 12);
     }
 }
