@@ -39,6 +39,7 @@ pub mod made_dirs;
 #[cfg(windows)]
 #[path = "windows/made_dirs.rs"]
 pub mod made_dirs;
+pub mod metadata;
 pub mod min_rate;
 pub mod missing_levels;
 pub mod pattern;
@@ -1100,6 +1101,21 @@ fn worker_main(
             &mut |b: &mut AlignedBuf, at: Instant| drive(PsyncEngine::new(raw), plan, b, at, stop),
             &mut buffers,
         ),
+        #[cfg(unix)]
+        EngineKind::Null if job.metadata.is_some() => {
+            let m = job.metadata.as_ref().expect("matched");
+            let start = plan.region.0;
+            // The names a stat or delete needs are made here, before the gate.
+            let engine = engine::metadata::MetaEngine::new(m, plan.thread, start, job.bs)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", m.op.fio_name()))?;
+            let mut engine = Some(engine);
+            go(
+                &mut |b: &mut AlignedBuf, at: Instant| {
+                    drive(engine.take().expect("driven once"), plan, b, at, stop)
+                },
+                &mut buffers,
+            )
+        }
         EngineKind::Null => go(
             &mut |b: &mut AlignedBuf, at: Instant| drive(NullEngine, plan, b, at, stop),
             &mut buffers,

@@ -18,12 +18,14 @@
 //! (rates, size, how long, steady state), `files` (the files and regions
 //! fio would use), `sizing` (a region the file decides: `filesize=`, an
 //! existing file without `size=`), `placement` (CPUs and I/O priority), `order` (stonewall phases, `wait_for`, `startdelay`),
-//! `data` (what writes carry), `notes` (where candor differs from fio, said in words), `verify` (the
+//! `data` (what writes carry), `metadata` (fio's file and directory
+//! engines: `nrfiles` names, one call each), `notes` (where candor differs from fio, said in words), `verify` (the
 //! checksum each written block carries and the read-back).
 
 mod data;
 mod engine;
 mod files;
+mod metadata;
 mod notes;
 mod order;
 mod pattern;
@@ -268,6 +270,7 @@ impl<'a> Lowering<'a> {
         // The engine first: a job for an engine candor does not run is
         // refused for that, before any of its other options.
         let engine = self.engine()?;
+        let meta = self.metadata_op()?;
         self.by_support()?;
         let (rw, modifier) = self.pattern()?;
         let sizes = self.block_sizes(&rw)?;
@@ -294,7 +297,10 @@ impl<'a> Lowering<'a> {
         spec.data = self.write_data(sizes[1].min())?;
         // A verify_only job writes nothing: its device needs only --device.
         let device = self.device(rw.writes() && !self.verify_only())?;
-        let size = self.timing_and_size(&mut spec, device.as_ref())?;
+        let size = match meta {
+            Some(op) => self.metadata_size(&mut spec, op)?,
+            None => self.timing_and_size(&mut spec, device.as_ref())?,
+        };
         self.verify(&mut spec, device.is_some())?;
         if let (Some(span), Some(s)) = (
             spec.distribution.absolute_span(),
@@ -308,6 +314,9 @@ impl<'a> Lowering<'a> {
             }
         }
         let threads = self.files(index, &spec, size, device.as_ref(), files)?;
+        if let Some(op) = meta {
+            spec.metadata = Some(self.metadata(op, &spec, &files[threads[0].0].dir));
+        }
         let steady = self.steady()?;
         let (invalidate, fadvise) = self.cache(&rw)?;
         self.reporting_notes(&rw);
