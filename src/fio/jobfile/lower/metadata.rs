@@ -87,6 +87,23 @@ impl Lowering<'_> {
             }
         }
         let region = nrfiles * bs;
+        if matches!(op, MetaOp::FileStat(_) | MetaOp::FileDelete) {
+            if self.get("filesize").is_none() && self.get("size").is_none() {
+                return Err(JobFileError::at(
+                    &self.job.pos,
+                    format!("[{}]: ioengine={} needs files made before the job: give filesize= (fio: 'you need to specify size=')", self.job.section, op.fio_name()),
+                ));
+            }
+            if let Some(s) = self
+                .get("create_on_open")
+                .filter(|s| s.value.as_bool() == Some(true))
+            {
+                return Err(Self::bad(
+                    s,
+                    format!("with ioengine={}: fio then makes no files before the job, and each call fails (fio 3.33: 'No such file or directory'); leave it out", op.fio_name()),
+                ));
+            }
+        }
         if let Some((size, s)) = self.number("size") {
             if size != region {
                 return Err(Self::bad(
