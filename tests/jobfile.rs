@@ -1766,3 +1766,85 @@ fn metadata_engines_refuse_what_they_cannot_count() {
     }
     assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
 }
+
+/// fio's exitall (process-wide, with each job's exit_what) against fio
+/// 3.33 on one job file: the jobs that run to their size, the ones a job's
+/// end stops (fio's fio_terminate_threads), and the one stopped before it
+/// starts, which neither runs.
+#[test]
+fn exitall_stops_the_jobs_fio_stops() {
+    if !have_fio() {
+        return;
+    }
+    let _turn = turn();
+    let tmp = scratch();
+    let jobs = tmp.path().join("exit.fio");
+    std::fs::write(
+        &jobs,
+        "[global]\nsize=4m\nbs=4k\nioengine=psync\nexitall=1\nthread\n\
+         [slow1]\nrw=read\nnew_group\nthinktime=2000\nnumber_ios=100\nexit_what=stonewall\n\
+         [fast1]\nnew_group\nrw=randread\nrate_iops=300\n\
+         [slow2]\nstonewall\nnew_group\nrw=write\nthinktime=2000\nnumber_ios=100\nexit_what=all\n\
+         [fast2]\nrw=randread\nrate_iops=300\n\
+         [late]\nstartdelay=2\nrw=randread\nrate_iops=300\n",
+    )
+    .unwrap();
+    let run = run_job(jobs.to_str().unwrap(), tmp.path(), &[]);
+    let fio_dir = tmp.path().join("fio");
+    std::fs::create_dir(&fio_dir).unwrap();
+    let fio = Command::new("fio")
+        .current_dir(&fio_dir)
+        .args([
+            jobs.to_str().unwrap(),
+            "--output-format=json",
+            "--output=fio.json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        fio.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fio.stderr)
+    );
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(fio_dir.join("fio.json")).unwrap()).unwrap();
+    let fio_ios = |name: &str| {
+        let j = report["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|j| j["jobname"] == name)
+            .unwrap();
+        j["read"]["total_ios"].as_u64().unwrap() + j["write"]["total_ios"].as_u64().unwrap()
+    };
+    let ops = |d: &DiskMeasurement| {
+        d.read.as_ref().map_or(0, |s| s.ops) + d.write.as_ref().map_or(0, |s| s.ops)
+    };
+    // Run to their number_ios in both.
+    for name in ["slow1", "slow2"] {
+        assert_eq!(ops(job(&run, name)), 100, "{name}");
+        assert_eq!(fio_ios(name), 100, "fio {name}");
+    }
+    // Stopped by slow1's end (exit_what=stonewall, another group) and by
+    // slow2's (exit_what=all) after about 0.2 s of their 3.4 s at 300 IOPS.
+    for name in ["fast1", "fast2"] {
+        let d = job(&run, name);
+        assert_eq!(d.job.as_ref().unwrap().ended_by, "stopped", "{name}");
+        let (ours, theirs) = (ops(d), fio_ios(name));
+        assert!(
+            ours < 300 && theirs < 300,
+            "{name}: candor {ours}, fio {theirs} of 1024"
+        );
+    }
+    // Stopped before its start delay was over: never runs in either.
+    assert!(run.disk().all(|d| d.profile.as_deref() != Some("late")));
+    assert_eq!(fio_ios("late"), 0);
+    assert!(
+        run.notes
+            .iter()
+            .any(|n| n.starts_with("[late] never ran: exitall")),
+        "{:?}",
+        run.notes
+    );
+    std::fs::remove_dir_all(&fio_dir).unwrap();
+}

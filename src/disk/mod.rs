@@ -104,6 +104,12 @@ pub struct Control<'a> {
     /// Met by every job that starts at the same moment, once its threads
     /// are ready: they then start together, as fio starts them.
     pub rendezvous: Option<&'a schedule::Rendezvous>,
+    /// fio's `exitall`: set when another job's end stops this one (which
+    /// then ends as stopped, measured up to its last completion).
+    pub terminate: Option<&'a AtomicBool>,
+    /// fio's `exitall`: the first of the job's threads to end stops the
+    /// others (fio's clones are jobs of one group, each ending them).
+    pub first_end_stops: bool,
 }
 
 /// A job's measurement and how it ran.
@@ -658,6 +664,11 @@ impl<'c> Crew<'c> {
             .control
             .abort
             .is_some_and(|a| a.load(Ordering::Relaxed))
+            || self
+                .control
+                .terminate
+                .is_some_and(|t| t.load(Ordering::Relaxed))
+            || (self.control.first_end_stops && self.finished.load(Ordering::Relaxed) > 0)
         {
             self.stop.store(true, Ordering::SeqCst);
         }
