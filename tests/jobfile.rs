@@ -306,7 +306,7 @@ fn option_table_matches_fio() {
             .collect()
     };
     let mut fio_names = names(&["--cmdhelp=all"]);
-    for engine in ["io_uring", "libaio", "pvsync2"] {
+    for engine in ["io_uring", "libaio", "pvsync2", "filestat"] {
         fio_names.extend(names(&[&format!("--enghelp={engine}")]));
     }
     // Every option fio lists, candor knows.
@@ -1617,4 +1617,234 @@ fn a_diskspd_line_runs_as_the_fio_job_that_does_its_io() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("--diskspd: -Sm: memory-mapped I/O"), "{err}");
     assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
+}
+
+/// fio's metadata engines against fio 3.33 on the same job file: the same
+/// number of calls per job (fio's total_ios and latency samples), the same
+/// fake bytes (bs per name), the same names made, stat'ed and removed; and
+/// candor leaves nothing where fio leaves the created and stat'ed files.
+#[test]
+fn metadata_engines_make_the_calls_fio_makes() {
+    if !have_fio() {
+        return;
+    }
+    agrees_with_fio("metadata.fio");
+    let _turn = turn();
+    let tmp = scratch();
+    let run = run_job("metadata.fio", tmp.path(), &[]);
+    assert_eq!(
+        std::fs::read_dir(tmp.path()).unwrap().count(),
+        0,
+        "candor removes every name it made, and its directory"
+    );
+    let fio_dir = tmp.path().join("fio");
+    std::fs::create_dir(&fio_dir).unwrap();
+    let fio = Command::new("fio")
+        .current_dir(&fio_dir)
+        .args([
+            fixtures().join("metadata.fio").to_str().unwrap(),
+            "--output-format=json",
+            "--output=fio.json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        fio.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fio.stderr)
+    );
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(fio_dir.join("fio.json")).unwrap()).unwrap();
+    for (section, engine, clones) in [
+        ("create", "filecreate", 1),
+        ("stat", "filestat", 2),
+        ("delete", "filedelete", 1),
+    ] {
+        let d = job(&run, section);
+        assert_eq!(d.spec.engine, engine);
+        assert!(
+            d.write.is_none(),
+            "{section}: calls are booked as reads, as fio books them"
+        );
+        let read = d.read.as_ref().unwrap();
+        let fio_jobs: Vec<&serde_json::Value> = report["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|j| j["jobname"] == section)
+            .collect();
+        assert_eq!(fio_jobs.len(), clones, "{section}");
+        let sum =
+            |key: &dyn Fn(&serde_json::Value) -> u64| fio_jobs.iter().map(|j| key(j)).sum::<u64>();
+        let fio_ios = sum(&|j| j["read"]["total_ios"].as_u64().unwrap());
+        let fio_samples = sum(&|j| j["read"]["clat_ns"]["N"].as_u64().unwrap());
+        let fio_bytes = sum(&|j| j["read"]["io_bytes"].as_u64().unwrap());
+        assert_eq!(read.ops, 20 * clones as u64, "{section}: candor's calls");
+        assert_eq!(read.ops, fio_ios, "{section}: fio's total_ios");
+        assert_eq!(read.ops, fio_samples, "{section}: fio's timed calls");
+        assert_eq!(read.bytes, fio_bytes, "{section}: fake bytes, bs per name");
+        assert!(
+            d.fio_command.contains(&format!("--ioengine={engine}")),
+            "{}",
+            d.fio_command
+        );
+        let said = d.spec.metadata.as_deref().unwrap();
+        assert!(
+            said.starts_with(&format!("{engine}: 20 files per thread")),
+            "{said}"
+        );
+    }
+    // What fio left: the created names (empty) and the stat'ed ones
+    // (laid out, 4 KiB), not the deleted ones; candor made and removed
+    // the same names in its own directory.
+    let left = |prefix: &str| {
+        std::fs::read_dir(&fio_dir)
+            .unwrap()
+            .map(|e| e.unwrap())
+            .filter(|e| e.file_name().to_string_lossy().starts_with(prefix))
+            .map(|e| e.metadata().unwrap().len())
+            .collect::<Vec<u64>>()
+    };
+    assert_eq!(left("create."), vec![0; 20]);
+    assert_eq!(left("stat."), vec![4096; 40]);
+    assert!(left("delete.").is_empty());
+    let m = finding(&run, "job-metadata").expect("job-metadata");
+    assert!(m.verdict.contains("create, stat, delete"), "{}", m.verdict);
+    assert!(finding(&run, "job-buffered").is_none());
+    std::fs::remove_dir_all(&fio_dir).unwrap();
+}
+
+/// What candor cannot count as fio does is refused in one line, exit 2.
+#[test]
+fn metadata_engines_refuse_what_they_cannot_count() {
+    let tmp = scratch();
+    for (body, says) in [
+        (
+            "ioengine=filecreate\nnrfiles=4\nfilesize=8k\n",
+            "filesize= equal to the block size",
+        ),
+        (
+            "ioengine=filestat\nnrfiles=4\nrw=randread\n",
+            "give rw=read or rw=write",
+        ),
+        (
+            "ioengine=filedelete\nnrfiles=4\nfilesize=4k\ntime_based\nruntime=1\n",
+            "time_based",
+        ),
+        (
+            "ioengine=psync\nnrfiles=4\nsize=1m\n",
+            "one file per job thread",
+        ),
+        (
+            "ioengine=filestat\nnrfiles=4\n",
+            "you need to specify size=",
+        ),
+        (
+            "ioengine=filedelete\nnrfiles=4\nfilesize=4k\ncreate_on_open=1\n",
+            "No such file or directory",
+        ),
+    ] {
+        let file = tmp.path().join("m.fio");
+        std::fs::write(&file, format!("[m]\n{body}")).unwrap();
+        let out = assert_cmd::Command::cargo_bin("candor")
+            .unwrap()
+            .env("CANDOR_NO_HISTORY", "1")
+            .args([
+                "disk",
+                "--job",
+                file.to_str().unwrap(),
+                "--dir",
+                tmp.path().to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{body}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(says), "{body}: {err}");
+        std::fs::remove_file(&file).unwrap();
+    }
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+}
+
+/// fio's exitall (process-wide, with each job's exit_what) against fio
+/// 3.33 on one job file: the jobs that run to their size, the ones a job's
+/// end stops (fio's fio_terminate_threads), and the one stopped before it
+/// starts, which neither runs.
+#[test]
+fn exitall_stops_the_jobs_fio_stops() {
+    if !have_fio() {
+        return;
+    }
+    let _turn = turn();
+    let tmp = scratch();
+    let jobs = tmp.path().join("exit.fio");
+    std::fs::write(
+        &jobs,
+        "[global]\nsize=4m\nbs=4k\nioengine=psync\nexitall=1\nthread\n\
+         [slow1]\nrw=read\nnew_group\nthinktime=2000\nnumber_ios=100\nexit_what=stonewall\n\
+         [fast1]\nnew_group\nrw=randread\nrate_iops=300\n\
+         [slow2]\nstonewall\nnew_group\nrw=write\nthinktime=2000\nnumber_ios=100\nexit_what=all\n\
+         [fast2]\nrw=randread\nrate_iops=300\n\
+         [late]\nstartdelay=2\nrw=randread\nrate_iops=300\n",
+    )
+    .unwrap();
+    let run = run_job(jobs.to_str().unwrap(), tmp.path(), &[]);
+    let fio_dir = tmp.path().join("fio");
+    std::fs::create_dir(&fio_dir).unwrap();
+    let fio = Command::new("fio")
+        .current_dir(&fio_dir)
+        .args([
+            jobs.to_str().unwrap(),
+            "--output-format=json",
+            "--output=fio.json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        fio.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fio.stderr)
+    );
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(fio_dir.join("fio.json")).unwrap()).unwrap();
+    let fio_ios = |name: &str| {
+        let j = report["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|j| j["jobname"] == name)
+            .unwrap();
+        j["read"]["total_ios"].as_u64().unwrap() + j["write"]["total_ios"].as_u64().unwrap()
+    };
+    let ops = |d: &DiskMeasurement| {
+        d.read.as_ref().map_or(0, |s| s.ops) + d.write.as_ref().map_or(0, |s| s.ops)
+    };
+    // Run to their number_ios in both.
+    for name in ["slow1", "slow2"] {
+        assert_eq!(ops(job(&run, name)), 100, "{name}");
+        assert_eq!(fio_ios(name), 100, "fio {name}");
+    }
+    // Stopped by slow1's end (exit_what=stonewall, another group) and by
+    // slow2's (exit_what=all) after about 0.2 s of their 3.4 s at 300 IOPS.
+    for name in ["fast1", "fast2"] {
+        let d = job(&run, name);
+        assert_eq!(d.job.as_ref().unwrap().ended_by, "stopped", "{name}");
+        let (ours, theirs) = (ops(d), fio_ios(name));
+        assert!(
+            ours < 300 && theirs < 300,
+            "{name}: candor {ours}, fio {theirs} of 1024"
+        );
+    }
+    // Stopped before its start delay was over: never runs in either.
+    assert!(run.disk().all(|d| d.profile.as_deref() != Some("late")));
+    assert_eq!(fio_ios("late"), 0);
+    assert!(
+        run.notes
+            .iter()
+            .any(|n| n.starts_with("[late] never ran: exitall")),
+        "{:?}",
+        run.notes
+    );
+    std::fs::remove_dir_all(&fio_dir).unwrap();
 }

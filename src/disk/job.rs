@@ -150,6 +150,10 @@ pub struct JobSpec {
     /// What each write carries (fresh random bytes unless a job file asks
     /// for compressible data or zeros).
     pub data: super::data::WriteContent,
+    /// fio's metadata engines (filecreate, ...): each operation is a system
+    /// call on a name of its own, no data moves (the engine is then null's
+    /// slot: no test file).
+    pub metadata: Option<super::metadata::Metadata>,
 }
 
 /// Whether each write returns only once it is stable (fio's `sync=`):
@@ -223,6 +227,7 @@ impl JobSpec {
             verify: None,
             placement: Default::default(),
             data: Default::default(),
+            metadata: None,
         }
     }
 
@@ -283,7 +288,10 @@ impl JobSpec {
             size: self.size,
             runtime_ns: self.runtime.as_nanos() as u64,
             ramp_ns: self.ramp.as_nanos() as u64,
-            engine: engine.as_str().to_string(),
+            engine: match &self.metadata {
+                Some(m) => m.op.fio_name().to_string(),
+                None => engine.as_str().to_string(),
+            },
             engine_note: None,
             registered_buffers: None,
             direct: self.direct,
@@ -312,6 +320,7 @@ impl JobSpec {
                 .then(|| self.data.describe()),
             rate_min: self.rate_min.map(|m| m.describe()),
             flow: self.flow.map(|f| f.describe()),
+            metadata: self.metadata.as_ref().map(|m| m.describe()),
         }
     }
 }

@@ -39,6 +39,7 @@ pub mod made_dirs;
 #[cfg(windows)]
 #[path = "windows/made_dirs.rs"]
 pub mod made_dirs;
+pub mod metadata;
 pub mod min_rate;
 pub mod missing_levels;
 pub mod pattern;
@@ -103,6 +104,12 @@ pub struct Control<'a> {
     /// Met by every job that starts at the same moment, once its threads
     /// are ready: they then start together, as fio starts them.
     pub rendezvous: Option<&'a schedule::Rendezvous>,
+    /// fio's `exitall`: set when another job's end stops this one (which
+    /// then ends as stopped, measured up to its last completion).
+    pub terminate: Option<&'a AtomicBool>,
+    /// fio's `exitall`: the first of the job's threads to end stops the
+    /// others (fio's clones are jobs of one group, each ending them).
+    pub first_end_stops: bool,
 }
 
 /// A job's measurement and how it ran.
@@ -657,6 +664,11 @@ impl<'c> Crew<'c> {
             .control
             .abort
             .is_some_and(|a| a.load(Ordering::Relaxed))
+            || self
+                .control
+                .terminate
+                .is_some_and(|t| t.load(Ordering::Relaxed))
+            || (self.control.first_end_stops && self.finished.load(Ordering::Relaxed) > 0)
         {
             self.stop.store(true, Ordering::SeqCst);
         }
@@ -1100,6 +1112,21 @@ fn worker_main(
             &mut |b: &mut AlignedBuf, at: Instant| drive(PsyncEngine::new(raw), plan, b, at, stop),
             &mut buffers,
         ),
+        #[cfg(unix)]
+        EngineKind::Null if job.metadata.is_some() => {
+            let m = job.metadata.as_ref().expect("matched");
+            let start = plan.region.0;
+            // The names a stat or delete needs are made here, before the gate.
+            let engine = engine::metadata::MetaEngine::new(m, plan.thread, start, job.bs)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", m.op.fio_name()))?;
+            let mut engine = Some(engine);
+            go(
+                &mut |b: &mut AlignedBuf, at: Instant| {
+                    drive(engine.take().expect("driven once"), plan, b, at, stop)
+                },
+                &mut buffers,
+            )
+        }
         EngineKind::Null => go(
             &mut |b: &mut AlignedBuf, at: Instant| drive(NullEngine, plan, b, at, stop),
             &mut buffers,

@@ -1,7 +1,10 @@
 //! The jobs of one fio job file, in fio's order: jobs run at the same time
 //! unless `stonewall` or `wait_for` orders them, and `startdelay` counts
 //! from the start of the run. Each job runs on its own threads (`run`)
-//! beside the others; a job that fails stops every other one.
+//! beside the others; a job that fails stops every other one. With fio's
+//! `exitall`, a job that ends stops others as fio's
+//! fio_terminate_threads does (`ExitWhat`); one stopped before it started
+//! never runs.
 
 use super::steady::SteadySpec;
 use super::{run, Control, JobOutcome, JobSpec, Placement};
@@ -35,6 +38,37 @@ impl StartsAfter {
     }
 }
 
+/// Which jobs a job's end stops under fio's `exitall` (its `exit_what`,
+/// as fio 3.33's fio_terminate_threads reads it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitWhat {
+    /// The jobs of its reporting group, started or not.
+    Group,
+    /// Every job running (started and not ended), whatever its group.
+    Stonewall,
+    /// Every job, started or not.
+    All,
+}
+
+impl ExitWhat {
+    pub fn parse(word: &str) -> Option<ExitWhat> {
+        match word {
+            "group" => Some(ExitWhat::Group),
+            "stonewall" => Some(ExitWhat::Stonewall),
+            "all" => Some(ExitWhat::All),
+            _ => None,
+        }
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            ExitWhat::Group => "the jobs of its reporting group, started or not",
+            ExitWhat::Stonewall => "every job running, whatever its group",
+            ExitWhat::All => "every job, started or not",
+        }
+    }
+}
+
 /// One job, ready to run.
 pub struct Planned<'a> {
     pub spec: JobSpec,
@@ -49,13 +83,19 @@ pub struct Planned<'a> {
     pub fadvise: Option<i32>,
     pub buffer_align: usize,
     pub dir: PathBuf,
+    /// fio's reporting group (for `exit_what=group`).
+    pub group: u32,
+    /// fio's `exitall` (anywhere in the file: fio's is process-wide) with
+    /// this job's `exit_what`; none without exitall.
+    pub exit_what: Option<ExitWhat>,
 }
 
 /// A job that ran: its outcome and where its interval lies on the run's
 /// timeline (ns from the run's start).
 pub struct Finished {
     pub index: usize,
-    pub outcome: JobOutcome,
+    /// None: `exitall` stopped the job before it started, as fio does.
+    pub outcome: Option<JobOutcome>,
     pub start_ns: u64,
     pub end_ns: u64,
 }
@@ -110,6 +150,7 @@ fn waves(jobs: &[Planned]) -> Vec<usize> {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum State {
     Waiting,
+    Running,
     Done,
     Failed,
 }
@@ -125,7 +166,8 @@ pub fn run_all(
     let abort = AtomicBool::new(false);
     let shared = jobs.len() > 1;
     let origin = Instant::now();
-    let (tx, rx) = mpsc::channel::<(usize, anyhow::Result<JobOutcome>)>();
+    let (tx, rx) = mpsc::channel::<(usize, anyhow::Result<Option<JobOutcome>>)>();
+    let terminate: Vec<AtomicBool> = jobs.iter().map(|_| AtomicBool::new(false)).collect();
     let mut first_error: Option<anyhow::Error> = None;
     let wave_of = waves(jobs);
     let mut wave_sizes = vec![0usize; wave_of.iter().copied().max().map_or(0, |w| w + 1)];
@@ -137,16 +179,25 @@ pub fn run_all(
         for (index, job) in jobs.iter().enumerate() {
             let (state, changed, abort, tx) = (&state, &changed, &abort, tx.clone());
             let meet = &rendezvous[wave_of[index]];
+            let terminate = &terminate;
             let spawned = std::thread::Builder::new()
                 .name(format!("candor-job-{index}"))
                 .spawn_scoped(scope, move || {
-                    let result =
-                        wait_then_run(index, job, state, changed, abort, origin, shared, meet);
+                    let at = Gates {
+                        state,
+                        changed,
+                        abort,
+                        terminate,
+                    };
+                    let result = wait_then_run(index, job, &at, origin, shared, meet);
                     if result.is_err() {
                         // Whoever waits to start with this job must not wait for ever.
                         abort.store(true, Ordering::SeqCst);
                     }
                     let mut s = state.lock().unwrap_or_else(|e| e.into_inner());
+                    if let (Ok(Some(_)), Some(what)) = (&result, job.exit_what) {
+                        exit_all(jobs, index, what, &s, terminate);
+                    }
                     s[index] = if result.is_ok() {
                         State::Done
                     } else {
@@ -173,7 +224,7 @@ pub fn run_all(
         }
         drop(tx);
         // Hand jobs on in file order as they end.
-        let mut ready: Vec<Option<JobOutcome>> = (0..jobs.len()).map(|_| None).collect();
+        let mut ready: Vec<Option<Option<JobOutcome>>> = (0..jobs.len()).map(|_| None).collect();
         let mut next = 0;
         for (index, result) in rx {
             match result {
@@ -192,10 +243,13 @@ pub fn run_all(
                 let Some(outcome) = ready[next].take() else {
                     break;
                 };
+                let span = |at: Option<Instant>| {
+                    at.map_or(0, |t| t.saturating_duration_since(origin).as_nanos() as u64)
+                };
                 let finished = Finished {
                     index: next,
-                    start_ns: outcome.started.saturating_duration_since(origin).as_nanos() as u64,
-                    end_ns: outcome.ended.saturating_duration_since(origin).as_nanos() as u64,
+                    start_ns: span(outcome.as_ref().map(|o| o.started)),
+                    end_ns: span(outcome.as_ref().map(|o| o.ended)),
                     outcome,
                 };
                 if let Err(e) = each(finished) {
@@ -219,20 +273,58 @@ fn is_secondary(e: &Option<anyhow::Error>) -> bool {
     })
 }
 
-/// Waits for the jobs this one comes after and for its start delay, then runs it.
-#[allow(clippy::too_many_arguments)]
+/// What the jobs share to start and stop one another.
+struct Gates<'g> {
+    state: &'g Mutex<Vec<State>>,
+    changed: &'g Condvar,
+    abort: &'g AtomicBool,
+    /// Per job: `exitall` stopped it (or will, before it starts).
+    terminate: &'g [AtomicBool],
+}
+
+/// fio's fio_terminate_threads for the job `ended` with `what`: marks the
+/// jobs it stops (those not started then never start).
+fn exit_all(
+    jobs: &[Planned],
+    ended: usize,
+    what: ExitWhat,
+    state: &[State],
+    terminate: &[AtomicBool],
+) {
+    for (i, job) in jobs.iter().enumerate() {
+        let stops = match what {
+            ExitWhat::Group => job.group == jobs[ended].group,
+            ExitWhat::Stonewall => state[i] == State::Running,
+            ExitWhat::All => true,
+        };
+        if stops && i != ended {
+            terminate[i].store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+/// Waits for the jobs this one comes after and for its start delay, then
+/// runs it; None when `exitall` stopped it first.
 fn wait_then_run(
     index: usize,
     job: &Planned,
-    state: &Mutex<Vec<State>>,
-    changed: &Condvar,
-    abort: &AtomicBool,
+    at: &Gates,
     origin: Instant,
     shared: bool,
     meet: &Rendezvous,
-) -> anyhow::Result<JobOutcome> {
+) -> anyhow::Result<Option<JobOutcome>> {
+    let Gates {
+        state,
+        changed,
+        abort,
+        terminate,
+    } = at;
+    let stopped = || terminate[index].load(Ordering::SeqCst);
     let mut s = state.lock().unwrap_or_else(|e| e.into_inner());
     loop {
+        if stopped() {
+            return Ok(None);
+        }
         crate::cancel::check()?;
         if abort.load(Ordering::SeqCst) || job.after.iter().any(|i| s[i] == State::Failed) {
             return Err(anyhow::anyhow!(
@@ -258,6 +350,13 @@ fn wait_then_run(
         }
         std::thread::sleep((start_at - Instant::now()).min(Duration::from_millis(20)));
     }
+    {
+        let mut s = state.lock().unwrap_or_else(|e| e.into_inner());
+        if stopped() {
+            return Ok(None);
+        }
+        s[index] = State::Running;
+    }
     let control = Control {
         abort: Some(abort),
         steady: job.steady.clone(),
@@ -265,6 +364,8 @@ fn wait_then_run(
         invalidate: job.invalidate,
         fadvise: job.fadvise,
         rendezvous: Some(meet),
+        terminate: job.exit_what.map(|_| &terminate[index]),
+        first_end_stops: job.exit_what.is_some(),
     };
-    run(&job.spec, &job.places, job.buffer_align, &job.dir, &control)
+    run(&job.spec, &job.places, job.buffer_align, &job.dir, &control).map(Some)
 }

@@ -529,6 +529,15 @@ static CATALOGUE: &[FindingInfo] = &[
         thresholds: &[],
     },
     FindingInfo {
+        id: "job-metadata",
+        title: "the job's operations were filesystem calls, not data",
+        severity: Severity::Info,
+        meaning: "the job ran one of fio's metadata engines (filecreate, filestat, filedelete, dircreate, dirstat, dirdelete): each operation was one call (open with O_CREAT, stat, unlink, mkdir, rmdir) on a name of its own; the Run's spec.metadata says which and how many",
+        not_proven: "anything about the medium: the calls may never reach it (the inode and dentry caches answer a stat) or reach it later (the journal commits after the call returned)",
+        explanation: "A small-file or mail-server host lives on these calls, and they are bounded by the filesystem (its journal, its directory locks, the caches of inodes and names) more than by the disk. candor times each call as fio does and keeps these jobs out of every finding about the disk's rates, caps and limits; their MB/s are fio's fake bytes (bs per name), kept only so the figures read as fio's.",
+        thresholds: &[],
+    },
+    FindingInfo {
         id: "claims",
         title: "what can be claimed, and what cannot",
         severity: Severity::Info,
@@ -586,6 +595,7 @@ mod tests {
             "job-randrepeat",
             "job-reused-buffers",
             "job-compressible-data",
+            "job-metadata",
             "regressed",
             "improved",
         ] {

@@ -243,6 +243,9 @@ pub fn from_findings(run: &Run, findings: &[Finding]) -> Claims {
             "job-short" => c.cannot.push(format!(
                 "{s}: a sustained rate: the job was over in a fraction of a second (job-short)."
             )),
+            "job-metadata" => c.cannot.push(format!(
+                "{s}: the disk's speed: its operations were filesystem calls, no data moved (job-metadata)."
+            )),
             "job-buffered" => c.cannot.push(format!(
                 "{s}: the disk's own speed: buffered I/O measures the page cache too (job-buffered)."
             )),

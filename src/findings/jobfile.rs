@@ -5,7 +5,8 @@
 //! (`job-buffered`), and where fio, run on the same file, would report
 //! something else than candor: no latency under `gtod_reduce`
 //! (`job-gtod-reduce`), the same offsets on every run (`job-randrepeat`),
-//! write buffers filled once (`job-reused-buffers`).
+//! write buffers filled once (`job-reused-buffers`); jobs whose operations
+//! were calls on names, not data (`job-metadata`: fio's filecreate, ...).
 //!
 //! Pure functions of the Run: they read each measurement's `job` record
 //! (its timeline, how it ended, the options in force) and the host's memory.
@@ -128,7 +129,7 @@ pub fn working_set(run: &Run) -> Vec<Finding> {
     let mut paths: Vec<(&str, u64)> = Vec::new();
     // A device job has no file: the span of the device its jobs used.
     let mut devices: Vec<(&str, u64, u64)> = Vec::new();
-    for d in &jobs {
+    for d in jobs.iter().filter(|d| d.spec.metadata.is_none()) {
         for f in &d.job.as_ref().expect("job").files {
             if !paths.iter().any(|(p, _)| *p == f.path) {
                 paths.push((&f.path, f.size));
@@ -159,7 +160,8 @@ pub fn working_set(run: &Run) -> Vec<Finding> {
         )];
     };
     let host_cache = (ram as f64 * HOST_CACHE_RAM_MULTIPLE) as u64;
-    if working_set >= host_cache {
+    let data_jobs = jobs.iter().any(|d| d.spec.metadata.is_none());
+    if working_set >= host_cache || !data_jobs {
         return Vec::new();
     }
     let buffered = jobs.iter().any(|d| !d.spec.direct);
@@ -252,7 +254,7 @@ pub fn buffered(run: &Run) -> Vec<Finding> {
     naming(
         run,
         "job-buffered",
-        |d| !d.spec.direct,
+        |d| !d.spec.direct && d.spec.metadata.is_none(),
         |list| {
             format!("{list} used buffered I/O (direct=0, fio's default): reads may come from memory and writes are done when copied to it")
         },
@@ -345,6 +347,28 @@ pub fn compressible_data(run: &Run) -> Vec<Finding> {
             .filter_map(|d| d.spec.write_data.as_deref())
             .collect();
         finding.evidence["write_data"] = json!(data);
+    }
+    f
+}
+
+/// `job-metadata`: jobs of fio's metadata engines (filecreate, filestat,
+/// filedelete, dircreate, dirstat, dirdelete): each operation was a call on
+/// a name, no data moved; their IOPS are the filesystem's, not the medium's.
+pub fn metadata(run: &Run) -> Vec<Finding> {
+    let mut f = naming(
+        run,
+        "job-metadata",
+        |d| d.spec.metadata.is_some(),
+        |list| {
+            format!("{list} made filesystem calls, one per name (fio's metadata engines), and moved no data: their IOPS are operations of this filesystem's metadata path (its journal, directory locks, the inode cache), not of the medium, and their MB/s are fio's fake bytes")
+        },
+    );
+    for finding in &mut f {
+        let what: Vec<&str> = jobs(run)
+            .into_iter()
+            .filter_map(|d| d.spec.metadata.as_deref())
+            .collect();
+        finding.evidence["metadata"] = json!(what);
     }
     f
 }

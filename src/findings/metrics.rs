@@ -82,7 +82,10 @@ impl<'a> ProfileSeries<'a> {
 /// Every metric of the Run, in the order first seen.
 pub fn metrics(run: &Run) -> Vec<ProfileSeries<'_>> {
     let mut out: Vec<ProfileSeries> = Vec::new();
-    for job in run.disk() {
+    // A metadata engine's operations (filecreate, ...) are the
+    // filesystem's, not the medium's: no rate, cap or limit of the disk
+    // is read from them (`job-metadata` says what they are).
+    for job in run.disk().filter(|d| d.spec.metadata.is_none()) {
         let l = job.label();
         for (dir, stats) in [(Dir::Read, &job.read), (Dir::Write, &job.write)] {
             let Some(stats) = stats else { continue };

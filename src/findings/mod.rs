@@ -109,6 +109,7 @@ pub(crate) fn analyze_checks(run: &Run) -> Vec<Finding> {
         check!(jobfile::randrepeat(run));
         check!(jobfile::reused_buffers(run));
         check!(jobfile::compressible_data(run));
+        check!(jobfile::metadata(run));
     }
     out
 }

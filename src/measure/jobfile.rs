@@ -54,12 +54,22 @@ pub(super) fn run(
                 fadvise: job.fadvise,
                 buffer_align,
                 dir,
+                group: job.group,
+                exit_what: job.exit_what,
             }
         })
         .collect();
     schedule::run_all(&planned, &mut |done| {
         let job = &jobs[done.index];
-        let mut m: DiskMeasurement = done.outcome.measurement;
+        let Some(outcome) = done.outcome else {
+            // fio's exitall stopped it before it started: fio never runs it.
+            recorder.run_mut().notes.push(format!(
+                "[{}] never ran: exitall stopped it before it started (another job's end, as fio's fio_terminate_threads stops it)",
+                job.section
+            ));
+            return Ok(());
+        };
+        let mut m: DiskMeasurement = outcome.measurement;
         m.profile = Some(job.section.clone());
         m.fio_command = job.fio_command.clone();
         let mut notes = job.notes.clone();
@@ -77,7 +87,7 @@ pub(super) fn run(
             let io = DeviceJobIo {
                 device: d.path().display().to_string(),
                 job: job.section.clone(),
-                written_bytes: done.outcome.written_bytes,
+                written_bytes: outcome.written_bytes,
                 region: [
                     job.threads.iter().map(|t| t.1).min().unwrap_or(0),
                     job.threads.iter().map(|t| t.1 + t.2).max().unwrap_or(0),
@@ -102,7 +112,7 @@ pub(super) fn run(
             group: job.group,
             start_ns: done.start_ns,
             end_ns: done.end_ns,
-            ended_by: done.outcome.ended_by.to_string(),
+            ended_by: outcome.ended_by.to_string(),
             waited_for: job
                 .after
                 .iter()
@@ -121,7 +131,7 @@ pub(super) fn run(
                 .iter()
                 .filter_map(|&f| files[f].as_ref().map(TestFile::info))
                 .collect(),
-            steadystate: done.outcome.steady,
+            steadystate: outcome.steady,
         });
         recorder.add(Measurement::Disk(m))
     })?;

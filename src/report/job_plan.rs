@@ -58,6 +58,10 @@ pub fn jobfile_plan(file: &JobFile, plan: &LoweredJobs) -> String {
                 ));
                 continue;
             }
+            if let Some(m) = &job.spec.metadata {
+                out.push_str(&format!("  names: {}\n", m.describe()));
+                continue;
+            }
             out.push_str(&format!(
                 "  file: fio would use {} ({}{shared}); candor creates its own in {}\n",
                 use_.fio_path.display(),
@@ -113,6 +117,7 @@ fn what(spec: &JobSpec) -> String {
         String::new()
     };
     let engine = match spec.engine {
+        _ if spec.metadata.is_some() => spec.metadata.as_ref().expect("some").op.fio_name(),
         crate::disk::EngineChoice::Exact(k) => k.as_str(),
         crate::disk::EngineChoice::Auto => "the best engine available",
     };
@@ -199,8 +204,14 @@ fn ends(spec: &JobSpec) -> String {
     // What each thread may issue before it stops: fio's size (times loops,
     // or io_size) and number_ios, whichever is reached first.
     let mut budget = Vec::new();
-    if let Some(bytes) = spec.byte_limit {
-        budget.push(fmt_bytes(bytes));
+    match (&spec.metadata, spec.byte_limit) {
+        (Some(m), _) => budget.push(format!(
+            "{} calls ({} fake bytes)",
+            m.nrfiles,
+            fmt_bytes(m.nrfiles * spec.bs)
+        )),
+        (None, Some(bytes)) => budget.push(fmt_bytes(bytes)),
+        (None, None) => {}
     }
     if let Some(ops) = spec.op_limit {
         budget.push(format!(

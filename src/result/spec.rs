@@ -298,6 +298,11 @@ pub struct DiskSpec {
     /// `flow_id`, `flow_sleep`); absent: none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flow: Option<String>,
+    /// A metadata engine's operations in words (fio's filecreate, filestat,
+    /// ...): what each operation was, on how many names; absent: data I/O.
+    /// Its figures are operations of the filesystem, not of the medium.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<String>,
 }
 
 impl DiskSpec {

@@ -10,6 +10,8 @@
 pub mod aio;
 #[cfg(windows)]
 pub mod iocp;
+#[cfg(unix)]
+pub mod metadata;
 pub mod null;
 #[cfg(unix)]
 pub mod psync;

@@ -44,7 +44,7 @@ pub enum Kind {
 
 /// The engines candor runs, in fio's names (fio's sync, pvsync and
 /// pvsync2 run as psync: the same I/O, one operation per system call).
-pub const RUN_ENGINES: [&str; 8] = [
+pub const RUN_ENGINES: [&str; 14] = [
     "io_uring",
     "libaio",
     "windowsaio",
@@ -53,10 +53,16 @@ pub const RUN_ENGINES: [&str; 8] = [
     "pvsync",
     "pvsync2",
     "null",
+    "filecreate",
+    "filestat",
+    "filedelete",
+    "dircreate",
+    "dirstat",
+    "dirdelete",
 ];
 /// The same, in words, for messages.
 pub const ENGINES: &str =
-    "candor runs io_uring, libaio, windowsaio (on Windows), psync (fio's sync, pvsync and pvsync2 run as psync) and null";
+    "candor runs io_uring, libaio, windowsaio (on Windows), psync (fio's sync, pvsync and pvsync2 run as psync), null, and the metadata engines filecreate, filestat, filedelete, dircreate, dirstat and dirdelete";
 /// The options fio lets count zones with a `z` suffix (`size=4z`, its
 /// `FIO_OPT_STR_VAL_ZONE` options, for `zonemode=zbd`).
 pub const ZONE_OPTIONS: [&str; 5] = ["size", "io_size", "offset", "offset_increment", "zoneskip"];
@@ -337,8 +343,8 @@ static OPTIONS: &[OptionDef] = &[
     def("fsync_on_close", None, Bool, Refuse("candor does not fsync when it closes a file (end_fsync is supported)"), Some("0")),
     def("unlink", None, Bool, Quiet, Some("0")),
     def("unlink_each_loop", None, Bool, Refuse("candor keeps its files for the whole run"), Some("0")),
-    def("exitall", None, Flag, Refuse("candor does not stop the other jobs when one finishes"), None),
-    def("exit_what", None, Choice, Quiet, Some("group")),
+    def("exitall", None, Flag, Run, None),
+    def("exit_what", None, Choice, Run, Some("group")),
     def("exitall_on_error", None, Flag, Quiet, None),
     def("stonewall", Some("wait_for_previous"), Flag, Run, None),
     def("new_group", None, Flag, Run, None),
@@ -429,6 +435,7 @@ static OPTIONS: &[OptionDef] = &[
     engine("nowait", Bool, Refuse("candor does not submit with RWF_NOWAIT"), Some("0"), &["io_uring", "libaio", "pvsync2"]),
     engine("force_async", Number, Refuse("candor does not force io_uring's async punt"), Some("0"), &["io_uring"]),
     engine("cmd_type", Choice, Refuse("candor sends no passthrough commands"), Some("nvme"), &["io_uring"]),
+    engine("stat_type", Choice, Run, Some("stat"), &["filestat", "dirstat"]),
     engine("userspace_reap", Flag, Refuse("candor reaps libaio completions with io_getevents"), None, &["libaio"]),
 ];
 

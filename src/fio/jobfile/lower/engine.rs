@@ -18,7 +18,10 @@ impl Lowering<'_> {
             "libaio" => EngineChoice::Exact(EngineKind::Libaio),
             "windowsaio" => EngineChoice::Exact(EngineKind::Windowsaio),
             "psync" => EngineChoice::Exact(EngineKind::Psync),
-            "null" => EngineChoice::Exact(EngineKind::Null),
+            // No data moves: the null engine's place (no test file); the
+            // operations are the metadata work's (`metadata.rs`).
+            "null" | "filecreate" | "filestat" | "filedelete" | "dircreate" | "dirstat"
+            | "dirdelete" => EngineChoice::Exact(EngineKind::Null),
             "sync" | "pvsync" | "pvsync2" => {
                 self.notes.push(format!(
                     "ioengine={name} ran as psync (pread/pwrite): the same I/O, one operation per system call"

@@ -94,7 +94,7 @@ impl<'a> Lowering<'a> {
         files: &mut Vec<FileUse>,
     ) -> Result<Vec<(usize, u64, u64)>, JobFileError> {
         if let Some((n, s)) = self.number("nrfiles") {
-            if n != 1 {
+            if n != 1 && spec.metadata.is_none() && !self.names_metadata_engine() {
                 let s = s.clone();
                 self.refuse(&s, "candor runs one file per job thread")?;
             }

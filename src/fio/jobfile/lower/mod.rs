@@ -18,12 +18,14 @@
 //! (rates, size, how long, steady state), `files` (the files and regions
 //! fio would use), `sizing` (a region the file decides: `filesize=`, an
 //! existing file without `size=`), `placement` (CPUs and I/O priority), `order` (stonewall phases, `wait_for`, `startdelay`),
-//! `data` (what writes carry), `notes` (where candor differs from fio, said in words), `verify` (the
+//! `data` (what writes carry), `metadata` (fio's file and directory
+//! engines: `nrfiles` names, one call each), `notes` (where candor differs from fio, said in words), `verify` (the
 //! checksum each written block carries and the read-back).
 
 mod data;
 mod engine;
 mod files;
+mod metadata;
 mod notes;
 mod order;
 mod pattern;
@@ -40,7 +42,7 @@ use super::parse::{read_value, Job, Setting, Value};
 use super::source::{Pos, MAX_JOBS};
 use super::value::KbBase;
 use super::{JobFile, JobFileError};
-use crate::disk::schedule::StartsAfter;
+use crate::disk::schedule::{ExitWhat, StartsAfter};
 use crate::disk::steady::SteadySpec;
 use crate::disk::{BlockSizes, JobSpec};
 use std::collections::HashMap;
@@ -107,6 +109,9 @@ pub struct Lowered {
     pub fio_command: String,
     /// Where candor does something fio would not, in words.
     pub notes: Vec<String>,
+    /// fio's `exitall` (set anywhere in the file) with this job's
+    /// `exit_what`: what its end stops.
+    pub exit_what: Option<ExitWhat>,
 }
 
 /// A job file, lowered: its jobs and the files fio would use, which
@@ -146,6 +151,12 @@ pub fn lower(file: &JobFile, ctx: &Context) -> Result<LoweredJobs, JobFileError>
     for (i, j) in file.jobs.iter().enumerate() {
         by_name.entry(j.fio_name()).or_default().push(i);
     }
+    // fio's exitall is process-wide (options.c, str_exitall_cb): set in
+    // one job, every job's end stops others.
+    let exitall = file
+        .jobs
+        .iter()
+        .find_map(|j| j.get("exitall").filter(|s| s.value.as_bool() == Some(true)));
     let mut threads = 0u64;
     // The phase a job is in: where it began (a stonewall job) and where the one before began.
     let mut phase = (0usize, 0usize);
@@ -186,6 +197,30 @@ pub fn lower(file: &JobFile, ctx: &Context) -> Result<LoweredJobs, JobFileError>
             return Err(JobFileError::at(
                 &job.pos,
                 format!("[{}]: with it the job file's jobs come to {threads}, clones counted: fio runs at most {MAX_JOBS} (its REAL_MAX_JOBS; 'maximum number of jobs reached') and so does candor", job.section),
+            ));
+        }
+        if let Some(set) = exitall {
+            let what = match job.get("exit_what") {
+                Some(s) => match &s.value {
+                    Value::Text(t) => ExitWhat::parse(t).ok_or_else(|| {
+                        JobFileError::at(
+                            &s.pos,
+                            format!(
+                                "{}: not an exit_what fio knows (group, stonewall, all)",
+                                s.spelled()
+                            ),
+                        )
+                    })?,
+                    _ => ExitWhat::Group,
+                },
+                None => ExitWhat::Group,
+            };
+            lowered.exit_what = Some(what);
+            lowered.notes.push(format!(
+                "exitall (set at {}; fio's is process-wide: every job's): when a clone of this job ends, fio stops its other clones and {} (exit_what={}); so does candor. A job stopped before it started never runs; one stopped while running is measured up to its last completion",
+                set.pos,
+                what.describe(),
+                match what { ExitWhat::Group => "group", ExitWhat::Stonewall => "stonewall", ExitWhat::All => "all" }
             ));
         }
         lowered.fio_name = job.fio_name().to_string();
@@ -268,6 +303,7 @@ impl<'a> Lowering<'a> {
         // The engine first: a job for an engine candor does not run is
         // refused for that, before any of its other options.
         let engine = self.engine()?;
+        let meta = self.metadata_op()?;
         self.by_support()?;
         let (rw, modifier) = self.pattern()?;
         let sizes = self.block_sizes(&rw)?;
@@ -294,7 +330,10 @@ impl<'a> Lowering<'a> {
         spec.data = self.write_data(sizes[1].min())?;
         // A verify_only job writes nothing: its device needs only --device.
         let device = self.device(rw.writes() && !self.verify_only())?;
-        let size = self.timing_and_size(&mut spec, device.as_ref())?;
+        let size = match meta {
+            Some(op) => self.metadata_size(&mut spec, op)?,
+            None => self.timing_and_size(&mut spec, device.as_ref())?,
+        };
         self.verify(&mut spec, device.is_some())?;
         if let (Some(span), Some(s)) = (
             spec.distribution.absolute_span(),
@@ -308,6 +347,9 @@ impl<'a> Lowering<'a> {
             }
         }
         let threads = self.files(index, &spec, size, device.as_ref(), files)?;
+        if let Some(op) = meta {
+            spec.metadata = Some(self.metadata(op, &spec, &files[threads[0].0].dir));
+        }
         let steady = self.steady()?;
         let (invalidate, fadvise) = self.cache(&rw)?;
         self.reporting_notes(&rw);
@@ -344,6 +386,7 @@ impl<'a> Lowering<'a> {
                 self.replaced_directory().as_deref(),
             ),
             notes: std::mem::take(&mut self.notes),
+            exit_what: None,
         })
     }
 
