@@ -6,7 +6,9 @@
 # engine (windowsaio) and on psync, QD8 random reads and writes on windowsaio
 # through a job file (exactly size/bs operations each), and a QD8 job whose
 # I/O fails after 100 operations (the engine cancels and drains what is in
-# flight; the Run says failed, the file is removed). A feature not ported is
+# flight; the Run says failed, the file is removed), and another candor's
+# files named as a gone or a running owner's (pid and creation time). A
+# feature not ported is
 # refused with exit 2. Wine's figures are not Windows's: nothing here checks
 # a rate. Under CI=true a missing toolchain or Wine fails.
 #
@@ -177,6 +179,32 @@ set -e
 [ "$rc" = 1 ] || { echo "test-windows: FAIL: a failing QD8 job exited $rc, not 1" >&2; cat "$work/fail.txt" >&2; exit 1; }
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["status"]=="failed", r["status"]' "$work/fail.json"
 echo "test-windows: QD8 job failing after 100 operations: exit 1, Run failed, in-flight I/O cancelled"
+# Another candor's files (owner liveness from pid and creation time): a
+# dead owner's file is named as gone, a running candor's as running, and
+# the second candor's measurement notes that the disk was shared.
+mkdir "$work/d2"
+planted=".candor-main-4-1-0.tmp"
+: > "$work/d2/$planted"
+"$wine" candor.exe disk --dir "$(win "$work/d2")" --rw randread --bs 4k --size 8m --iodepth 1 \
+    --runtime 1s --ramp 0s --no-history -o "$(win "$work/dead.json")" > /dev/null 2> "$work/dead.txt"
+grep -q "(pid 4) is gone" "$work/dead.txt" || { echo "test-windows: FAIL: a dead owner's file was not named as gone" >&2; cat "$work/dead.txt" >&2; exit 1; }
+"$wine" candor.exe disk --dir "$(win "$work/d2")" --rw randread --bs 4k --size 8m --iodepth 1 \
+    --runtime 8s --ramp 0s --no-history -o "$(win "$work/first.json")" > /dev/null 2>&1 &
+first=$!
+tries=0
+until ls -A "$work/d2" | grep -v "^$planted\$" | grep -q '^\.candor-'; do
+    tries=$((tries + 1))
+    [ "$tries" -lt 100 ] || { echo "test-windows: FAIL: the first candor made no test file" >&2; exit 1; }
+    sleep 0.2
+done
+"$wine" candor.exe disk --dir "$(win "$work/d2")" --rw randread --bs 4k --size 8m --iodepth 1 \
+    --runtime 1s --ramp 0s --no-history -o "$(win "$work/second.json")" > /dev/null 2> "$work/second.txt"
+wait "$first"
+grep -q "still runs" "$work/second.txt" || { echo "test-windows: FAIL: a running candor's file was not named as running" >&2; cat "$work/second.txt" >&2; exit 1; }
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); notes=r["measurements"][0].get("notes", []) + r.get("notes", []); assert any("is measuring in" in n for n in notes), notes' "$work/second.json"
+rm "$work/d2/$planted"
+[ -z "$(ls -A "$work/d2")" ] || { echo "test-windows: FAIL: left in d2: $(ls -A "$work/d2")" >&2; exit 1; }
+echo "test-windows: leftovers: a dead owner's file named as gone, a running candor's as running, the shared disk noted"
 left=$(ls -A "$work/d")
 [ -z "$left" ] || { echo "test-windows: FAIL: left in the test directory: $left" >&2; exit 1; }
 set +e
@@ -185,4 +213,4 @@ rc=$?
 set -e
 [ "$rc" = 2 ] || { echo "test-windows: FAIL: unixbench exited $rc, not 2" >&2; exit 1; }
 grep -q 'do not run on Windows' "$work/refused.txt"
-echo "test-windows: ok (candor.exe under Wine: disk read and write on windowsaio and psync, QD8 to exact counts, a failing QD8 job cancelled, files removed, unixbench refused with exit 2)"
+echo "test-windows: ok (candor.exe under Wine: disk read and write on windowsaio and psync, QD8 to exact counts, a failing QD8 job cancelled, owner liveness, files removed, unixbench refused with exit 2)"
