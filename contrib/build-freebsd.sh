@@ -21,7 +21,7 @@ target=x86_64-unknown-freebsd
 # Debian's cargo and rustc (build-std needs the source of the very rustc
 # that builds it), found first on PATH by cargo-zigbuild.
 PATH="/usr/bin:$PATH" CARGO_TARGET_DIR=target/freebsd RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
-  cargo-zigbuild zigbuild --release --locked -Z build-std=std,panic_abort --target "$target" --bin candor
+  cargo-zigbuild zigbuild --release -Z build-std=std,panic_abort --target "$target" --bin candor
 bin="target/freebsd/$target/release/candor"
 kind=$(file -b "$bin")
 echo "build-freebsd: $bin: $kind"

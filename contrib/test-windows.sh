@@ -213,4 +213,16 @@ rc=$?
 set -e
 [ "$rc" = 2 ] || { echo "test-windows: FAIL: unixbench exited $rc, not 2" >&2; exit 1; }
 grep -q 'do not run on Windows' "$work/refused.txt"
-echo "test-windows: ok (candor.exe under Wine: disk read and write on windowsaio and psync, QD8 to exact counts, a failing QD8 job cancelled, owner liveness, files removed, unixbench refused with exit 2)"
+# The history is refused by name, with or without --db (its default is
+# under %LOCALAPPDATA%, not XDG's), exit 2.
+for db in "" "--db $(win "$work/h.db")"; do
+    set +e
+    # shellcheck disable=SC2086
+    "$wine" candor.exe history list $db > /dev/null 2> "$work/history.txt"
+    rc=$?
+    set -e
+    [ "$rc" = 2 ] && grep -q 'history database is not ported to Windows' "$work/history.txt" \
+        || { echo "test-windows: FAIL: candor history list $db exited $rc:" >&2; cat "$work/history.txt" >&2; exit 1; }
+done
+[ ! -e "$work/h.db" ] || { echo "test-windows: FAIL: a refused history made $work/h.db" >&2; exit 1; }
+echo "test-windows: ok (candor.exe under Wine: disk read and write on windowsaio and psync, QD8 to exact counts, a failing QD8 job cancelled, owner liveness, files removed, unixbench and the history refused with exit 2)"
