@@ -124,6 +124,8 @@ mod tests {
         assert_eq!(ThreadPlacement::default().cpus_of(0), None);
     }
 
+    /// The placement test of Linux's `apply`, read back from /proc.
+    #[cfg(target_os = "linux")]
     #[test]
     fn a_thread_is_placed_where_asked() {
         let std_thread = std::thread::spawn(|| {
@@ -145,5 +147,20 @@ mod tests {
             (allowed, prio >> IOPRIO_CLASS_SHIFT, prio & 0xff)
         });
         assert_eq!(std_thread.join().unwrap(), ("0".to_string(), 2, 6));
+    }
+
+    /// Off Linux a placement is refused by name, and no placement is no
+    /// call at all.
+    #[cfg(not(target_os = "linux"))]
+    #[test]
+    fn a_placement_is_refused_off_linux() {
+        let p = ThreadPlacement {
+            cpus: vec![0],
+            split_from: None,
+            ioprio: None,
+        };
+        let e = p.apply(0).unwrap_err();
+        assert!(e.to_string().contains("sched_setaffinity"), "{e}");
+        ThreadPlacement::default().apply(0).unwrap();
     }
 }

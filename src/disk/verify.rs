@@ -421,7 +421,6 @@ mod tests {
     #[test]
     fn a_file_read_back_counts_checked_and_bad() {
         use std::io::Write;
-        use std::os::fd::AsRawFd;
         let dir = std::env::temp_dir().join(format!("candor-verify-unit-{}", std::process::id()));
         let mut f = std::fs::File::create_new(&dir).unwrap();
         let mut writes = LastWrites::default();
@@ -440,15 +439,14 @@ mod tests {
             writes.record(w.offset, w.len, w.seq);
         }
         let mut buf = AlignedBuf::new(4096, 4096);
-        let t = check_all(
-            f.as_raw_fd(),
-            VerifyAlg::Crc32c,
-            0,
-            &writes,
-            &mut buf,
-            false,
-        );
-        let fatal = check_all(f.as_raw_fd(), VerifyAlg::Crc32c, 0, &writes, &mut buf, true);
+        // The engines' handle (a descriptor on Unix, a HANDLE on Windows),
+        // closed before the file is removed: Windows refuses to delete an
+        // open file that was not opened for deletion.
+        let handle: crate::disk::platform::Handle = f.into();
+        let fd = crate::disk::platform::raw(&handle);
+        let t = check_all(fd, VerifyAlg::Crc32c, 0, &writes, &mut buf, false);
+        let fatal = check_all(fd, VerifyAlg::Crc32c, 0, &writes, &mut buf, true);
+        drop(handle);
         std::fs::remove_file(&dir).unwrap();
         let t = t.unwrap();
         assert_eq!((t.checked, t.bad, t.bytes), (8, 1, 8 * 4096));

@@ -330,14 +330,17 @@ mod tests {
         std::fs::write(out.join("runs/web1.json"), "{}").unwrap();
         check_files(&out, "-o", &stems, true, &[]).unwrap();
         // ... but a link, a directory or a device at one of the names is
-        // said now, not after the hosts ran.
-        std::os::unix::fs::symlink("/etc/passwd", out.join("compare.html")).unwrap();
-        let e = check_files(&out, "-o", &stems, true, &[]).unwrap_err();
-        assert!(
-            crate::error::is_usage(&e) && e.to_string().contains("compare.html"),
-            "{e}"
-        );
-        std::fs::remove_file(out.join("compare.html")).unwrap();
+        // said now, not after the hosts ran (a link: Unix's symlink).
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink("/etc/passwd", out.join("compare.html")).unwrap();
+            let e = check_files(&out, "-o", &stems, true, &[]).unwrap_err();
+            assert!(
+                crate::error::is_usage(&e) && e.to_string().contains("compare.html"),
+                "{e}"
+            );
+            std::fs::remove_file(out.join("compare.html")).unwrap();
+        }
         std::fs::create_dir(out.join("runs/db1.json")).unwrap();
         let e = check_files(&out, "-o", &stems, true, &[]).unwrap_err();
         assert!(

@@ -239,7 +239,9 @@ mod tests {
 
     /// `candor fleet clean`'s script on real files: candor's own kinds of
     /// path go (a cache directory only when empty), anything else, a link
-    /// or a work directory a running candor writes into stays.
+    /// or a work directory a running candor writes into stays (Unix: the
+    /// script is the remote host's POSIX sh, the planted link a symlink).
+    #[cfg(unix)]
     #[test]
     fn clean_removes_only_candor_s_own_paths() {
         let dir = tempfile::tempdir().unwrap();

@@ -47,9 +47,21 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 /// waiting candor in, and a failure loses at most the batch in progress.
 pub const ADD_BATCH: usize = 100;
 
+/// The database file when no `--db` is given on Windows: where a user's
+/// local application data goes, `%LOCALAPPDATA%\candor\history.db` (the
+/// history itself is refused there by name: `file_windows.rs`).
+#[cfg(windows)]
+pub fn default_path() -> Option<PathBuf> {
+    let base = std::env::var_os("LOCALAPPDATA")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())?;
+    Some(base.join("candor").join("history.db"))
+}
+
 /// The database file when no `--db` is given: `$XDG_DATA_HOME/candor/history.db`
 /// (an absolute path, as the XDG base directory specification requires),
 /// else `$HOME/.local/share/candor/history.db`; None without either.
+#[cfg(not(windows))]
 pub fn default_path() -> Option<PathBuf> {
     let base = std::env::var_os("XDG_DATA_HOME")
         .map(PathBuf::from)

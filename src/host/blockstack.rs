@@ -304,7 +304,8 @@ pub fn parse_stat(text: &str) -> Option<LayerCounters> {
     })
 }
 
-#[cfg(test)]
+/// Fake sysfs trees, whose links are Unix symlinks as sysfs's.
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use std::os::unix::fs::symlink;

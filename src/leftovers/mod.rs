@@ -20,6 +20,8 @@
 
 pub mod names;
 pub mod owner;
+#[cfg(windows)]
+mod owner_windows;
 
 pub use owner::Owner;
 
@@ -38,12 +40,26 @@ pub struct Recovery {
 #[cfg(unix)]
 mod recovery;
 #[cfg(unix)]
-pub use recovery::{hold, others_running, recover, sharing_warning};
+pub use recovery::{hold, others_running, recover};
 #[cfg(windows)]
 #[path = "recovery_windows.rs"]
 mod recovery;
 #[cfg(windows)]
-pub use recovery::{hold, others_running, recover, sharing_warning};
+pub use recovery::{hold, others_running, recover};
+
+/// The warning for a measurement that shares its directory (and so its
+/// disk) with other running candors, None when it has it alone.
+pub fn sharing_warning(dir: &Path, running: &[Owner]) -> Option<String> {
+    if running.is_empty() {
+        return None;
+    }
+    let pids: Vec<String> = running.iter().map(|o| o.pid.to_string()).collect();
+    Some(format!(
+        "another candor (pid {}) is measuring in {} at the same time: both share the disk, so each one's figures are lower than the disk alone gives",
+        pids.join(", "),
+        dir.display()
+    ))
+}
 
 /// This process's own files that could not be removed, not yet reported in a Run.
 static FAILURES: Mutex<Vec<String>> = Mutex::new(Vec::new());
@@ -126,6 +142,7 @@ mod tests {
     }
 
     /// A pid that no process has now (the highest pids are rarely in use).
+    #[cfg(unix)]
     fn dead_owner() -> Owner {
         let pid = (4_000_000..4_194_304)
             .rev()
@@ -134,6 +151,8 @@ mod tests {
         Owner { pid, start: 12345 }
     }
 
+    /// recovery.rs's removal (Windows lists and leaves: recovery_windows.rs).
+    #[cfg(unix)]
     #[test]
     fn a_dead_owners_files_go_and_everything_else_stays() {
         let dir = tempfile::tempdir().unwrap();
@@ -171,6 +190,8 @@ mod tests {
         assert!(found.running.is_empty());
     }
 
+    /// recovery.rs's flock (Windows has no such lock: recovery_windows.rs).
+    #[cfg(unix)]
     #[test]
     fn a_locked_file_is_in_use_whatever_its_name_says() {
         let dir = tempfile::tempdir().unwrap();

@@ -174,7 +174,6 @@ fn decimal<T: std::str::FromStr>(text: &str) -> Option<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::ffi::OsStrExt;
 
     const OWNER: Owner = Owner {
         pid: 4242,
@@ -299,9 +298,27 @@ mod tests {
         }
     }
 
+    /// `r?.json` with a `?` that is no Unicode: a byte that is not UTF-8
+    /// (Unix), an unpaired surrogate (Windows's UTF-16 names).
+    fn not_unicode() -> OsString {
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            OsStr::from_bytes(b"r\xff.json").to_os_string()
+        }
+        #[cfg(windows)]
+        {
+            use std::os::windows::ffi::OsStringExt;
+            let mut wide = vec![u16::from(b'r'), 0xD800];
+            wide.extend(".json".encode_utf16());
+            OsString::from_wide(&wide)
+        }
+    }
+
     #[test]
     fn a_target_that_is_not_utf8_keeps_its_bytes() {
-        let target = OsStr::from_bytes(b"r\xff.json");
+        let target = &not_unicode();
+        assert!(target.to_str().is_none());
         let tmp = temporary(target, OWNER, 1);
         assert_eq!(
             tmp.len(),

@@ -31,11 +31,22 @@ impl Owner {
     /// answers with the start of the emulated thread that reads it, which
     /// differs from thread to thread and from what other processes read
     /// (under qemu-aarch64 a candor took its own files for a dead one's).
+    #[cfg(unix)]
     pub fn of_pid(pid: u32) -> Option<Owner> {
         let stat = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/stat")).ok()?;
         Some(Owner {
             pid,
             start: start_time(&stat)?,
+        })
+    }
+
+    /// The process that has `pid` now, on Windows: its creation time
+    /// (not /proc, which under Wine is the Linux host's, for other pids).
+    #[cfg(windows)]
+    pub fn of_pid(pid: u32) -> Option<Owner> {
+        Some(Owner {
+            pid,
+            start: super::owner_windows::start_of(pid)?,
         })
     }
 

@@ -91,19 +91,6 @@ pub fn others_running(dir: &Path) -> Vec<Owner> {
     running
 }
 
-/// The warning for candors measuring in the same directory.
-pub fn sharing_warning(dir: &Path, running: &[Owner]) -> Option<String> {
-    if running.is_empty() {
-        return None;
-    }
-    let pids: Vec<String> = running.iter().map(|o| o.pid.to_string()).collect();
-    Some(format!(
-        "another candor (pid {}) is measuring in {} at the same time: both share the disk, so each one's figures are lower than the disk alone gives",
-        pids.join(", "),
-        dir.display()
-    ))
-}
-
 enum Removal {
     Removed(u64),
     /// A process holds the file's lock: its owner runs after all.

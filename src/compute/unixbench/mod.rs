@@ -231,9 +231,13 @@ pub fn index_of(measurements: &[&ComputeMeasurement], copies: u32) -> Option<f64
 
 #[cfg(test)]
 mod tests {
+    #[cfg(unix)]
     use super::kernels::CopyCount;
     use super::*;
 
+    // The kernels, the scores of copies and the shell's input are Unix's
+    // (running.rs, kernels.rs): UnixBench has no Windows meaning.
+    #[cfg(unix)]
     fn c(count: f64, secs: f64) -> CopyCount {
         CopyCount {
             count,
@@ -241,6 +245,7 @@ mod tests {
         }
     }
 
+    #[cfg(unix)]
     #[test]
     fn copies_combine_as_unixbench_sums_them() {
         // loops: summed over the mean time
@@ -269,6 +274,7 @@ mod tests {
         assert_eq!(o.passes(catalogue::find("execl").unwrap()), 1);
     }
 
+    #[cfg(unix)]
     #[test]
     fn syscall_and_spawn_count_something() {
         let p = Duration::from_millis(50);
@@ -283,6 +289,7 @@ mod tests {
         }
     }
 
+    #[cfg(unix)]
     #[test]
     fn shell_input_is_shaped_like_unixbenchs_sort_src() {
         let s = shell_input();

@@ -46,6 +46,13 @@ impl TestDir {
                 path.display()
             ));
         }
+        // Another candor's files: each said at once (left in place on
+        // Windows), and candors still measuring here warned of.
+        let found = crate::leftovers::recover(&path);
+        for line in &found.lines {
+            eprintln!("candor: warning: {line}");
+        }
+        warnings.extend(crate::leftovers::sharing_warning(&path, &found.running));
         let (free_bytes, total_bytes) = space(&path)
             .map_err(|e| usage(format!("--dir {}: free space unknown: {e}", path.display())))?;
         let volume = volume_root(&path);
