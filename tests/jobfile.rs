@@ -366,6 +366,22 @@ fn turn() -> std::sync::MutexGuard<'static, ()> {
     one_at_a_time()
 }
 
+/// Runs fio on `jobs` in DIR/fio (its files there, apart from candor's):
+/// what fio did, and its JSON report (fio writes it also when a job fails).
+fn fio_json_in(dir: &Path, jobs: &Path) -> (std::process::Output, serde_json::Value) {
+    let fio_dir = dir.join("fio");
+    std::fs::create_dir(&fio_dir).unwrap();
+    let out = std::process::Command::new("fio")
+        .current_dir(&fio_dir)
+        .arg(jobs)
+        .args(["--output-format=json", "--output=fio.json"])
+        .output()
+        .unwrap();
+    let report = std::fs::read(fio_dir.join("fio.json")).unwrap_or_default();
+    let report = serde_json::from_slice(&report).unwrap_or(serde_json::Value::Null);
+    (out, report)
+}
+
 fn scratch() -> tempfile::TempDir {
     common::plant::test_dir("jobfile")
 }
@@ -526,23 +542,12 @@ fn rate_min_fails_a_thread_below_it_as_fio_does() {
     assert_eq!(out.status.code(), Some(1), "{said}");
     let candor_rate = got(&said);
     assert!(candor_files(tmp.path()).is_empty());
-    let fio_dir = tmp.path().join("fio");
-    std::fs::create_dir(&fio_dir).unwrap();
     let started = std::time::Instant::now();
-    let fio = std::process::Command::new("fio")
-        .current_dir(&fio_dir)
-        .args([
-            jobs.to_str().unwrap(),
-            "--output-format=json",
-            "--output=fio.json",
-        ])
-        .output()
-        .unwrap();
+    let (fio, report) = fio_json_in(tmp.path(), &jobs);
+    let fio_dir = tmp.path().join("fio");
     let fio_took = started.elapsed();
     assert!(!fio.status.success());
     let fio_rate = got(&String::from_utf8_lossy(&fio.stderr));
-    let report: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(fio_dir.join("fio.json")).unwrap()).unwrap();
     assert_eq!(report["jobs"][0]["error"], 5, "fio fails the job with EIO");
     // 4096 bytes over 1.5 s in both (a few ms of scheduling either way).
     for rate in [candor_rate, fio_rate] {
@@ -605,24 +610,13 @@ fn flow_shares_io_by_weight_as_fio_does() {
         said.contains("weight 8") && said.contains("1000 us"),
         "{said}"
     );
+    let (fio, report) = fio_json_in(tmp.path(), &jobs);
     let fio_dir = tmp.path().join("fio");
-    std::fs::create_dir(&fio_dir).unwrap();
-    let fio = std::process::Command::new("fio")
-        .current_dir(&fio_dir)
-        .args([
-            jobs.to_str().unwrap(),
-            "--output-format=json",
-            "--output=fio.json",
-        ])
-        .output()
-        .unwrap();
     assert!(
         fio.status.success(),
         "{}",
         String::from_utf8_lossy(&fio.stderr)
     );
-    let report: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(fio_dir.join("fio.json")).unwrap()).unwrap();
     let ios = |j: usize, d: &str| report["jobs"][j][d]["total_ios"].as_f64().unwrap();
     let (fio_light, fio_heavy) = (ios(0, "write"), ios(1, "read"));
     for (who, ratio) in [("candor", heavy / light), ("fio", fio_heavy / fio_light)] {
@@ -1637,24 +1631,13 @@ fn metadata_engines_make_the_calls_fio_makes() {
         0,
         "candor removes every name it made, and its directory"
     );
+    let (fio, report) = fio_json_in(tmp.path(), &fixtures().join("metadata.fio"));
     let fio_dir = tmp.path().join("fio");
-    std::fs::create_dir(&fio_dir).unwrap();
-    let fio = Command::new("fio")
-        .current_dir(&fio_dir)
-        .args([
-            fixtures().join("metadata.fio").to_str().unwrap(),
-            "--output-format=json",
-            "--output=fio.json",
-        ])
-        .output()
-        .unwrap();
     assert!(
         fio.status.success(),
         "{}",
         String::from_utf8_lossy(&fio.stderr)
     );
-    let report: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(fio_dir.join("fio.json")).unwrap()).unwrap();
     for (section, engine, clones) in [
         ("create", "filecreate", 1),
         ("stat", "filestat", 2),
@@ -1790,24 +1773,13 @@ fn exitall_stops_the_jobs_fio_stops() {
     )
     .unwrap();
     let run = run_job(jobs.to_str().unwrap(), tmp.path(), &[]);
+    let (fio, report) = fio_json_in(tmp.path(), &jobs);
     let fio_dir = tmp.path().join("fio");
-    std::fs::create_dir(&fio_dir).unwrap();
-    let fio = Command::new("fio")
-        .current_dir(&fio_dir)
-        .args([
-            jobs.to_str().unwrap(),
-            "--output-format=json",
-            "--output=fio.json",
-        ])
-        .output()
-        .unwrap();
     assert!(
         fio.status.success(),
         "{}",
         String::from_utf8_lossy(&fio.stderr)
     );
-    let report: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(fio_dir.join("fio.json")).unwrap()).unwrap();
     let fio_ios = |name: &str| {
         let j = report["jobs"]
             .as_array()
