@@ -177,6 +177,20 @@ mod tests {
     use crate::battery::profiles;
 
     #[test]
+    fn control_size_words_and_sizes() {
+        assert_eq!(ControlRequest::parse(" Auto "), Ok(ControlRequest::Auto));
+        for off in ["off", "none", "0"] {
+            assert_eq!(ControlRequest::parse(off), Ok(ControlRequest::Off), "{off}");
+        }
+        assert_eq!(
+            ControlRequest::parse("2g"),
+            Ok(ControlRequest::Size(2 << 30))
+        );
+        let e = ControlRequest::parse("lots").unwrap_err();
+        assert!(e.ends_with(", or auto, or off"), "{e}");
+    }
+
+    #[test]
     fn names_round_trip() {
         for p in [
             Preset::Quick,

@@ -496,6 +496,23 @@ mod tests {
         })
     }
 
+    #[test]
+    fn a_distribution_fits_only_random_jobs_within_their_size() {
+        use crate::result::Rw;
+        let zipf = parse("zipf:1.2").unwrap();
+        assert!(zipf.check_for(&Rw::Randread, 1 << 20).is_ok());
+        let e = zipf.check_for(&Rw::Read, 1 << 20).unwrap_err();
+        assert!(e.contains("sequential"), "{e}");
+        assert!(parse("random")
+            .unwrap()
+            .check_for(&Rw::Read, 1 << 20)
+            .is_ok());
+        let zones = parse("zoned_abs:50/4m:50/4m").unwrap();
+        assert!(zones.check_for(&Rw::Randread, 8 << 20).is_ok());
+        let e = zones.check_for(&Rw::Randread, 4 << 20).unwrap_err();
+        assert!(e.contains("span more than"), "{e}");
+    }
+
     /// The share of `draws` that land in the hottest `frac` of the `n` blocks.
     fn hot_share(counts: &[u64], frac: f64) -> f64 {
         let mut c = counts.to_vec();
